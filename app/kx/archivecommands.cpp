@@ -1,0 +1,300 @@
+// kx archive info|list|show|export|import
+#include "commands.h"
+
+#include "core/archive/archive.h"
+#include "core/archive/archivejson.h"
+#include "core/archive/archivelocation.h"
+#include "core/domain/domainjson.h"
+#include "core/util/clock.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace kx::cli {
+namespace {
+
+struct ArchiveOptions
+{
+    std::string path;
+    bool json = false;
+};
+
+void addArchiveOption(CLI::App &command, ArchiveOptions &options)
+{
+    command.add_option("-a,--archive", options.path, "Archive file (default: $KX_ARCHIVE or the user's data folder)");
+}
+
+// Opens the archive or prints why not; nullptr means the caller returns BadInput.
+std::unique_ptr<Archive> openArchive(const ArchiveOptions &options, ArchiveMode mode)
+{
+    const std::string path = options.path.empty() ? defaultArchivePath() : options.path;
+    if (mode == ArchiveMode::ReadWrite && !ensureParentFolder(path)) {
+        std::cerr << "kx: cannot create the folder of " << path << '\n';
+        return nullptr;
+    }
+    auto archive = Archive::open(path, mode);
+    if (!archive) {
+        std::cerr << "kx: " << archive.error().message << '\n';
+        return nullptr;
+    }
+    return std::move(*archive);
+}
+
+std::string formatSpeedup(double speedup)
+{
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(2) << speedup << 'x';
+    return out.str();
+}
+
+std::string verdictText(const std::optional<bool> &accepted)
+{
+    if (!accepted)
+        return "-";
+    return *accepted ? "accepted" : "rejected";
+}
+
+int runInfo(const ArchiveOptions &options)
+{
+    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    if (!archive)
+        return BadInput;
+    const ArchiveInfo info = archive->info();
+    if (options.json) {
+        std::cout << nlohmann::json{{"path", info.path},           {"schemaVersion", info.schemaVersion},
+                                    {"createdBy", info.createdBy}, {"ops", info.ops},
+                                    {"runs", info.runs},           {"candidates", info.candidates},
+                                    {"evaluations", info.evaluations}, {"verdicts", info.verdicts},
+                                    {"gpus", info.gpus},           {"fileBytes", info.fileBytes}}
+                         .dump(2)
+                  << '\n';
+        return Ok;
+    }
+    std::cout << "archive:      " << info.path << '\n'
+              << "schema:       " << info.schemaVersion << '\n'
+              << "created by:   " << info.createdBy << '\n'
+              << "ops:          " << info.ops << '\n'
+              << "runs:         " << info.runs << '\n'
+              << "candidates:   " << info.candidates << '\n'
+              << "evaluations:  " << info.evaluations << '\n'
+              << "verdicts:     " << info.verdicts << '\n'
+              << "gpus:         " << info.gpus << '\n';
+    return Ok;
+}
+
+struct ListOptions
+{
+    CandidateFilter filter;
+    std::int64_t runId = 0;
+};
+
+int runList(const ArchiveOptions &options, ListOptions list)
+{
+    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    if (!archive)
+        return BadInput;
+    if (list.runId > 0)
+        list.filter.runId = list.runId;
+    const auto rows = archive->candidateSummaries(list.filter);
+    if (options.json) {
+        nlohmann::json out = nlohmann::json::array();
+        for (const auto &row : rows)
+            out.push_back({{"id", row.id},
+                           {"op", row.opName},
+                           {"origin", toString(row.origin)},
+                           {"operator", row.operatorName},
+                           {"status", row.bestStatus ? toString(*row.bestStatus) : "unevaluated"},
+                           {"gpu", row.bestGpu},
+                           {"speedup", row.bestSpeedup},
+                           {"medianMs", row.bestMedianMs},
+                           {"flags", row.flagCount},
+                           {"verdict", verdictText(row.accepted)}});
+        std::cout << out.dump(2) << '\n';
+        return Ok;
+    }
+    std::printf("%-12s %-24s %-10s %-14s %9s %10s %5s %-9s\n", "ID", "OP", "ORIGIN", "STATUS", "SPEEDUP",
+                "MEDIAN_MS", "FLAGS", "VERDICT");
+    for (const auto &row : rows) {
+        const std::string status = row.bestStatus ? toString(*row.bestStatus) : "unevaluated";
+        const bool correct = row.bestStatus == EvalStatus::Correct;
+        char median[32] = "-";
+        if (correct)
+            std::snprintf(median, sizeof median, "%.4f", row.bestMedianMs);
+        std::printf("%-12s %-24s %-10s %-14s %9s %10s %5d %-9s\n", row.id.substr(0, 12).c_str(),
+                    row.opName.c_str(), toString(row.origin), status.c_str(),
+                    correct ? formatSpeedup(row.bestSpeedup).c_str() : "-", median, row.flagCount,
+                    verdictText(row.accepted).c_str());
+    }
+    std::printf("%zu candidate(s)\n", rows.size());
+    return Ok;
+}
+
+int runShow(const ArchiveOptions &options, const std::string &idPrefix)
+{
+    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    if (!archive)
+        return BadInput;
+    const auto id = archive->resolveCandidateId(idPrefix);
+    if (!id) {
+        std::cerr << "kx: " << id.error().message << '\n';
+        return Failure;
+    }
+    const Candidate candidate = *archive->candidate(*id);
+    const auto evaluations = archive->evaluations(*id);
+    const auto verdicts = archive->verdicts(*id);
+    if (options.json) {
+        nlohmann::json out = candidate;
+        out["evaluations"] = evaluations;
+        out["verdicts"] = verdicts;
+        std::cout << out.dump(2) << '\n';
+        return Ok;
+    }
+    std::cout << "candidate:   " << candidate.id << '\n'
+              << "op:          " << candidate.opName << '\n'
+              << "origin:      " << toString(candidate.origin) << " (" << candidate.operatorName << ")\n"
+              << "created:     " << isoUtc(candidate.createdAtMs) << '\n';
+    for (const auto &parent : candidate.parentIds)
+        std::cout << "parent:      " << parent << '\n';
+    if (!candidate.description.empty())
+        std::cout << "description: " << candidate.description << '\n';
+    for (const auto &evaluation : evaluations) {
+        std::cout << "\nevaluation on " << evaluation.gpu.name << ": " << toString(evaluation.status);
+        if (evaluation.status == EvalStatus::Correct)
+            std::cout << ", " << formatSpeedup(evaluation.speedup) << " (" << evaluation.timing.medianMs
+                      << " ms vs " << evaluation.baseline.medianMs << " ms)";
+        std::cout << '\n';
+        if (!evaluation.message.empty())
+            std::cout << "  " << evaluation.message << '\n';
+        for (const auto &flag : evaluation.flags)
+            std::cout << "  flag " << flag.kind << ": " << flag.evidence << '\n';
+    }
+    for (const auto &verdict : verdicts)
+        std::cout << "\nverdict: " << (verdict.accepted ? "accepted" : "rejected") << " (" << verdict.reasonCode
+                  << ")" << (verdict.retracted ? " [retracted]" : "") << (verdict.note.empty() ? "" : ": ")
+                  << verdict.note << '\n';
+    std::cout << "\n--- source ---\n" << candidate.source << "\n--- launch plan ---\n" << candidate.launchPlan << '\n';
+    return Ok;
+}
+
+int runExport(const ArchiveOptions &options, const std::string &output, const std::vector<std::string> &ops)
+{
+    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    if (!archive)
+        return BadInput;
+    for (const auto &name : ops)
+        if (!archive->op(name)) {
+            std::cerr << "kx: no op named " << name << " in " << archive->path() << '\n';
+            return Failure;
+        }
+    const std::string text = exportArchive(*archive, ops).dump(2) + "\n";
+    if (output.empty() || output == "-") {
+        std::cout << text;
+        return Ok;
+    }
+    // Write next to the target and rename, so a failed export never leaves half a file.
+    const std::string partial = output + ".partial";
+    {
+        std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+        file << text;
+        if (!file.flush()) {
+            std::cerr << "kx: cannot write " << output << '\n';
+            std::remove(partial.c_str());
+            return Failure;
+        }
+    }
+    if (std::rename(partial.c_str(), output.c_str()) != 0) {
+        std::cerr << "kx: cannot write " << output << '\n';
+        return Failure;
+    }
+    return Ok;
+}
+
+int runImport(const ArchiveOptions &options, const std::string &input)
+{
+    nlohmann::json document;
+    try {
+        if (input == "-") {
+            document = nlohmann::json::parse(std::cin);
+        } else {
+            std::ifstream file(input, std::ios::binary);
+            if (!file) {
+                std::cerr << "kx: cannot read " << input << '\n';
+                return BadInput;
+            }
+            document = nlohmann::json::parse(file);
+        }
+    } catch (const nlohmann::json::parse_error &error) {
+        std::cerr << "kx: " << input << " is not valid JSON: " << error.what() << '\n';
+        return BadInput;
+    }
+    auto archive = openArchive(options, ArchiveMode::ReadWrite);
+    if (!archive)
+        return BadInput;
+    const auto stats = importArchive(*archive, document);
+    if (!stats) {
+        std::cerr << "kx: " << input << ": " << stats.error().message << " (nothing was imported)\n";
+        return BadInput;
+    }
+    std::cout << "imported into " << archive->path() << ": " << stats->ops << " op(s), " << stats->runs
+              << " run(s), " << stats->candidates << " candidate(s) (" << stats->duplicateCandidates
+              << " already present), " << stats->evaluations << " evaluation(s), " << stats->verdicts
+              << " verdict(s)\n";
+    return Ok;
+}
+
+} // namespace
+
+void addArchiveCommands(CLI::App &app, Action &action)
+{
+    auto *archive = app.add_subcommand("archive", "Inspect, export and import an archive");
+    archive->require_subcommand(1);
+    auto options = std::make_shared<ArchiveOptions>();
+
+    auto *info = archive->add_subcommand("info", "Summary of an archive");
+    addArchiveOption(*info, *options);
+    info->add_flag("--json", options->json, "Print JSON");
+    info->callback([&action, options] { action = [options] { return runInfo(*options); }; });
+
+    auto list = std::make_shared<ListOptions>();
+    auto *listCommand = archive->add_subcommand("list", "List candidates with their best result");
+    addArchiveOption(*listCommand, *options);
+    listCommand->add_flag("--json", options->json, "Print JSON");
+    listCommand->add_option("--op", list->filter.opName, "Only this op");
+    listCommand->add_option("--run", list->runId, "Only candidates of this run id");
+    listCommand->add_option("--gpu", list->filter.gpuName, "Only evaluations on this GPU (exact name)");
+    listCommand->add_flag("--unreviewed", list->filter.onlyUnreviewed, "Only candidates without a verdict");
+    listCommand->add_flag("--flagged", list->filter.onlyFlagged, "Only candidates with flags");
+    listCommand->add_option("--limit", list->filter.limit, "At most this many rows")->check(CLI::NonNegativeNumber);
+    listCommand->callback([&action, options, list] { action = [options, list] { return runList(*options, *list); }; });
+
+    auto id = std::make_shared<std::string>();
+    auto *show = archive->add_subcommand("show", "Show one candidate: source, plan, evaluations, verdicts");
+    addArchiveOption(*show, *options);
+    show->add_flag("--json", options->json, "Print JSON");
+    show->add_option("id", *id, "Candidate id or a unique prefix (at least 4 characters)")->required();
+    show->callback([&action, options, id] { action = [options, id] { return runShow(*options, *id); }; });
+
+    auto output = std::make_shared<std::string>();
+    auto ops = std::make_shared<std::vector<std::string>>();
+    auto *exportCommand = archive->add_subcommand("export", "Export the archive (or some ops) as JSON");
+    addArchiveOption(*exportCommand, *options);
+    exportCommand->add_option("-o,--output", *output, "Output file (default: standard output)");
+    exportCommand->add_option("--op", *ops, "Only these ops (repeatable)");
+    exportCommand->callback([&action, options, output, ops] {
+        action = [options, output, ops] { return runExport(*options, *output, *ops); };
+    });
+
+    auto input = std::make_shared<std::string>();
+    auto *importCommand = archive->add_subcommand("import", "Import a JSON export into the archive (all or nothing)");
+    addArchiveOption(*importCommand, *options);
+    importCommand->add_option("file", *input, "Export file, or - for standard input")->required();
+    importCommand->callback([&action, options, input] { action = [options, input] { return runImport(*options, *input); }; });
+}
+
+} // namespace kx::cli

@@ -1,0 +1,304 @@
+// Opening, transactions and writes. Reads are in archivequeries.cpp.
+#include "core/archive/archive.h"
+
+#include "core/archive/schema.h"
+#include "core/archive/statement.h"
+#include "core/domain/domainjson.h"
+#include "core/util/clock.h"
+
+#include <sqlite3.h>
+
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace kx {
+
+// Transaction ---------------------------------------------------------------------------------------
+
+Transaction::Transaction(Archive *archive) : m_archive(archive)
+{
+    executeSql(m_archive->m_db, "BEGIN IMMEDIATE");
+    m_archive->m_inTransaction = true;
+}
+
+Transaction::Transaction(Transaction &&other) noexcept : m_archive(other.m_archive), m_open(other.m_open)
+{
+    other.m_open = false;
+}
+
+Transaction::~Transaction()
+{
+    if (m_open) {
+        sqlite3_exec(m_archive->m_db, "ROLLBACK", nullptr, nullptr, nullptr);
+        m_archive->m_inTransaction = false;
+    }
+}
+
+void Transaction::commit()
+{
+    if (!m_open)
+        throw ArchiveError("transaction already finished");
+    executeSql(m_archive->m_db, "COMMIT");
+    m_open = false;
+    m_archive->m_inTransaction = false;
+}
+
+// Opening ---------------------------------------------------------------------------------------------
+
+namespace {
+
+struct Connection
+{
+    sqlite3 *db = nullptr;
+    ~Connection() { sqlite3_close_v2(db); }
+    sqlite3 *release() { return std::exchange(db, nullptr); }
+};
+
+bool fileExists(const std::string &path)
+{
+    struct stat info{};
+    return ::stat(path.c_str(), &info) == 0;
+}
+
+// A file without write permission is treated as read-only even for root: its owner marked it so.
+bool isReadOnlyFile(const std::string &path)
+{
+    struct stat info{};
+    return ::access(path.c_str(), W_OK) != 0 || (::stat(path.c_str(), &info) == 0 && (info.st_mode & 0222) == 0);
+}
+
+Error openError(const std::string &path, const std::string &why) { return Error{"cannot open " + path + ": " + why}; }
+
+// Reads the stored schema version, mapping SQLite's "not a database" to a clear message.
+Expected<int> probeVersion(sqlite3 *db, const std::string &path)
+{
+    try {
+        const int version = schema::storedVersion(db);
+        if (version < 0)
+            return openError(path, "not a Kernel Explorer archive (an SQLite database of another program)");
+        if (version > schema::currentVersion())
+            return openError(path, "the archive has schema version " + std::to_string(version)
+                                       + ", newer than this program understands ("
+                                       + std::to_string(schema::currentVersion())
+                                       + "); it was left untouched: use a newer Kernel Explorer");
+        return version;
+    } catch (const ArchiveError &) {
+        const int code = sqlite3_extended_errcode(db);
+        if (code == SQLITE_NOTADB)
+            return openError(path, "not a Kernel Explorer archive (not an SQLite database)");
+        return openError(path, sqlite3_errmsg(db));
+    }
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, ArchiveMode mode)
+{
+    const bool exists = fileExists(path);
+    if (mode == ArchiveMode::ReadOnly && !exists)
+        return openError(path, "no such file");
+    if (mode == ArchiveMode::ReadWrite && exists && isReadOnlyFile(path))
+        return openError(path, "the file is read-only; open it read-only to browse it");
+
+    Connection connection;
+    const int flags = mode == ArchiveMode::ReadOnly ? SQLITE_OPEN_READONLY
+                                                    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    if (sqlite3_open_v2(path.c_str(), &connection.db, flags, nullptr) != SQLITE_OK)
+        return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
+    sqlite3_busy_timeout(connection.db, 5000);
+    sqlite3_extended_result_codes(connection.db, 1);
+
+    auto version = probeVersion(connection.db, path);
+    if (!version && mode == ArchiveMode::ReadOnly) {
+        // A WAL archive in a read-only folder cannot create its -shm file: read it as immutable instead.
+        Connection immutable;
+        const std::string uri = "file:" + path + "?immutable=1";
+        if (sqlite3_open_v2(uri.c_str(), &immutable.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK) {
+            auto retry = probeVersion(immutable.db, path);
+            if (retry) {
+                std::swap(connection.db, immutable.db);
+                version = retry;
+            }
+        }
+    }
+    if (!version)
+        return version.error();
+    if (mode == ArchiveMode::ReadOnly && *version < schema::currentVersion())
+        return openError(path, "the archive has an older schema (version " + std::to_string(*version)
+                                   + "); open it for writing once to upgrade it");
+
+    try {
+        executeSql(connection.db, "PRAGMA foreign_keys=ON");
+        if (mode == ArchiveMode::ReadWrite) {
+            executeSql(connection.db, "PRAGMA journal_mode=WAL");
+            executeSql(connection.db, "PRAGMA synchronous=NORMAL");
+            schema::migrate(connection.db, schema::currentVersion());
+        }
+    } catch (const ArchiveError &error) {
+        return openError(path, error.what());
+    }
+    return std::unique_ptr<Archive>(new Archive(path, mode, connection.release()));
+}
+
+int Archive::currentSchemaVersion() { return schema::currentVersion(); }
+
+Archive::Archive(std::string path, ArchiveMode mode, sqlite3 *db) : m_path(std::move(path)), m_mode(mode), m_db(db) {}
+
+Archive::~Archive() { sqlite3_close_v2(m_db); }
+
+int Archive::schemaVersion() const { return schema::storedVersion(m_db); }
+
+void Archive::execute(const char *sql) { executeSql(m_db, sql); }
+
+Transaction Archive::begin()
+{
+    if (isReadOnly())
+        throw ArchiveError("the archive " + m_path + " is open read-only");
+    if (m_inTransaction)
+        throw ArchiveError("a transaction is already open on " + m_path);
+    return Transaction(this);
+}
+
+void Archive::requireTransaction(const Transaction &tx) const
+{
+    if (tx.m_archive != this || !tx.m_open)
+        throw ArchiveError("write outside an open transaction of this archive");
+}
+
+// Writes --------------------------------------------------------------------------------------------
+
+void Archive::putOp(Transaction &tx, const Op &op, const std::string &sourceText)
+{
+    requireTransaction(tx);
+    const auto now = nowMs();
+    Statement upsert(m_db, R"sql(
+        INSERT INTO ops(name, source_kind, definition, source_text, created_at, updated_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?5)
+        ON CONFLICT(name) DO UPDATE SET source_kind=excluded.source_kind, definition=excluded.definition,
+            source_text=CASE WHEN excluded.source_text<>'' THEN excluded.source_text ELSE ops.source_text END,
+            updated_at=excluded.updated_at)sql");
+    upsert.bind(1, op.name).bind(2, toString(op.sourceKind)).bind(3, nlohmann::json(op).dump());
+    upsert.bind(4, sourceText).bind(5, now).run();
+}
+
+bool Archive::addCandidate(Transaction &tx, const Candidate &candidate)
+{
+    requireTransaction(tx);
+    const std::string id = candidate.id.empty() ? makeCandidateId(candidate.source, candidate.launchPlan) : candidate.id;
+    Statement insert(m_db, R"sql(
+        INSERT OR IGNORE INTO candidates(id, op_name, source, launch_plan, origin, operator, description, run_id,
+                                         created_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
+    insert.bind(1, id).bind(2, candidate.opName).bind(3, candidate.source).bind(4, candidate.launchPlan);
+    insert.bind(5, toString(candidate.origin)).bind(6, candidate.operatorName).bind(7, candidate.description);
+    insert.bind(8, candidate.runId).bind(9, candidate.createdAtMs ? candidate.createdAtMs : nowMs());
+    insert.run();
+    const bool added = sqlite3_changes(m_db) > 0;
+    if (added) {
+        Statement parent(m_db, "INSERT INTO candidate_parents(candidate_id, position, parent_id) VALUES(?1, ?2, ?3)");
+        for (std::size_t i = 0; i < candidate.parentIds.size(); ++i)
+            parent.bind(1, id).bind(2, std::int64_t(i)).bind(3, candidate.parentIds[i]).run();
+    }
+    if (candidate.runId) {
+        Statement member(m_db, "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id) VALUES(?1, ?2)");
+        member.bind(1, *candidate.runId).bind(2, id).run();
+    }
+    return added;
+}
+
+std::int64_t Archive::gpuRowId(const GpuInfo &gpu)
+{
+    const std::string fingerprint = gpu.fingerprint();
+    Statement insert(m_db, "INSERT OR IGNORE INTO gpus(fingerprint, name, info) VALUES(?1, ?2, ?3)");
+    insert.bind(1, fingerprint).bind(2, gpu.name).bind(3, nlohmann::json(gpu).dump()).run();
+    Statement find(m_db, "SELECT id FROM gpus WHERE fingerprint=?1");
+    find.bind(1, fingerprint);
+    find.step();
+    return find.int64(0);
+}
+
+std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluation)
+{
+    requireTransaction(tx);
+    const nlohmann::json details{{"compile", evaluation.compile},
+                                 {"correctness", evaluation.correctness},
+                                 {"timing", evaluation.timing},
+                                 {"baseline", evaluation.baseline}};
+    const nlohmann::json samples{{"candidate", evaluation.samplesMs}, {"baseline", evaluation.baselineSamplesMs}};
+    Statement insert(m_db, R"sql(
+        INSERT INTO evaluations(candidate_id, gpu_id, run_id, status, message, speedup, median_ms, baseline_ms,
+                                details, samples, created_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql");
+    insert.bind(1, evaluation.candidateId).bind(2, gpuRowId(evaluation.gpu)).bind(3, evaluation.runId);
+    insert.bind(4, toString(evaluation.status)).bind(5, evaluation.message).bind(6, evaluation.speedup);
+    insert.bind(7, evaluation.timing.medianMs).bind(8, evaluation.baseline.medianMs);
+    insert.bind(9, details.dump()).bind(10, samples.dump());
+    insert.bind(11, evaluation.createdAtMs ? evaluation.createdAtMs : nowMs());
+    insert.run();
+    const std::int64_t id = sqlite3_last_insert_rowid(m_db);
+    Statement flag(m_db, "INSERT INTO flags(evaluation_id, position, kind, evidence) VALUES(?1, ?2, ?3, ?4)");
+    for (std::size_t i = 0; i < evaluation.flags.size(); ++i)
+        flag.bind(1, id).bind(2, std::int64_t(i)).bind(3, evaluation.flags[i].kind).bind(4, evaluation.flags[i].evidence).run();
+    return id;
+}
+
+namespace {
+std::string randomUid()
+{
+    std::random_device device;
+    std::mt19937_64 generator((std::uint64_t(device()) << 32) ^ device() ^ std::uint64_t(nowMs()));
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string uid(32, '0');
+    for (auto &c : uid)
+        c = kHex[generator() & 0xf];
+    return uid;
+}
+} // namespace
+
+std::int64_t Archive::createRun(Transaction &tx, const Run &run)
+{
+    requireTransaction(tx);
+    const auto now = nowMs();
+    Statement insert(m_db, R"sql(
+        INSERT INTO runs(uid, op_name, seed, settings, environment, state, created_at, updated_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+    insert.bind(1, run.uid.empty() ? randomUid() : run.uid).bind(2, run.opName);
+    insert.bind(3, std::int64_t(run.seed)).bind(4, run.settings.empty() ? "{}" : run.settings);
+    insert.bind(5, run.environment.empty() ? "{}" : run.environment).bind(6, toString(run.state));
+    insert.bind(7, run.createdAtMs ? run.createdAtMs : now).bind(8, run.updatedAtMs ? run.updatedAtMs : now);
+    insert.run();
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+void Archive::setRunState(Transaction &tx, std::int64_t runId, RunState state)
+{
+    requireTransaction(tx);
+    Statement update(m_db, "UPDATE runs SET state=?1, updated_at=?2 WHERE id=?3");
+    update.bind(1, toString(state)).bind(2, nowMs()).bind(3, runId).run();
+    if (sqlite3_changes(m_db) == 0)
+        throw ArchiveError("no run with id " + std::to_string(runId));
+}
+
+std::int64_t Archive::addVerdict(Transaction &tx, const Verdict &verdict)
+{
+    requireTransaction(tx);
+    Statement insert(m_db, R"sql(
+        INSERT INTO verdicts(candidate_id, accepted, reason, note, created_at, retracted)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6))sql");
+    insert.bind(1, verdict.candidateId).bind(2, verdict.accepted ? 1 : 0).bind(3, verdict.reasonCode);
+    insert.bind(4, verdict.note).bind(5, verdict.createdAtMs ? verdict.createdAtMs : nowMs());
+    insert.bind(6, verdict.retracted ? 1 : 0).run();
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+void Archive::retractVerdict(Transaction &tx, std::int64_t verdictId)
+{
+    requireTransaction(tx);
+    Statement update(m_db, "UPDATE verdicts SET retracted=1 WHERE id=?1");
+    update.bind(1, verdictId).run();
+    if (sqlite3_changes(m_db) == 0)
+        throw ArchiveError("no verdict with id " + std::to_string(verdictId));
+}
+
+} // namespace kx

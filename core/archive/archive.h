@@ -1,0 +1,185 @@
+#pragma once
+
+#include "core/domain/candidate.h"
+#include "core/domain/evaluation.h"
+#include "core/domain/op.h"
+#include "core/domain/run.h"
+#include "core/domain/verdict.h"
+#include "core/util/expected.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace kx {
+
+class Archive;
+
+/// Thrown for failures nobody can plan for (disk full, I/O error) and misuse (writing a read-only archive).
+class ArchiveError : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/**
+ * Proof that a write transaction is open: every mutating Archive call takes one.
+ * Destroying it without commit() rolls the transaction back.
+ */
+class Transaction
+{
+public:
+    Transaction(Transaction &&other) noexcept;
+    Transaction &operator=(Transaction &&) = delete;
+    Transaction(const Transaction &) = delete;
+    ~Transaction();
+
+    void commit();
+
+private:
+    friend class Archive;
+    explicit Transaction(Archive *archive);
+    Archive *m_archive; // Not owned
+    bool m_open = true;
+};
+
+enum class ArchiveMode { ReadWrite, ReadOnly };
+
+/// Size and identity of an archive, as `kx archive info` prints it.
+struct ArchiveInfo
+{
+    std::string path;
+    int schemaVersion = 0;
+    std::string createdBy;                  ///< Version of the program that created the file.
+    std::int64_t ops = 0, runs = 0, candidates = 0, evaluations = 0, verdicts = 0, gpus = 0;
+    std::int64_t fileBytes = 0;
+};
+
+/// One row of the kernels table: a candidate with its best evaluation and current verdict.
+struct CandidateSummary
+{
+    std::string id;
+    std::string opName;
+    Origin origin = Origin::Translated;
+    std::string operatorName;
+    std::string description;
+    std::optional<std::int64_t> runId;
+    std::int64_t createdAtMs = 0;
+    int evaluationCount = 0;
+    std::optional<EvalStatus> bestStatus;   ///< Status of the most favourable evaluation.
+    std::string bestGpu;
+    double bestSpeedup = 0;
+    double bestMedianMs = 0;
+    int flagCount = 0;                      ///< Flags over all evaluations.
+    std::optional<bool> accepted;           ///< Current (not retracted) verdict, if any.
+    std::string verdictReason;
+};
+
+struct CandidateFilter
+{
+    std::string opName;                     ///< Empty: all ops.
+    std::optional<std::int64_t> runId;
+    std::string gpuName;                    ///< Empty: any GPU.
+    bool onlyUnreviewed = false;
+    bool onlyFlagged = false;
+    int limit = 0;                          ///< 0: no limit.
+};
+
+/// The fastest correct kernel of an op on one GPU (not rejected, no "impossible" flag).
+struct BestKernel
+{
+    std::string opName;
+    std::string gpuName;
+    std::string candidateId;
+    double speedup = 0;
+    double medianMs = 0;
+    double baselineMs = 0;
+};
+
+/**
+ * The archive of everything ever evaluated: one SQLite file in WAL mode with a versioned schema.
+ * One writer per file; readers open their own Archive in ReadOnly mode. Not thread-safe: one
+ * Archive object belongs to one thread at a time.
+ */
+class Archive
+{
+public:
+    /// Opens (ReadWrite: creating if missing) and migrates the archive at path. Expected failures
+    /// (not an archive, a newer schema, a read-only file opened for writing) come back as Error and
+    /// leave the file untouched.
+    static Expected<std::unique_ptr<Archive>> open(const std::string &path, ArchiveMode mode = ArchiveMode::ReadWrite);
+
+    static int currentSchemaVersion();
+
+    ~Archive();
+    Archive(const Archive &) = delete;
+    Archive &operator=(const Archive &) = delete;
+
+    const std::string &path() const { return m_path; }
+    bool isReadOnly() const { return m_mode == ArchiveMode::ReadOnly; }
+    int schemaVersion() const;
+
+    /// Starts a write transaction (BEGIN IMMEDIATE). Throws ArchiveError on a read-only archive.
+    Transaction begin();
+
+    // Writes ------------------------------------------------------------------------------------
+    void putOp(Transaction &tx, const Op &op, const std::string &sourceText = {});
+    /// Adds a candidate (id computed when empty). Returns false when the same content was already
+    /// stored; run membership is still recorded when the candidate carries a run id.
+    bool addCandidate(Transaction &tx, const Candidate &candidate);
+    /// Stores an evaluation and its flags; returns the new row id.
+    std::int64_t addEvaluation(Transaction &tx, const Evaluation &evaluation);
+    /// Stores a new run (uid generated when empty) and returns its id.
+    std::int64_t createRun(Transaction &tx, const Run &run);
+    void setRunState(Transaction &tx, std::int64_t runId, RunState state);
+    std::int64_t addVerdict(Transaction &tx, const Verdict &verdict);
+    void retractVerdict(Transaction &tx, std::int64_t verdictId);
+
+    // Reads -------------------------------------------------------------------------------------
+    ArchiveInfo info() const;
+    std::vector<Op> ops() const;
+    std::optional<Op> op(const std::string &name) const;
+    std::string opSourceText(const std::string &name) const;
+    std::vector<Run> runs(const std::string &opName = {}) const;
+    std::optional<Run> run(std::int64_t id) const;
+    std::optional<Run> runByUid(const std::string &uid) const;
+    std::optional<Candidate> candidate(const std::string &id) const;
+    /// Resolves a unique id prefix (at least 4 characters) to a full candidate id.
+    Expected<std::string> resolveCandidateId(const std::string &prefix) const;
+    std::vector<Candidate> candidates(const std::string &opName = {}) const;
+    /// Every candidate of a run in insertion order: the run's lineage.
+    std::vector<Candidate> candidatesOfRun(std::int64_t runId) const;
+    std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;
+    std::vector<Evaluation> evaluations(const std::string &candidateId) const;
+    std::vector<BestKernel> bestKernels(const std::string &opName = {}, const std::string &gpuName = {}) const;
+    std::vector<std::string> gpuNames() const;
+    std::vector<Verdict> verdicts(const std::string &candidateId) const;
+    std::optional<Verdict> currentVerdict(const std::string &candidateId) const;
+    /// Correct candidates with flags and no current verdict, most suspicious first.
+    std::vector<CandidateSummary> reviewQueue() const;
+
+    /// PRAGMA integrity_check; "ok" when healthy.
+    std::string integrityCheck() const;
+
+    /// For tests and tools: the raw connection (read it, never write through it).
+    sqlite3 *handle() const { return m_db; }
+
+private:
+    Archive(std::string path, ArchiveMode mode, sqlite3 *db);
+    friend class Transaction;
+    void execute(const char *sql);
+    void requireTransaction(const Transaction &tx) const;
+    std::int64_t gpuRowId(const GpuInfo &gpu);
+
+    std::string m_path;
+    ArchiveMode m_mode;
+    sqlite3 *m_db; // Owned
+    bool m_inTransaction = false;
+};
+
+} // namespace kx

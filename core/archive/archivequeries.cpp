@@ -1,0 +1,362 @@
+// Reads: every query the CLI and the UI need.
+#include "core/archive/archive.h"
+
+#include "core/archive/statement.h"
+#include "core/domain/domainjson.h"
+
+#include <sqlite3.h>
+
+#include <sys/stat.h>
+
+namespace kx {
+namespace {
+
+std::int64_t count(sqlite3 *db, const char *table)
+{
+    Statement query(db, std::string("SELECT COUNT(*) FROM ") + table);
+    query.step();
+    return query.int64(0);
+}
+
+constexpr const char *kCandidateColumns =
+    "c.id, c.op_name, c.source, c.launch_plan, c.origin, c.operator, c.description, c.run_id, c.created_at";
+
+Candidate readCandidate(sqlite3 *db, const Statement &row)
+{
+    Candidate candidate;
+    candidate.id = row.text(0);
+    candidate.opName = row.text(1);
+    candidate.source = row.text(2);
+    candidate.launchPlan = row.text(3);
+    candidate.origin = originFromString(row.text(4));
+    candidate.operatorName = row.text(5);
+    candidate.description = row.text(6);
+    candidate.runId = row.optionalInt64(7);
+    candidate.createdAtMs = row.int64(8);
+    Statement parents(db, "SELECT parent_id FROM candidate_parents WHERE candidate_id=?1 ORDER BY position");
+    parents.bind(1, candidate.id);
+    while (parents.step())
+        candidate.parentIds.push_back(parents.text(0));
+    return candidate;
+}
+
+std::vector<Candidate> readCandidates(sqlite3 *db, Statement &query)
+{
+    std::vector<Candidate> result;
+    while (query.step())
+        result.push_back(readCandidate(db, query));
+    return result;
+}
+
+Run readRun(const Statement &row)
+{
+    Run run;
+    run.id = row.int64(0);
+    run.uid = row.text(1);
+    run.opName = row.text(2);
+    run.seed = std::uint64_t(row.int64(3));
+    run.settings = row.text(4);
+    run.environment = row.text(5);
+    run.state = runStateFromString(row.text(6));
+    run.createdAtMs = row.int64(7);
+    run.updatedAtMs = row.int64(8);
+    return run;
+}
+
+constexpr const char *kRunColumns = "id, uid, op_name, seed, settings, environment, state, created_at, updated_at";
+
+// The summary query: each candidate with its most favourable evaluation (correct first, then fastest,
+// then newest) on the chosen GPU, its flag count and its current verdict.
+constexpr const char *kSummarySql = R"sql(
+    WITH ranked AS (
+        SELECT e.candidate_id, e.status, g.name AS gpu, e.speedup, e.median_ms,
+               ROW_NUMBER() OVER (PARTITION BY e.candidate_id
+                                  ORDER BY e.status = 'correct' DESC, e.speedup DESC, e.id DESC) AS rank
+        FROM evaluations e JOIN gpus g ON g.id = e.gpu_id
+        WHERE ?3 = '' OR g.name = ?3),
+    verdict AS (
+        SELECT candidate_id, accepted, reason,
+               ROW_NUMBER() OVER (PARTITION BY candidate_id ORDER BY id DESC) AS rank
+        FROM verdicts WHERE retracted = 0),
+    flagged AS (
+        SELECT e.candidate_id, COUNT(*) AS flags,
+               SUM(CASE f.kind WHEN 'impossible' THEN 10 WHEN 'suspicious' THEN 3 ELSE 1 END) AS suspicion
+        FROM flags f JOIN evaluations e ON e.id = f.evaluation_id GROUP BY e.candidate_id),
+    counted AS (
+        SELECT candidate_id, COUNT(*) AS evaluations FROM evaluations GROUP BY candidate_id)
+    SELECT c.id, c.op_name, c.origin, c.operator, c.description, c.run_id, c.created_at,
+           COALESCE(n.evaluations, 0), r.status, r.gpu, r.speedup, r.median_ms,
+           COALESCE(f.flags, 0), v.accepted, v.reason, COALESCE(f.suspicion, 0)
+    FROM candidates c
+    LEFT JOIN ranked r ON r.candidate_id = c.id AND r.rank = 1
+    LEFT JOIN verdict v ON v.candidate_id = c.id AND v.rank = 1
+    LEFT JOIN flagged f ON f.candidate_id = c.id
+    LEFT JOIN counted n ON n.candidate_id = c.id
+    WHERE (?1 = '' OR c.op_name = ?1)
+      AND (?2 IS NULL OR c.id IN (SELECT candidate_id FROM run_candidates WHERE run_id = ?2))
+      AND (?3 = '' OR r.status IS NOT NULL)
+      AND (?4 = 0 OR v.accepted IS NULL)
+      AND (?5 = 0 OR COALESCE(f.flags, 0) > 0)
+      AND (?6 = 0 OR (r.status = 'correct' AND COALESCE(f.flags, 0) > 0 AND v.accepted IS NULL))
+    ORDER BY CASE WHEN ?6 = 0 THEN 0 ELSE -COALESCE(f.suspicion, 0) END,
+             CASE WHEN ?6 = 0 THEN 0 ELSE -r.speedup END,
+             c.rowid
+    LIMIT CASE WHEN ?7 > 0 THEN ?7 ELSE -1 END)sql";
+
+CandidateSummary readSummary(const Statement &row)
+{
+    CandidateSummary summary;
+    summary.id = row.text(0);
+    summary.opName = row.text(1);
+    summary.origin = originFromString(row.text(2));
+    summary.operatorName = row.text(3);
+    summary.description = row.text(4);
+    summary.runId = row.optionalInt64(5);
+    summary.createdAtMs = row.int64(6);
+    summary.evaluationCount = int(row.int64(7));
+    if (!row.isNull(8)) {
+        summary.bestStatus = evalStatusFromString(row.text(8));
+        summary.bestGpu = row.text(9);
+        summary.bestSpeedup = row.real(10);
+        summary.bestMedianMs = row.real(11);
+    }
+    summary.flagCount = int(row.int64(12));
+    if (!row.isNull(13)) {
+        summary.accepted = row.int64(13) != 0;
+        summary.verdictReason = row.text(14);
+    }
+    return summary;
+}
+
+std::vector<CandidateSummary> querySummaries(sqlite3 *db, const CandidateFilter &filter, bool reviewQueue)
+{
+    Statement query(db, kSummarySql);
+    query.bind(1, filter.opName).bind(2, filter.runId).bind(3, filter.gpuName);
+    query.bind(4, filter.onlyUnreviewed ? 1 : 0).bind(5, filter.onlyFlagged ? 1 : 0).bind(6, reviewQueue ? 1 : 0);
+    query.bind(7, filter.limit);
+    std::vector<CandidateSummary> result;
+    while (query.step())
+        result.push_back(readSummary(query));
+    return result;
+}
+
+} // namespace
+
+ArchiveInfo Archive::info() const
+{
+    ArchiveInfo info;
+    info.path = m_path;
+    info.schemaVersion = schemaVersion();
+    Statement createdBy(m_db, "SELECT value FROM meta WHERE key='created_by'");
+    if (createdBy.step())
+        info.createdBy = createdBy.text(0);
+    info.ops = count(m_db, "ops");
+    info.runs = count(m_db, "runs");
+    info.candidates = count(m_db, "candidates");
+    info.evaluations = count(m_db, "evaluations");
+    info.verdicts = count(m_db, "verdicts");
+    info.gpus = count(m_db, "gpus");
+    struct stat file{};
+    if (::stat(m_path.c_str(), &file) == 0)
+        info.fileBytes = file.st_size;
+    return info;
+}
+
+std::vector<Op> Archive::ops() const
+{
+    Statement query(m_db, "SELECT definition FROM ops ORDER BY name");
+    std::vector<Op> result;
+    while (query.step())
+        result.push_back(nlohmann::json::parse(query.text(0)).get<Op>());
+    return result;
+}
+
+std::optional<Op> Archive::op(const std::string &name) const
+{
+    Statement query(m_db, "SELECT definition FROM ops WHERE name=?1");
+    query.bind(1, name);
+    if (!query.step())
+        return std::nullopt;
+    return nlohmann::json::parse(query.text(0)).get<Op>();
+}
+
+std::string Archive::opSourceText(const std::string &name) const
+{
+    Statement query(m_db, "SELECT source_text FROM ops WHERE name=?1");
+    query.bind(1, name);
+    return query.step() ? query.text(0) : std::string();
+}
+
+std::vector<Run> Archive::runs(const std::string &opName) const
+{
+    Statement query(m_db, std::string("SELECT ") + kRunColumns + " FROM runs WHERE ?1='' OR op_name=?1 ORDER BY id");
+    query.bind(1, opName);
+    std::vector<Run> result;
+    while (query.step())
+        result.push_back(readRun(query));
+    return result;
+}
+
+std::optional<Run> Archive::run(std::int64_t id) const
+{
+    Statement query(m_db, std::string("SELECT ") + kRunColumns + " FROM runs WHERE id=?1");
+    query.bind(1, id);
+    return query.step() ? std::optional(readRun(query)) : std::nullopt;
+}
+
+std::optional<Run> Archive::runByUid(const std::string &uid) const
+{
+    Statement query(m_db, std::string("SELECT ") + kRunColumns + " FROM runs WHERE uid=?1");
+    query.bind(1, uid);
+    return query.step() ? std::optional(readRun(query)) : std::nullopt;
+}
+
+std::optional<Candidate> Archive::candidate(const std::string &id) const
+{
+    Statement query(m_db, std::string("SELECT ") + kCandidateColumns + " FROM candidates c WHERE c.id=?1");
+    query.bind(1, id);
+    return query.step() ? std::optional(readCandidate(m_db, query)) : std::nullopt;
+}
+
+Expected<std::string> Archive::resolveCandidateId(const std::string &prefix) const
+{
+    if (prefix.size() < 4)
+        return Error{"candidate id prefix '" + prefix + "' is too short (at least 4 characters)"};
+    Statement query(m_db, "SELECT id FROM candidates WHERE substr(id, 1, length(?1)) = ?1 LIMIT 2");
+    query.bind(1, prefix);
+    if (!query.step())
+        return Error{"no candidate with id " + prefix};
+    std::string id = query.text(0);
+    if (query.step())
+        return Error{"candidate id prefix " + prefix + " is ambiguous"};
+    return id;
+}
+
+std::vector<Candidate> Archive::candidates(const std::string &opName) const
+{
+    Statement query(m_db, std::string("SELECT ") + kCandidateColumns
+                              + " FROM candidates c WHERE ?1='' OR c.op_name=?1 ORDER BY c.rowid");
+    query.bind(1, opName);
+    return readCandidates(m_db, query);
+}
+
+std::vector<Candidate> Archive::candidatesOfRun(std::int64_t runId) const
+{
+    Statement query(m_db, std::string("SELECT ") + kCandidateColumns
+                              + " FROM candidates c JOIN run_candidates m ON m.candidate_id=c.id"
+                                " WHERE m.run_id=?1 ORDER BY m.rowid");
+    query.bind(1, runId);
+    return readCandidates(m_db, query);
+}
+
+std::vector<CandidateSummary> Archive::candidateSummaries(const CandidateFilter &filter) const
+{
+    return querySummaries(m_db, filter, false);
+}
+
+std::vector<CandidateSummary> Archive::reviewQueue() const { return querySummaries(m_db, {}, true); }
+
+std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) const
+{
+    Statement query(m_db, R"sql(
+        SELECT e.id, e.candidate_id, e.run_id, g.info, e.status, e.message, e.speedup, e.details, e.samples,
+               e.created_at
+        FROM evaluations e JOIN gpus g ON g.id = e.gpu_id WHERE e.candidate_id=?1 ORDER BY e.id)sql");
+    query.bind(1, candidateId);
+    Statement flags(m_db, "SELECT kind, evidence FROM flags WHERE evaluation_id=?1 ORDER BY position");
+    std::vector<Evaluation> result;
+    while (query.step()) {
+        Evaluation evaluation;
+        evaluation.id = query.int64(0);
+        evaluation.candidateId = query.text(1);
+        evaluation.runId = query.optionalInt64(2);
+        evaluation.gpu = nlohmann::json::parse(query.text(3)).get<GpuInfo>();
+        evaluation.status = evalStatusFromString(query.text(4));
+        evaluation.message = query.text(5);
+        evaluation.speedup = query.real(6);
+        const auto details = nlohmann::json::parse(query.text(7));
+        details.at("compile").get_to(evaluation.compile);
+        details.at("correctness").get_to(evaluation.correctness);
+        details.at("timing").get_to(evaluation.timing);
+        details.at("baseline").get_to(evaluation.baseline);
+        const auto samples = nlohmann::json::parse(query.text(8));
+        samples.at("candidate").get_to(evaluation.samplesMs);
+        samples.at("baseline").get_to(evaluation.baselineSamplesMs);
+        evaluation.createdAtMs = query.int64(9);
+        flags.bind(1, evaluation.id);
+        while (flags.step())
+            evaluation.flags.push_back(Flag{flags.text(0), flags.text(1)});
+        flags.reset();
+        result.push_back(std::move(evaluation));
+    }
+    return result;
+}
+
+std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const std::string &gpuName) const
+{
+    // Rejected candidates (current verdict) and physically impossible timings never count as the best.
+    Statement query(m_db, R"sql(
+        WITH verdict AS (
+            SELECT candidate_id, accepted,
+                   ROW_NUMBER() OVER (PARTITION BY candidate_id ORDER BY id DESC) AS rank
+            FROM verdicts WHERE retracted = 0),
+        ranked AS (
+            SELECT c.op_name, g.name AS gpu, e.candidate_id, e.speedup, e.median_ms, e.baseline_ms,
+                   ROW_NUMBER() OVER (PARTITION BY c.op_name, g.name ORDER BY e.speedup DESC, e.id) AS rank
+            FROM evaluations e
+            JOIN candidates c ON c.id = e.candidate_id
+            JOIN gpus g ON g.id = e.gpu_id
+            LEFT JOIN verdict v ON v.candidate_id = c.id AND v.rank = 1
+            WHERE e.status = 'correct' AND (v.accepted IS NULL OR v.accepted = 1)
+              AND NOT EXISTS (SELECT 1 FROM flags f WHERE f.evaluation_id = e.id AND f.kind = 'impossible')
+              AND (?1 = '' OR c.op_name = ?1) AND (?2 = '' OR g.name = ?2))
+        SELECT op_name, gpu, candidate_id, speedup, median_ms, baseline_ms FROM ranked WHERE rank = 1
+        ORDER BY op_name, gpu)sql");
+    query.bind(1, opName).bind(2, gpuName);
+    std::vector<BestKernel> result;
+    while (query.step())
+        result.push_back(BestKernel{query.text(0), query.text(1), query.text(2), query.real(3), query.real(4),
+                                    query.real(5)});
+    return result;
+}
+
+std::vector<std::string> Archive::gpuNames() const
+{
+    Statement query(m_db, "SELECT DISTINCT name FROM gpus ORDER BY name");
+    std::vector<std::string> result;
+    while (query.step())
+        result.push_back(query.text(0));
+    return result;
+}
+
+std::vector<Verdict> Archive::verdicts(const std::string &candidateId) const
+{
+    Statement query(m_db, R"sql(SELECT id, candidate_id, accepted, reason, note, created_at, retracted
+                                FROM verdicts WHERE candidate_id=?1 ORDER BY id)sql");
+    query.bind(1, candidateId);
+    std::vector<Verdict> result;
+    while (query.step())
+        result.push_back(Verdict{query.int64(0), query.text(1), query.int64(2) != 0, query.text(3), query.text(4),
+                                 query.int64(5), query.int64(6) != 0});
+    return result;
+}
+
+std::optional<Verdict> Archive::currentVerdict(const std::string &candidateId) const
+{
+    auto all = verdicts(candidateId);
+    for (auto it = all.rbegin(); it != all.rend(); ++it)
+        if (!it->retracted)
+            return *it;
+    return std::nullopt;
+}
+
+std::string Archive::integrityCheck() const
+{
+    Statement query(m_db, "PRAGMA integrity_check");
+    std::string result;
+    while (query.step())
+        result += (result.empty() ? "" : "\n") + query.text(0);
+    return result;
+}
+
+} // namespace kx

@@ -1,0 +1,153 @@
+#include "core/archive/schema.h"
+
+#include "core/archive/archive.h"
+#include "core/archive/statement.h"
+#include "core/version.h"
+
+#include <sqlite3.h>
+
+#include <array>
+#include <string>
+
+namespace kx::schema {
+namespace {
+
+// Step N turns a version N-1 archive into version N. Steps are never edited once released: add a new one.
+constexpr std::array<const char *, 2> kMigrations{
+    // 1: the initial schema.
+    R"sql(
+    CREATE TABLE schema_version(version INTEGER NOT NULL);
+    INSERT INTO schema_version(version) VALUES (0);
+    CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE ops(
+        name TEXT PRIMARY KEY,
+        source_kind TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        source_text TEXT NOT NULL DEFAULT '',
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL);
+    CREATE TABLE runs(
+        id INTEGER PRIMARY KEY,
+        uid TEXT NOT NULL UNIQUE,
+        op_name TEXT NOT NULL REFERENCES ops(name),
+        seed INTEGER NOT NULL,
+        settings TEXT NOT NULL,
+        environment TEXT NOT NULL,
+        state TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL);
+    CREATE INDEX idx_runs_op ON runs(op_name);
+    CREATE TABLE candidates(
+        id TEXT PRIMARY KEY,
+        op_name TEXT NOT NULL REFERENCES ops(name),
+        source TEXT NOT NULL,
+        launch_plan TEXT NOT NULL,
+        origin TEXT NOT NULL,
+        operator TEXT NOT NULL,
+        description TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs(id),
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_candidates_op ON candidates(op_name);
+    CREATE INDEX idx_candidates_run ON candidates(run_id);
+    CREATE TABLE candidate_parents(
+        candidate_id TEXT NOT NULL REFERENCES candidates(id),
+        position INTEGER NOT NULL,
+        parent_id TEXT NOT NULL,
+        PRIMARY KEY(candidate_id, position));
+    CREATE INDEX idx_parents_parent ON candidate_parents(parent_id);
+    CREATE TABLE run_candidates(
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        candidate_id TEXT NOT NULL REFERENCES candidates(id),
+        PRIMARY KEY(run_id, candidate_id));
+    CREATE TABLE gpus(
+        id INTEGER PRIMARY KEY,
+        fingerprint TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        info TEXT NOT NULL);
+    CREATE TABLE evaluations(
+        id INTEGER PRIMARY KEY,
+        candidate_id TEXT NOT NULL REFERENCES candidates(id),
+        gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+        run_id INTEGER REFERENCES runs(id),
+        status TEXT NOT NULL,
+        message TEXT NOT NULL,
+        speedup REAL NOT NULL,
+        median_ms REAL NOT NULL,
+        baseline_ms REAL NOT NULL,
+        details TEXT NOT NULL,
+        samples TEXT NOT NULL,
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_evaluations_candidate ON evaluations(candidate_id);
+    CREATE INDEX idx_evaluations_gpu ON evaluations(gpu_id, status, speedup);
+    CREATE TABLE flags(
+        evaluation_id INTEGER NOT NULL REFERENCES evaluations(id),
+        position INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        evidence TEXT NOT NULL,
+        PRIMARY KEY(evaluation_id, position));
+    CREATE TABLE verdicts(
+        id INTEGER PRIMARY KEY,
+        candidate_id TEXT NOT NULL REFERENCES candidates(id),
+        accepted INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        note TEXT NOT NULL,
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_verdicts_candidate ON verdicts(candidate_id);
+    )sql",
+    // 2: verdicts can be retracted (undo keeps history); review and per-run queries get indexes.
+    R"sql(
+    ALTER TABLE verdicts ADD COLUMN retracted INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX idx_flags_kind ON flags(kind);
+    CREATE INDEX idx_evaluations_run ON evaluations(run_id);
+    )sql",
+};
+
+bool hasTable(sqlite3 *db, const char *name)
+{
+    Statement query(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1");
+    query.bind(1, name);
+    return query.step();
+}
+
+} // namespace
+
+int currentVersion() { return int(kMigrations.size()); }
+
+int storedVersion(sqlite3 *db)
+{
+    Statement appId(db, "PRAGMA application_id");
+    appId.step();
+    const auto id = appId.int64(0);
+    Statement tables(db, "SELECT COUNT(*) FROM sqlite_master");
+    tables.step();
+    const auto tableCount = tables.int64(0);
+    if (id == 0 && tableCount == 0)
+        return 0;
+    if (id != kApplicationId || !hasTable(db, "schema_version"))
+        return -1;
+    Statement version(db, "SELECT version FROM schema_version");
+    return version.step() ? int(version.int64(0)) : -1;
+}
+
+void migrate(sqlite3 *db, int targetVersion)
+{
+    for (int version = storedVersion(db); version < targetVersion; ++version) {
+        executeSql(db, "BEGIN IMMEDIATE");
+        try {
+            executeSql(db, kMigrations[std::size_t(version)]);
+            Statement setVersion(db, "UPDATE schema_version SET version=?1");
+            setVersion.bind(1, version + 1).run();
+            if (version == 0) {
+                executeSql(db, ("PRAGMA application_id=" + std::to_string(kApplicationId)).c_str());
+                Statement meta(db, "INSERT INTO meta(key, value) VALUES('created_by', ?1)");
+                meta.bind(1, std::string(kProjectName) + " " + kVersion).run();
+            }
+            executeSql(db, "COMMIT");
+        } catch (...) {
+            sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
+        }
+    }
+}
+
+} // namespace kx::schema

@@ -1,0 +1,20 @@
+#pragma once
+
+struct sqlite3;
+
+namespace kx::schema {
+
+/// PRAGMA application_id of every archive ("KXDB"), so other SQLite files are recognised as such.
+inline constexpr int kApplicationId = 0x4b584442;
+
+/// The schema version this program writes.
+int currentVersion();
+
+/// The version stored in the file: 0 for an empty database; -1 when the file is an SQLite database of
+/// another application. Reads only.
+int storedVersion(sqlite3 *db);
+
+/// Applies the migrations from the stored version up to target, each step in its own transaction.
+void migrate(sqlite3 *db, int targetVersion);
+
+} // namespace kx::schema

@@ -1,0 +1,39 @@
+#include "core/domain/evaluation.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kx {
+
+std::string GpuInfo::fingerprint() const
+{
+    return name + "|sm" + computeCapability + "|driver " + driverVersion + "|cuda " + cudaRuntimeVersion + "|torch "
+           + torchVersion;
+}
+
+namespace {
+// Linear interpolation between closest ranks (the common "type 7" quantile).
+double quantile(const std::vector<double> &sorted, double q)
+{
+    const double position = q * double(sorted.size() - 1);
+    const auto lower = static_cast<std::size_t>(std::floor(position));
+    const auto upper = std::min(lower + 1, sorted.size() - 1);
+    const double fraction = position - double(lower);
+    return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction;
+}
+} // namespace
+
+TimingSummary summarize(std::vector<double> samples)
+{
+    TimingSummary summary;
+    if (samples.empty())
+        return summary;
+    std::sort(samples.begin(), samples.end());
+    summary.runs = int(samples.size());
+    summary.medianMs = quantile(samples, 0.5);
+    summary.iqrMs = quantile(samples, 0.75) - quantile(samples, 0.25);
+    summary.minMs = samples.front();
+    return summary;
+}
+
+} // namespace kx

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/// Where an op's definition came from.
+enum class SourceKind { BuiltIn, KernelBench, Manual };
+
+/// One tensor argument of an op. Dimensions are shape-symbol names ("N") or integer literals ("64").
+struct TensorSpec
+{
+    std::string name;
+    std::vector<std::string> shape;
+    std::string dtype = "float32";
+
+    bool operator==(const TensorSpec &) const = default;
+};
+
+/// Bindings of shape symbols to sizes, e.g. {"N": 4096, "D": 1024}.
+using ShapeSet = std::map<std::string, std::int64_t>;
+
+/// What a candidate for this op may do and how strictly it is checked.
+struct OpPolicy
+{
+    double atol = 1e-4;
+    double rtol = 1e-4;
+    bool allowLibrarySteps = false;
+    std::vector<std::string> allowedLibraryOps; ///< ATen op names allowed in library steps.
+
+    bool operator==(const OpPolicy &) const = default;
+};
+
+/// A PyTorch op to be turned into CUDA kernels.
+struct Op
+{
+    std::string name;                       ///< Unique key, e.g. "relu" or "kb/level1/19_ReLU".
+    SourceKind sourceKind = SourceKind::BuiltIn;
+    std::string description;
+    std::string referenceSource;            ///< PyTorch text shown to people (module source or expression).
+    std::vector<TensorSpec> inputs;
+    std::vector<TensorSpec> outputs;
+    std::vector<ShapeSet> shapeSets;        ///< The first is the default; more are used for verification.
+    std::string bytesMovedExpr;             ///< Minimal DRAM bytes as an expression over shape symbols.
+    std::string flopsExpr;                  ///< Minimal FLOPs as an expression over shape symbols.
+    OpPolicy policy;
+
+    bool operator==(const Op &) const = default;
+};
+
+const char *toString(SourceKind kind);
+SourceKind sourceKindFromString(const std::string &text); ///< Throws std::invalid_argument.
+
+} // namespace kx

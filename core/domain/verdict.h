@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/// A person's judgement of a candidate. The newest verdict of a candidate is the one in force.
+struct Verdict
+{
+    std::int64_t id = 0;
+    std::string candidateId;
+    bool accepted = false;
+    std::string reasonCode;                 ///< One of verdictReasonCodes().
+    std::string note;
+    std::int64_t createdAtMs = 0;
+    bool retracted = false;                 ///< Undone by the reviewer; kept as history.
+
+    bool operator==(const Verdict &) const = default;
+};
+
+/// The reason codes a reviewer can choose from.
+const std::vector<std::string> &verdictReasonCodes();
+
+} // namespace kx

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Sets up a Debian 12 machine for Kernel Explorer, builds it, and then runs the application or the tests.
+#   packaging/bootstrap.sh run [ARGS...]   install what is missing, build, start kernel-explorer
+#   packaging/bootstrap.sh test            install what is missing, build, run the whole test suite
+#   packaging/bootstrap.sh build           install what is missing and build
+# Environment: BUILD_DIR (default: build), KX_SKIP_APT=1 to skip package installation.
+set -euo pipefail
+
+mode=${1:-}
+[ $# -gt 0 ] && shift
+case "$mode" in
+  run|test|build) ;;
+  *) echo "usage: $0 run|test|build [ARGS...]" >&2; exit 2 ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libgl-dev
+  libqscintilla2-qt6-dev libqcustomplot-dev
+  libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev
+  libtorch-dev
+)
+
+install_missing() {
+  local missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "bootstrap: installing ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+[ "${KX_SKIP_APT:-0}" = 1 ] || install_missing
+
+jobs=$(nproc)
+cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$build_dir" -j "$jobs"
+
+case "$mode" in
+  build) ;;
+  run)
+    exec "$build_dir/bin/kernel-explorer" "$@"
+    ;;
+  test)
+    # GPU suites skip themselves (CTest shows them as skipped) where no GPU is present.
+    ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900
+    ;;
+esac

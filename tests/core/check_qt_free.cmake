@@ -1,0 +1,10 @@
+# Fails when a file under core/ includes a Qt header.
+file(GLOB_RECURSE sources ${CORE_DIR}/*.h ${CORE_DIR}/*.cpp)
+foreach(source IN LISTS sources)
+  file(STRINGS ${source} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]Q[A-Za-z]+")
+  if(lines)
+    message(FATAL_ERROR "${source} includes Qt: ${lines}")
+  endif()
+endforeach()
+list(LENGTH sources count)
+message(STATUS "${count} core files checked: no Qt includes")
