@@ -182,18 +182,18 @@ void Archive::putOp(Transaction &tx, const Op &op, const std::string &sourceText
     upsert.bind(4, sourceText).bind(5, now).run();
 }
 
-bool Archive::addCandidate(Transaction &tx, const Candidate &candidate)
+bool Archive::addCandidate(Transaction &tx, const Candidate &candidate, int generation)
 {
     requireTransaction(tx);
     const std::string id = candidate.id.empty() ? makeCandidateId(candidate.source, candidate.launchPlan) : candidate.id;
     Statement insert(m_db, R"sql(
         INSERT OR IGNORE INTO candidates(id, op_name, source, launch_plan, origin, operator, description, run_id,
-                                         created_at)
-        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
+                                         created_at, genome)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
     insert.bind(1, id).bind(2, candidate.opName).bind(3, candidate.source).bind(4, candidate.launchPlan);
     insert.bind(5, toString(candidate.origin)).bind(6, candidate.operatorName).bind(7, candidate.description);
     insert.bind(8, candidate.runId).bind(9, candidate.createdAtMs ? candidate.createdAtMs : nowMs());
-    insert.run();
+    insert.bind(10, candidate.genome).run();
     const bool added = sqlite3_changes(m_db) > 0;
     if (added) {
         Statement parent(m_db, "INSERT INTO candidate_parents(candidate_id, position, parent_id) VALUES(?1, ?2, ?3)");
@@ -201,8 +201,8 @@ bool Archive::addCandidate(Transaction &tx, const Candidate &candidate)
             parent.bind(1, id).bind(2, std::int64_t(i)).bind(3, candidate.parentIds[i]).run();
     }
     if (candidate.runId) {
-        Statement member(m_db, "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id) VALUES(?1, ?2)");
-        member.bind(1, *candidate.runId).bind(2, id).run();
+        Statement member(m_db, "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id, generation) VALUES(?1, ?2, ?3)");
+        member.bind(1, *candidate.runId).bind(2, id).bind(3, generation).run();
     }
     return added;
 }

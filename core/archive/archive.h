@@ -130,8 +130,8 @@ public:
     // Writes ------------------------------------------------------------------------------------
     void putOp(Transaction &tx, const Op &op, const std::string &sourceText = {});
     /// Adds a candidate (id computed when empty). Returns false when the same content was already
-    /// stored; run membership is still recorded when the candidate carries a run id.
-    bool addCandidate(Transaction &tx, const Candidate &candidate);
+    /// stored; run membership (with the generation) is still recorded when the candidate carries a run id.
+    bool addCandidate(Transaction &tx, const Candidate &candidate, int generation = 0);
     /// Stores an evaluation and its flags; returns the new row id.
     std::int64_t addEvaluation(Transaction &tx, const Evaluation &evaluation);
     /// Stores a new run (uid generated when empty) and returns its id.
@@ -154,6 +154,8 @@ public:
     std::vector<Candidate> candidates(const std::string &opName = {}) const;
     /// Every candidate of a run in insertion order: the run's lineage.
     std::vector<Candidate> candidatesOfRun(std::int64_t runId) const;
+    /// The generation each candidate of a run was proposed in, in insertion order.
+    std::vector<std::pair<std::string, int>> runGenerations(std::int64_t runId) const;
     std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;
     std::vector<Evaluation> evaluations(const std::string &candidateId) const;
     std::vector<BestKernel> bestKernels(const std::string &opName = {}, const std::string &gpuName = {}) const;

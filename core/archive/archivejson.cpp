@@ -72,8 +72,8 @@ json exportArchive(const Archive &archive, const std::vector<std::string> &opNam
         uids[run.id] = run.uid;
         json item = run;
         json members = json::array();
-        for (const auto &candidate : archive.candidatesOfRun(run.id))
-            members.push_back(candidate.id);
+        for (const auto &[id, generation] : archive.runGenerations(run.id))
+            members.push_back({{"id", id}, {"generation", generation}});
         item["candidates"] = std::move(members);
         runs.push_back(std::move(item));
     }
@@ -118,6 +118,21 @@ std::optional<std::int64_t> lookupRun(const std::map<std::string, std::int64_t> 
     return it->second;
 }
 
+// The generation a candidate has in its own run, from that run's member list.
+int generationIn(const json &document, const json &candidate)
+{
+    if (!candidate.contains("run"))
+        return 0;
+    const auto uid = candidate.at("run").get<std::string>();
+    const auto id = candidate.value("id", std::string());
+    for (const auto &run : document.at("runs"))
+        if (run.value("uid", std::string()) == uid)
+            for (const auto &member : run.value("candidates", json::array()))
+                if (member.value("id", std::string()) == id)
+                    return member.value("generation", 0);
+    return 0;
+}
+
 ImportStats importDocument(Archive &archive, Transaction &tx, const json &document)
 {
     ImportStats stats;
@@ -152,7 +167,7 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
         if (!opNames.count(candidate.opName) && !archive.op(candidate.opName))
             throw std::invalid_argument("candidate " + candidate.id + " belongs to unknown op " + candidate.opName);
         candidate.runId = lookupRun(runIds, item);
-        if (archive.addCandidate(tx, candidate))
+        if (archive.addCandidate(tx, candidate, generationIn(document, item)))
             ++stats.candidates;
         else
             ++stats.duplicateCandidates;
@@ -176,12 +191,13 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
     }
     // Run membership after the candidates exist (a run may also contain candidates first made elsewhere).
     for (const auto &[runId, members] : memberships) {
-        for (const auto &id : *members) {
-            auto candidate = archive.candidate(id.get<std::string>());
+        for (const auto &member : *members) {
+            const auto id = member.at("id").get<std::string>();
+            auto candidate = archive.candidate(id);
             if (!candidate)
-                throw std::invalid_argument("run lists unknown candidate " + id.get<std::string>());
+                throw std::invalid_argument("run lists unknown candidate " + id);
             candidate->runId = runId;
-            archive.addCandidate(tx, *candidate);
+            archive.addCandidate(tx, *candidate, member.value("generation", 0));
         }
     }
     return stats;

@@ -19,7 +19,7 @@ std::int64_t count(sqlite3 *db, const char *table)
 }
 
 constexpr const char *kCandidateColumns =
-    "c.id, c.op_name, c.source, c.launch_plan, c.origin, c.operator, c.description, c.run_id, c.created_at";
+    "c.id, c.op_name, c.source, c.launch_plan, c.origin, c.operator, c.description, c.run_id, c.created_at, c.genome";
 
 Candidate readCandidate(sqlite3 *db, const Statement &row)
 {
@@ -33,6 +33,7 @@ Candidate readCandidate(sqlite3 *db, const Statement &row)
     candidate.description = row.text(6);
     candidate.runId = row.optionalInt64(7);
     candidate.createdAtMs = row.int64(8);
+    candidate.genome = row.text(9);
     Statement parents(db, "SELECT parent_id FROM candidate_parents WHERE candidate_id=?1 ORDER BY position");
     parents.bind(1, candidate.id);
     while (parents.step())
@@ -247,6 +248,16 @@ std::vector<Candidate> Archive::candidatesOfRun(std::int64_t runId) const
                                 " WHERE m.run_id=?1 ORDER BY m.rowid");
     query.bind(1, runId);
     return readCandidates(m_db, query);
+}
+
+std::vector<std::pair<std::string, int>> Archive::runGenerations(std::int64_t runId) const
+{
+    Statement query(m_db, "SELECT candidate_id, generation FROM run_candidates WHERE run_id=?1 ORDER BY rowid");
+    query.bind(1, runId);
+    std::vector<std::pair<std::string, int>> result;
+    while (query.step())
+        result.emplace_back(query.text(0), int(query.int64(1)));
+    return result;
 }
 
 std::vector<CandidateSummary> Archive::candidateSummaries(const CandidateFilter &filter) const

@@ -13,7 +13,7 @@ namespace kx::schema {
 namespace {
 
 // Step N turns a version N-1 archive into version N. Steps are never edited once released: add a new one.
-constexpr std::array<const char *, 2> kMigrations{
+constexpr std::array<const char *, 3> kMigrations{
     // 1: the initial schema.
     R"sql(
     CREATE TABLE schema_version(version INTEGER NOT NULL);
@@ -99,6 +99,11 @@ constexpr std::array<const char *, 2> kMigrations{
     ALTER TABLE verdicts ADD COLUMN retracted INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX idx_flags_kind ON flags(kind);
     CREATE INDEX idx_evaluations_run ON evaluations(run_id);
+    )sql",
+    // 3: the search engine records each candidate's genome (template parameters) and its generation in a run.
+    R"sql(
+    ALTER TABLE candidates ADD COLUMN genome TEXT NOT NULL DEFAULT '';
+    ALTER TABLE run_candidates ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
     )sql",
 };
 

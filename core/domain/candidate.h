@@ -26,6 +26,7 @@ struct Candidate
     std::string description;                ///< Human-readable: what changed and why.
     std::optional<std::int64_t> runId;
     std::int64_t createdAtMs = 0;
+    std::string genome;                     ///< JSON: how a proposer can regenerate/vary it (not hashed).
 
     bool operator==(const Candidate &) const = default;
 };

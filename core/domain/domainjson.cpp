@@ -75,6 +75,8 @@ void to_json(nlohmann::json &j, const Candidate &v)
          {"operator", v.operatorName},
          {"description", v.description},
          {"createdAt", v.createdAtMs}};
+    if (!v.genome.empty())
+        j["genome"] = v.genome;
     if (v.runId)
         j["runId"] = *v.runId;
 }
@@ -89,6 +91,7 @@ void from_json(const nlohmann::json &j, Candidate &v)
     read(j, "operator", v.operatorName);
     read(j, "description", v.description);
     read(j, "createdAt", v.createdAtMs);
+    read(j, "genome", v.genome);
     if (j.contains("runId") && !j["runId"].is_null())
         v.runId = j["runId"].get<std::int64_t>();
 }

@@ -115,7 +115,8 @@ private Q_SLOTS:
             sqlite3_close(db);
         }
         auto archive = openOrFail(path);
-        QCOMPARE(archive->schemaVersion(), 2);
+        QCOMPARE(archive->schemaVersion(), Archive::currentSchemaVersion());
+        QCOMPARE(archive->candidate("abcd1234")->genome, std::string()); // column added by step 3
         const auto verdict = archive->currentVerdict("abcd1234");
         QVERIFY(verdict.has_value());
         QCOMPARE(verdict->note, std::string("v1 note"));
@@ -329,6 +330,10 @@ private Q_SLOTS:
         QVERIFY(lineage.front().parentIds.empty());
         QCOMPARE(lineage[3].origin, Origin::Crossover);
         QCOMPARE(lineage[3].parentIds.size(), std::size_t(2));
+        const auto generations = archive->runGenerations(runs.front().id);
+        QCOMPARE(generations.size(), std::size_t(5));
+        QCOMPARE(generations[4].first, lineage[4].id);
+        QCOMPARE(generations[4].second, 3);
 
         const auto evaluations = archive->evaluations(lineage[4].id);
         QCOMPARE(evaluations.size(), std::size_t(1));

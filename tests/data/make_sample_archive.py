@@ -99,7 +99,7 @@ def main():
     run = {"uid": "5a3c0e1f9b2d4c6a8e0f1a2b3c4d5e6f", "op": "relu", "seed": 42,
            "settings": json.dumps({"proposer": "template", "generations": 2}), "environment": "{}",
            "state": "finished", "createdAt": t0, "updatedAt": t0 + 250000,
-           "candidates": [c["id"] for c in candidates]}
+           "candidates": [{"id": c["id"], "generation": g} for c, g in zip(candidates, [0, 1, 2, 2, 3])]}
     document = {"format": "kernel-explorer-archive", "version": 1,
                 "ops": [dict(RELU_OP, sourceText="")], "runs": [run], "candidates": candidates}
     print(json.dumps(document, indent=2))
