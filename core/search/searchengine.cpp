@@ -1,0 +1,502 @@
+#include "core/search/searchengine.h"
+
+#include "core/archive/archive.h"
+#include "core/domain/domainjson.h"
+#include "core/search/population.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <set>
+
+namespace kx {
+
+namespace {
+constexpr int kDuplicateRetries = 3;
+constexpr int kMaxEmptyGenerations = 3;
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+
+std::string environmentJson(const std::vector<GpuInfo> &gpus)
+{
+    nlohmann::json j{{"gpus", gpus}};
+    return j.dump();
+}
+} // namespace
+
+// The search itself, on the engine's thread. Owns the writer connection to the archive.
+class SearchEngine::Loop
+{
+public:
+    Loop(SearchEngine &engine, std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop)
+        : m_engine(engine), m_archive(std::move(archive)), m_op(std::move(op)), m_run(std::move(run)),
+          m_stop(std::move(stop)), m_started(std::chrono::steady_clock::now())
+    {
+    }
+
+    void run()
+    {
+        try {
+            loadPopulation();
+            loadSteppingStones();
+            setState(RunState::Running, {});
+            evaluate(m_population.unevaluated());
+            int generation = m_population.size() == 0 ? 0 : m_lastGeneration + 1;
+            int emptyGenerations = 0;
+            while (!m_stop.stop_requested()) {
+                if (!waitWhilePaused())
+                    break;
+                updateProgress([&](SearchProgress &p) { p.generation = generation; });
+                const auto children = propose(generation);
+                store(children, generation);
+                evaluate(children);
+                if (m_stop.stop_requested())
+                    break;
+                finishGeneration(children.empty());
+                emptyGenerations = children.empty() ? emptyGenerations + 1 : 0;
+                if (const auto reason = stopReason(); !reason.empty()) {
+                    finish(RunState::Finished, reason);
+                    return;
+                }
+                if (emptyGenerations >= kMaxEmptyGenerations) {
+                    finish(RunState::Finished, "the proposer found nothing new for " + std::to_string(emptyGenerations)
+                                                   + " generations");
+                    return;
+                }
+                ++generation;
+            }
+            finish(RunState::Cancelled, "cancelled");
+        } catch (const std::exception &error) {
+            emitError(error.what());
+            finish(RunState::Failed, error.what());
+        }
+    }
+
+private:
+    void loadPopulation()
+    {
+        const auto candidates = m_archive->candidatesOfRun(m_run.id);
+        std::map<std::string, int> generations;
+        for (const auto &[id, generation] : m_archive->runGenerations(m_run.id))
+            generations[id] = generation;
+        for (const auto &candidate : candidates) {
+            const int generation = generations[candidate.id];
+            m_lastGeneration = std::max(m_lastGeneration, generation);
+            m_population.add(candidate, generation);
+            for (const auto &evaluation : m_archive->evaluations(candidate.id))
+                if (evaluation.runId == m_run.id)
+                    m_population.setEvaluation(candidate.id, evaluation);
+        }
+        SearchProgress progress;
+        progress.generation = std::max(0, m_lastGeneration);
+        for (const auto &scored : m_population.all()) {
+            ++progress.proposed;
+            if (scored.evaluation) {
+                ++progress.evaluated;
+                scored.isCorrect() ? ++progress.correct : ++progress.failed;
+            }
+        }
+        if (const auto best = m_population.best()) {
+            progress.bestSpeedup = best->speedup();
+            progress.bestCandidateId = best->candidate.id;
+        }
+        updateProgress([&](SearchProgress &p) { p = progress; });
+    }
+
+    // The innovation archive: the best verified kernels of earlier runs of this op and of similar ops.
+    void loadSteppingStones()
+    {
+        std::vector<std::string> ops{m_op.name};
+        ops.insert(ops.end(), m_engine.m_settings.similarOps.begin(), m_engine.m_settings.similarOps.end());
+        std::set<std::string> seen;
+        for (const auto &opName : ops) {
+            for (const auto &best : m_archive->bestKernels(opName)) {
+                if (m_population.contains(best.candidateId) || !seen.insert(best.candidateId).second)
+                    continue;
+                auto candidate = m_archive->candidate(best.candidateId);
+                if (!candidate)
+                    continue;
+                ScoredCandidate stone{*candidate, std::nullopt};
+                for (const auto &evaluation : m_archive->evaluations(candidate->id))
+                    if (evaluation.status == EvalStatus::Correct
+                        && (!stone.evaluation || evaluation.speedup > stone.evaluation->speedup))
+                        stone.evaluation = evaluation;
+                if (stone.isBreedable())
+                    m_steppingStones.push_back(std::move(stone));
+            }
+        }
+        std::sort(m_steppingStones.begin(), m_steppingStones.end(),
+                  [](const auto &a, const auto &b) { return a.speedup() > b.speedup(); });
+        if (m_steppingStones.size() > std::size_t(m_engine.m_settings.steppingStones))
+            m_steppingStones.resize(std::size_t(m_engine.m_settings.steppingStones));
+    }
+
+    ProposalRequest requestFor(int generation, int slot, SplitMix &random)
+    {
+        const auto &settings = m_engine.m_settings;
+        ProposalRequest request;
+        request.op = m_op;
+        request.steppingStones = m_steppingStones;
+        request.seed = deriveSeed(settings.seed, generation, slot);
+        if (generation == 0) {
+            request.kind = ProposalKind::Translate;
+            return request;
+        }
+        // Stepping stones of earlier runs of this op can be parents; those of similar ops are context only.
+        auto pool = m_population.elite(std::size_t(settings.eliteSize));
+        for (const auto &stone : m_steppingStones)
+            if (stone.candidate.opName == m_op.name)
+                pool.push_back(stone);
+        if (pool.empty()) {
+            const auto failures = m_population.failures(4);
+            if (!failures.empty() && random.unit() < 0.5) {
+                request.kind = ProposalKind::Repair;
+                request.parents = {failures[random.below(failures.size())]};
+            } else {
+                request.kind = ProposalKind::Translate;
+            }
+            return request;
+        }
+        if (pool.size() >= 2 && random.unit() < settings.crossoverRate) {
+            const auto &first = tournament(pool, random);
+            const ScoredCandidate *second = &tournament(pool, random);
+            for (int attempt = 0; attempt < 3 && second->candidate.id == first.candidate.id; ++attempt)
+                second = &tournament(pool, random);
+            if (second->candidate.id != first.candidate.id) {
+                request.kind = ProposalKind::Crossover;
+                request.parents = {first, *second};
+                return request;
+            }
+        }
+        request.kind = ProposalKind::Mutate;
+        request.parents = {tournament(pool, random)};
+        return request;
+    }
+
+    std::vector<Candidate> propose(int generation)
+    {
+        const int slots = generation == 0 ? 1 : m_engine.m_settings.childrenPerGeneration;
+        std::vector<Candidate> children;
+        std::set<std::string> ids;
+        for (int slot = 0; slot < slots && !m_stop.stop_requested(); ++slot) {
+            for (int attempt = 0; attempt <= kDuplicateRetries; ++attempt) {
+                SplitMix random(deriveSeed(m_engine.m_settings.seed, generation, slot + 1000 * attempt));
+                auto request = requestFor(generation, slot + 1000 * attempt, random);
+                const auto result = m_engine.m_proposer->propose(request, m_stop);
+                if (result.candidates.empty() && !result.failure.empty())
+                    emitMessage(SearchEvent::Kind::Error, std::string(toString(request.kind)) + ": " + result.failure);
+                bool gotNew = false;
+                for (auto candidate : result.candidates) {
+                    candidate.opName = m_op.name;
+                    candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+                    candidate.runId = m_run.id;
+                    if (m_population.contains(candidate.id) || !ids.insert(candidate.id).second)
+                        continue;
+                    children.push_back(std::move(candidate));
+                    gotNew = true;
+                }
+                if (gotNew)
+                    break;
+            }
+        }
+        return children;
+    }
+
+    void store(const std::vector<Candidate> &children, int generation)
+    {
+        if (children.empty())
+            return;
+        auto tx = m_archive->begin();
+        for (const auto &child : children)
+            m_archive->addCandidate(tx, child, generation);
+        tx.commit();
+        for (const auto &child : children) {
+            m_population.add(child, generation);
+            updateProgress([](SearchProgress &p) { ++p.proposed; });
+            SearchEvent event = makeEvent(SearchEvent::Kind::Proposed);
+            event.candidate = child;
+            emit(event);
+        }
+    }
+
+    void evaluate(const std::vector<Candidate> &candidates)
+    {
+        std::vector<std::future<Evaluation>> pending;
+        pending.reserve(candidates.size());
+        for (const auto &candidate : candidates)
+            pending.push_back(m_engine.m_evaluator->evaluate(m_op, candidate, m_engine.m_settings.eval));
+        // Collect in submission order: results are recorded deterministically whatever finishes first.
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            while (pending[i].wait_for(kPollInterval) != std::future_status::ready)
+                if (m_stop.stop_requested())
+                    return;
+            Evaluation evaluation = pending[i].get();
+            evaluation.candidateId = candidates[i].id;
+            evaluation.runId = m_run.id;
+            record(candidates[i], std::move(evaluation));
+        }
+    }
+
+    void record(const Candidate &candidate, Evaluation evaluation)
+    {
+        auto tx = m_archive->begin();
+        evaluation.id = m_archive->addEvaluation(tx, evaluation);
+        tx.commit();
+        m_population.setEvaluation(candidate.id, evaluation);
+        const bool correct = evaluation.status == EvalStatus::Correct;
+        updateProgress([&](SearchProgress &p) {
+            ++p.evaluated;
+            correct ? ++p.correct : ++p.failed;
+            p.elapsedSeconds = elapsedSeconds();
+        });
+        SearchEvent event = makeEvent(SearchEvent::Kind::Evaluated);
+        event.candidate = candidate;
+        event.evaluation = evaluation;
+        emit(event);
+        const auto best = m_population.best();
+        if (best && best->candidate.id == candidate.id && best->speedup() > progress().bestSpeedup) {
+            updateProgress([&](SearchProgress &p) {
+                p.bestSpeedup = best->speedup();
+                p.bestCandidateId = candidate.id;
+            });
+            m_improvedThisGeneration = true;
+            SearchEvent newBest = makeEvent(SearchEvent::Kind::NewBest);
+            newBest.candidate = candidate;
+            newBest.evaluation = evaluation;
+            emit(newBest);
+        }
+    }
+
+    void finishGeneration(bool empty)
+    {
+        const bool improved = m_improvedThisGeneration;
+        m_improvedThisGeneration = false;
+        updateProgress([&](SearchProgress &p) {
+            p.generationsWithoutImprovement = improved ? 0 : p.generationsWithoutImprovement + 1;
+            p.elapsedSeconds = elapsedSeconds();
+        });
+        SearchEvent event = makeEvent(SearchEvent::Kind::GenerationFinished);
+        event.message = empty ? "no new candidates" : "";
+        emit(event);
+    }
+
+    std::string stopReason() const
+    {
+        const auto current = progress();
+        for (const auto &condition : m_engine.m_stopConditions)
+            if (condition->reached(current))
+                return "stopped: " + condition->describe();
+        return {};
+    }
+
+    // Returns false when cancelled while paused.
+    bool waitWhilePaused()
+    {
+        std::unique_lock lock(m_engine.m_mutex);
+        if (!m_engine.m_paused)
+            return true;
+        lock.unlock();
+        setState(RunState::Paused, "paused");
+        lock.lock();
+        m_engine.m_resumed.wait(lock, m_stop, [this] { return !m_engine.m_paused; });
+        lock.unlock();
+        if (m_stop.stop_requested())
+            return false;
+        setState(RunState::Running, "resumed");
+        return true;
+    }
+
+    void setState(RunState state, const std::string &message)
+    {
+        auto tx = m_archive->begin();
+        m_archive->setRunState(tx, m_run.id, state);
+        tx.commit();
+        {
+            std::lock_guard lock(m_engine.m_mutex);
+            m_engine.m_state = state;
+        }
+        SearchEvent event = makeEvent(SearchEvent::Kind::StateChanged);
+        event.state = state;
+        event.message = message;
+        emit(event);
+    }
+
+    void finish(RunState state, const std::string &reason)
+    {
+        try {
+            setState(state, reason);
+        } catch (const std::exception &error) {
+            std::lock_guard lock(m_engine.m_mutex);
+            m_engine.m_state = RunState::Failed;
+        }
+        SearchEvent event = makeEvent(SearchEvent::Kind::Finished);
+        event.state = state;
+        event.message = reason;
+        emit(event);
+    }
+
+    void emitError(const std::string &message) { emitMessage(SearchEvent::Kind::Error, message); }
+
+    void emitMessage(SearchEvent::Kind kind, const std::string &message)
+    {
+        SearchEvent event = makeEvent(kind);
+        event.message = message;
+        emit(event);
+    }
+
+    SearchEvent makeEvent(SearchEvent::Kind kind) const
+    {
+        SearchEvent event;
+        event.kind = kind;
+        event.runId = m_run.id;
+        event.progress = progress();
+        event.state = m_engine.state();
+        return event;
+    }
+
+    void emit(const SearchEvent &event)
+    {
+        if (m_engine.m_sink)
+            m_engine.m_sink(event);
+    }
+
+    SearchProgress progress() const { return m_engine.progress(); }
+
+    template<typename Change>
+    void updateProgress(Change change)
+    {
+        std::lock_guard lock(m_engine.m_mutex);
+        change(m_engine.m_progress);
+    }
+
+    double elapsedSeconds() const
+    {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    }
+
+    SearchEngine &m_engine;
+    std::unique_ptr<Archive> m_archive;
+    Op m_op;
+    Run m_run;
+    std::stop_token m_stop;
+    std::chrono::steady_clock::time_point m_started;
+    Population m_population;
+    std::vector<ScoredCandidate> m_steppingStones;
+    int m_lastGeneration = -1;
+    bool m_improvedThisGeneration = false;
+};
+
+SearchEngine::SearchEngine(std::string archivePath, std::unique_ptr<Proposer> proposer,
+                           std::shared_ptr<CandidateEvaluator> evaluator, SearchSettings settings,
+                           std::vector<std::unique_ptr<StopCondition>> stopConditions, SearchEventSink sink)
+    : m_archivePath(std::move(archivePath)), m_proposer(std::move(proposer)), m_evaluator(std::move(evaluator)),
+      m_settings(std::move(settings)), m_stopConditions(std::move(stopConditions)), m_sink(std::move(sink))
+{
+    if (m_stopConditions.empty())
+        m_stopConditions.push_back(makeGenerationLimit(5)); // never search forever by accident
+}
+
+SearchEngine::~SearchEngine()
+{
+    cancel();
+    wait();
+}
+
+Expected<std::int64_t> SearchEngine::start(const Op &op) { return launch(op, std::nullopt); }
+
+Expected<std::int64_t> SearchEngine::continueRun(std::int64_t runId) { return launch(std::nullopt, runId); }
+
+Expected<std::int64_t> SearchEngine::launch(std::optional<Op> op, std::optional<std::int64_t> runId)
+{
+    if (m_thread.joinable())
+        return Error{"this engine has already run a search"};
+    auto opened = Archive::open(m_archivePath);
+    if (!opened)
+        return opened.error();
+    std::unique_ptr<Archive> archive = std::move(*opened);
+    Run run;
+    try {
+        if (op) {
+            auto tx = archive->begin();
+            archive->putOp(tx, *op);
+            run.opName = op->name;
+            run.seed = m_settings.seed;
+            run.settings = toJson(m_settings);
+            run.environment = environmentJson(m_evaluator->gpus());
+            run.state = RunState::Running;
+            run.id = archive->createRun(tx, run);
+            tx.commit();
+            run = *archive->run(run.id);
+        } else {
+            const auto stored = archive->run(*runId);
+            if (!stored)
+                return Error{"no run with id " + std::to_string(*runId) + " in " + m_archivePath};
+            run = *stored;
+            const auto storedOp = archive->op(run.opName);
+            if (!storedOp)
+                return Error{"run " + std::to_string(run.id) + " refers to unknown op " + run.opName};
+            op = *storedOp;
+            auto settings = searchSettingsFromJson(run.settings);
+            if (!settings)
+                return settings.error();
+            m_settings = *settings;
+        }
+    } catch (const ArchiveError &error) {
+        return Error{error.what()};
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_runId = run.id;
+        m_state = RunState::Running;
+    }
+    m_thread = std::jthread([this, archive = std::move(archive), op = std::move(*op), run](std::stop_token stop) mutable {
+        Loop(*this, std::move(archive), std::move(op), std::move(run), std::move(stop)).run();
+    });
+    return run.id;
+}
+
+void SearchEngine::pause()
+{
+    std::lock_guard lock(m_mutex);
+    m_paused = true;
+}
+
+void SearchEngine::resume()
+{
+    {
+        std::lock_guard lock(m_mutex);
+        m_paused = false;
+    }
+    m_resumed.notify_all();
+}
+
+void SearchEngine::cancel()
+{
+    m_thread.request_stop();
+    m_resumed.notify_all();
+}
+
+void SearchEngine::wait()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+RunState SearchEngine::state() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_state;
+}
+
+SearchProgress SearchEngine::progress() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_progress;
+}
+
+std::int64_t SearchEngine::runId() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_runId;
+}
+
+} // namespace kx

@@ -1,0 +1,107 @@
+#pragma once
+
+#include "core/domain/evaluation.h"
+#include "core/domain/op.h"
+#include "core/domain/run.h"
+#include "core/eval/evalrequest.h"
+#include "core/search/candidateevaluator.h"
+#include "core/search/proposer.h"
+#include "core/search/stopcondition.h"
+#include "core/util/expected.h"
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace kx {
+
+/// How a search breeds. Stored with the run (JSON) so it can be continued and reproduced.
+struct SearchSettings
+{
+    std::uint64_t seed = 1;
+    int childrenPerGeneration = 8;
+    int eliteSize = 6;                  ///< Best candidates eligible as parents.
+    double crossoverRate = 0.25;
+    int steppingStones = 4;             ///< Good kernels from earlier runs offered to the proposer.
+    std::vector<std::string> similarOps; ///< Ops whose best kernels also count as stepping stones.
+    EvalSettings eval;
+};
+
+std::string toJson(const SearchSettings &settings);
+Expected<SearchSettings> searchSettingsFromJson(const std::string &json);
+
+struct SearchEvent
+{
+    enum class Kind { Proposed, Evaluated, NewBest, GenerationFinished, StateChanged, Finished, Error };
+    Kind kind = Kind::StateChanged;
+    std::int64_t runId = 0;
+    std::optional<Candidate> candidate;     ///< Proposed, Evaluated, NewBest.
+    std::optional<Evaluation> evaluation;   ///< Evaluated, NewBest.
+    RunState state = RunState::Running;
+    SearchProgress progress;
+    std::string message;                    ///< Error text, stop reason, proposal failures.
+};
+
+/// Receives events on the engine's thread: keep it short (queue to another thread).
+using SearchEventSink = std::function<void(const SearchEvent &)>;
+
+/**
+ * Runs one evolutionary search on a background thread: translate, then generation after generation
+ * propose children (mutation, crossover, repair) from the run's best kernels and stepping stones of
+ * earlier runs, evaluate them, and record everything in the archive. Generations are synchronous, so a
+ * run is deterministic for a given seed and set of results; every candidate is stored before it is
+ * evaluated, so a killed run continues from the archive where it stopped.
+ */
+class SearchEngine
+{
+public:
+    SearchEngine(std::string archivePath, std::unique_ptr<Proposer> proposer,
+                 std::shared_ptr<CandidateEvaluator> evaluator, SearchSettings settings,
+                 std::vector<std::unique_ptr<StopCondition>> stopConditions, SearchEventSink sink = {});
+    ~SearchEngine();
+    SearchEngine(const SearchEngine &) = delete;
+    SearchEngine &operator=(const SearchEngine &) = delete;
+
+    /// Creates a run for op in the archive and starts searching. Returns the run id.
+    Expected<std::int64_t> start(const Op &op);
+    /// Continues a run stored in the archive (after a pause, a crash or a kill), with its own settings.
+    Expected<std::int64_t> continueRun(std::int64_t runId);
+
+    void pause();
+    void resume();
+    /// Stops after the evaluations in flight; the run is recorded as cancelled.
+    void cancel();
+    /// Blocks until the search thread has finished.
+    void wait();
+
+    RunState state() const;
+    SearchProgress progress() const;
+    std::int64_t runId() const;
+
+private:
+    class Loop;
+    Expected<std::int64_t> launch(std::optional<Op> op, std::optional<std::int64_t> runId);
+
+    std::string m_archivePath;
+    std::unique_ptr<Proposer> m_proposer;
+    std::shared_ptr<CandidateEvaluator> m_evaluator;
+    SearchSettings m_settings;
+    std::vector<std::unique_ptr<StopCondition>> m_stopConditions;
+    SearchEventSink m_sink;
+
+    mutable std::mutex m_mutex;
+    std::condition_variable_any m_resumed;
+    bool m_paused = false;
+    RunState m_state = RunState::Created;
+    SearchProgress m_progress;
+    std::int64_t m_runId = 0;
+    std::jthread m_thread;
+};
+
+} // namespace kx

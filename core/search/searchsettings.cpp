@@ -1,0 +1,57 @@
+// JSON form of SearchSettings (stored with each run).
+#include "core/search/searchengine.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kx {
+
+std::string toJson(const SearchSettings &settings)
+{
+    const auto &eval = settings.eval;
+    const nlohmann::json j{{"seed", settings.seed},
+                           {"childrenPerGeneration", settings.childrenPerGeneration},
+                           {"eliteSize", settings.eliteSize},
+                           {"crossoverRate", settings.crossoverRate},
+                           {"steppingStones", settings.steppingStones},
+                           {"similarOps", settings.similarOps},
+                           {"eval",
+                            {{"trials", eval.trials},
+                             {"warmupRuns", eval.warmupRuns},
+                             {"timedRuns", eval.timedRuns},
+                             {"timeBudgetMs", eval.timeBudgetMs},
+                             {"seed", eval.seed},
+                             {"suspiciousSpeedup", eval.suspiciousSpeedup},
+                             {"timeoutMs", eval.timeoutMs}}}};
+    return j.dump();
+}
+
+Expected<SearchSettings> searchSettingsFromJson(const std::string &json)
+{
+    try {
+        const auto j = nlohmann::json::parse(json);
+        SearchSettings settings;
+        settings.seed = j.value("seed", settings.seed);
+        settings.childrenPerGeneration = j.value("childrenPerGeneration", settings.childrenPerGeneration);
+        settings.eliteSize = j.value("eliteSize", settings.eliteSize);
+        settings.crossoverRate = j.value("crossoverRate", settings.crossoverRate);
+        settings.steppingStones = j.value("steppingStones", settings.steppingStones);
+        settings.similarOps = j.value("similarOps", settings.similarOps);
+        if (const auto it = j.find("eval"); it != j.end()) {
+            auto &eval = settings.eval;
+            eval.trials = it->value("trials", eval.trials);
+            eval.warmupRuns = it->value("warmupRuns", eval.warmupRuns);
+            eval.timedRuns = it->value("timedRuns", eval.timedRuns);
+            eval.timeBudgetMs = it->value("timeBudgetMs", eval.timeBudgetMs);
+            eval.seed = it->value("seed", eval.seed);
+            eval.suspiciousSpeedup = it->value("suspiciousSpeedup", eval.suspiciousSpeedup);
+            eval.timeoutMs = it->value("timeoutMs", eval.timeoutMs);
+        }
+        if (settings.childrenPerGeneration < 1 || settings.eliteSize < 1)
+            return Error{"search settings: childrenPerGeneration and eliteSize must be at least 1"};
+        return settings;
+    } catch (const nlohmann::json::exception &error) {
+        return Error{std::string("search settings are not valid JSON: ") + error.what()};
+    }
+}
+
+} // namespace kx

@@ -1,0 +1,38 @@
+// Test helper: runs (or continues) a search with the fake proposer and evaluator, printing one line per
+// evaluation. The resume test kills it with SIGKILL and continues the run in another process.
+#include "fakesearch.h"
+
+#include "core/search/searchengine.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: searchrunner ARCHIVE SEED GENERATIONS [RUN-ID-TO-CONTINUE]\n");
+        return 2;
+    }
+    kx::SearchSettings settings;
+    settings.seed = std::stoull(argv[2]);
+    settings.childrenPerGeneration = 4;
+    std::vector<std::unique_ptr<kx::StopCondition>> stops;
+    stops.push_back(kx::makeGenerationLimit(std::stoi(argv[3])));
+    kx::SearchEngine engine(argv[1], std::make_unique<kx::test::FakeProposer>(),
+                            std::make_shared<kx::test::FakeEvaluator>(), settings, std::move(stops),
+                            [](const kx::SearchEvent &event) {
+                                if (event.kind == kx::SearchEvent::Kind::Evaluated) {
+                                    std::printf("evaluated %d\n", event.progress.evaluated);
+                                    std::fflush(stdout);
+                                }
+                            });
+    const auto run = argc > 4 ? engine.continueRun(std::stoll(argv[4])) : engine.start(kx::test::fakeOp());
+    if (!run) {
+        std::fprintf(stderr, "%s\n", run.error().message.c_str());
+        return 1;
+    }
+    engine.wait();
+    std::printf("finished %s\n", kx::toString(engine.state()));
+    return engine.state() == kx::RunState::Finished ? 0 : 1;
+}
