@@ -49,6 +49,8 @@ void to_json(nlohmann::json &j, const Op &v)
          {"bytesMoved", v.bytesMovedExpr},
          {"flops", v.flopsExpr},
          {"policy", v.policy}};
+    if (!v.recipe.empty())
+        j["recipe"] = nlohmann::json::parse(v.recipe);
 }
 void from_json(const nlohmann::json &j, Op &v)
 {
@@ -62,6 +64,8 @@ void from_json(const nlohmann::json &j, Op &v)
     read(j, "bytesMoved", v.bytesMovedExpr);
     read(j, "flops", v.flopsExpr);
     read(j, "policy", v.policy);
+    if (const auto it = j.find("recipe"); it != j.end() && !it->is_null())
+        v.recipe = it->is_string() ? it->get<std::string>() : it->dump();
 }
 
 void to_json(nlohmann::json &j, const Candidate &v)

@@ -47,6 +47,7 @@ struct Op
     std::string bytesMovedExpr;             ///< Minimal DRAM bytes as an expression over shape symbols.
     std::string flopsExpr;                  ///< Minimal FLOPs as an expression over shape symbols.
     OpPolicy policy;
+    std::string recipe;                     ///< JSON: what the op computes, for code generation (see OpRecipe).
 
     bool operator==(const Op &) const = default;
 };

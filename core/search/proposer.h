@@ -40,6 +40,7 @@ struct ProposalRequest
     std::vector<ScoredCandidate> parents;           ///< None (translate), one (mutate, repair) or two (crossover).
     std::vector<ScoredCandidate> steppingStones;    ///< Good kernels of earlier runs (the innovation archive).
     std::uint64_t seed = 0;                         ///< Derived from the run's seed, generation and slot.
+    int generation = 0;                             ///< 0: the run's first translation.
 };
 
 struct ProposalResult

@@ -137,6 +137,7 @@ private:
         request.op = m_op;
         request.steppingStones = m_steppingStones;
         request.seed = deriveSeed(settings.seed, generation, slot);
+        request.generation = generation;
         if (generation == 0) {
             request.kind = ProposalKind::Translate;
             return request;

@@ -1,0 +1,44 @@
+#pragma once
+
+// Small helpers shared by the code templates: launch-plan JSON and source headers.
+#include "core/codegen/kerneltemplate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace kx::codegen {
+
+nlohmann::json inputArg(const std::string &name);
+nlohmann::json outputArg(const std::string &name);
+nlohmann::json scratchArg(const std::string &name);
+nlohmann::json intArg(const std::string &expression);
+nlohmann::json floatArg(double value);
+
+/// {"kernel": name, "grid": grid, "block": block, "shared": shared, "args": args}
+nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::string> &grid,
+                          const std::vector<std::string> &block, const nlohmann::json &args,
+                          const std::string &sharedBytes = "0");
+/// {"library": op, "args": args}
+nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args);
+/// {"scratch": [{"name": n, "bytes": b}...], "steps": steps} pretty-printed (the canonical plan text).
+std::string planJson(const nlohmann::json &steps, const std::vector<std::pair<std::string, std::string>> &scratch = {});
+
+/// The comment every generated kernel starts with: op, template and every parameter with its label.
+std::string headerComment(const Op &op, const KernelTemplate &kernelTemplate, const Params &params,
+                          const std::vector<ParamDef> &definitions);
+
+/// Replaces accurate math calls by fast intrinsics (expf -> __expf ...), for the fast-math parameter.
+std::string withFastMath(std::string expression);
+
+/// Integer expression text for a value (for plan expressions).
+inline std::string text(int value) { return std::to_string(value); }
+
+/// The value of a parameter, or fallback when absent.
+int param(const Params &params, const std::string &name, int fallback = 0);
+
+/// Shape symbol value of every shape set of the op (for divisibility checks); empty when not a symbol.
+std::vector<long long> symbolValues(const Op &op, const std::string &symbol);
+
+} // namespace kx::codegen

@@ -1,0 +1,562 @@
+#include "core/codegen/gemmtemplate.h"
+
+#include "core/codegen/codegenutil.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace kx {
+
+using namespace codegen;
+
+namespace {
+
+// Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
+constexpr int kMaxSharedBytes = 99 * 1024;
+constexpr int kSplitKBlock = 256;
+constexpr long long kMaxGridY = 65535;
+constexpr long long kMaxInt = 2147483647;
+
+// Names the generated code declares itself; a tensor of that name would clash with them.
+const std::set<std::string> &reservedNames()
+{
+    static const std::set<std::string> names{
+        "acc",  "m",        "n",       "M",         "N",       "K",       "i",          "j",
+        "k",    "kk",       "r",       "c",         "s",       "v",       "tr",         "tc",
+        "src",  "dst",      "rows",    "rowBase",   "colBase", "kBegin",  "kEnd",       "kPerSplit",
+        "k0",   "slices",   "shared",  "current",   "next",    "partial", "total",      "epilogue",
+        "BM",   "BN",       "BK",      "TM",        "TN",      "PAD",     "VEC",        "STAGES",
+        "SPLIT_K", "THREADS", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "aFrag", "bFrag",
+        "loadTransposedSlice", "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel",
+        "splitk_epilogue_kernel", "sum", "row", "as", "bs", "size_t", "float", "int", "double", "long", "const", "return", "if", "for", "auto"};
+    return names;
+}
+
+bool isIdentifier(const std::string &name)
+{
+    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+        return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+}
+
+// A dimension is a shape symbol or an integer literal.
+std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
+{
+    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+        return std::stoll(dimension);
+    if (const auto it = shapes.find(dimension); it != shapes.end())
+        return it->second;
+    return std::nullopt;
+}
+
+std::string shapeText(const std::vector<std::string> &shape)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i ? ", " : "") + shape[i];
+    return text + "]";
+}
+
+const TensorSpec *findInput(const Op &op, const std::string &name)
+{
+    const auto it = std::find_if(op.inputs.begin(), op.inputs.end(), [&](const TensorSpec &t) { return t.name == name; });
+    return it == op.inputs.end() ? nullptr : &*it;
+}
+
+// The op's tensors in GEMM roles: the two operands are the inputs that are neither bias nor epilogue inputs.
+struct GemmTensors
+{
+    const TensorSpec *a = nullptr;
+    const TensorSpec *b = nullptr;
+    const TensorSpec *bias = nullptr;
+    std::vector<const TensorSpec *> epilogueInputs;
+    const TensorSpec *out = nullptr;
+};
+
+GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe)
+{
+    GemmTensors tensors;
+    if (!recipe.bias.empty())
+        tensors.bias = findInput(op, recipe.bias);
+    for (const auto &name : recipe.epilogueInputs)
+        tensors.epilogueInputs.push_back(findInput(op, name));
+    for (const auto &input : op.inputs) {
+        const bool extra = input.name == recipe.bias
+                           || std::find(recipe.epilogueInputs.begin(), recipe.epilogueInputs.end(), input.name)
+                                  != recipe.epilogueInputs.end();
+        if (extra)
+            continue;
+        if (!tensors.a)
+            tensors.a = &input;
+        else if (!tensors.b)
+            tensors.b = &input;
+    }
+    if (!op.outputs.empty())
+        tensors.out = &op.outputs.front();
+    return tensors;
+}
+
+struct GemmConfig
+{
+    int bm = 64, bn = 64, bk = 16, tm = 4, tn = 4, pad = 0, vec = 1, stages = 1, splitK = 1;
+
+    int threads() const { return (bm / tm) * (bn / tn); }
+    int stageFloats() const { return bk * (bm + pad) + bk * (bn + pad); }
+    int sharedBytes() const { return 4 * stages * stageFloats(); }
+};
+
+GemmConfig configOf(const Params &params)
+{
+    GemmConfig config;
+    config.bm = param(params, "bm", 64);
+    config.bn = param(params, "bn", 64);
+    config.bk = param(params, "bk", 16);
+    config.tm = param(params, "tm", 4);
+    config.tn = param(params, "tn", 4);
+    config.pad = param(params, "pad", 0);
+    config.vec = param(params, "vec", 1);
+    config.stages = param(params, "doubleBuffer", 0) ? 2 : 1;
+    config.splitK = param(params, "splitK", 1);
+    return config;
+}
+
+std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors &tensors)
+{
+    if (op.outputs.size() != 1)
+        return "the gemm template writes exactly one output";
+    if (!recipe.bias.empty() && !tensors.bias)
+        return "the recipe's bias '" + recipe.bias + "' is not an input of the op";
+    for (std::size_t i = 0; i < tensors.epilogueInputs.size(); ++i)
+        if (!tensors.epilogueInputs[i])
+            return "the recipe's epilogue input '" + recipe.epilogueInputs[i] + "' is not an input of the op";
+    const std::size_t operands = op.inputs.size() - (tensors.bias ? 1 : 0) - tensors.epilogueInputs.size();
+    if (!tensors.a || !tensors.b || operands != 2)
+        return "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has "
+               + std::to_string(operands) + ")";
+
+    const std::vector<std::string> aShape{recipe.m, recipe.k};
+    const std::vector<std::string> bShape = recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k}
+                                                              : std::vector<std::string>{recipe.k, recipe.n};
+    const std::vector<std::string> outShape{recipe.m, recipe.n};
+    if (tensors.a->shape != aShape)
+        return "input " + tensors.a->name + " is " + shapeText(tensors.a->shape) + ", the recipe needs "
+               + shapeText(aShape);
+    if (tensors.b->shape != bShape)
+        return "input " + tensors.b->name + " is " + shapeText(tensors.b->shape) + ", the recipe needs "
+               + shapeText(bShape) + (recipe.transposeB ? " (transposeB: b is [n, k])" : "");
+    if (tensors.out->shape != outShape)
+        return "output " + tensors.out->name + " is " + shapeText(tensors.out->shape) + ", the recipe needs "
+               + shapeText(outShape);
+    if (tensors.bias && tensors.bias->shape != std::vector<std::string>{recipe.n})
+        return "bias " + tensors.bias->name + " is " + shapeText(tensors.bias->shape) + ", it must be ["
+               + recipe.n + "]";
+    for (const auto *input : tensors.epilogueInputs)
+        if (input->shape != outShape)
+            return "epilogue input " + input->name + " is " + shapeText(input->shape) + ", it must be "
+                   + shapeText(outShape);
+
+    std::set<std::string> names;
+    for (const auto &tensor : op.inputs)
+        names.insert(tensor.name);
+    names.insert(tensors.out->name);
+    for (const auto &name : names) {
+        if (!isIdentifier(name))
+            return "tensor name '" + name + "' is not a C identifier";
+        if (reservedNames().count(name))
+            return "tensor name '" + name + "' clashes with a name of the generated code";
+    }
+    for (const auto &tensor : op.inputs)
+        if (tensor.dtype != "float32")
+            return "input " + tensor.name + " is " + tensor.dtype + ": the gemm template handles float32";
+    if (tensors.out->dtype != "float32")
+        return "output " + tensors.out->name + " is " + tensors.out->dtype + ": the gemm template writes float32";
+    return {};
+}
+
+void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transposeB)
+{
+    out << "constexpr int BM = " << config.bm << ", BN = " << config.bn << ", BK = " << config.bk << ";\n"
+        << "constexpr int TM = " << config.tm << ", TN = " << config.tn << ";\n"
+        << "constexpr int THREADS = (BM / TM) * (BN / TN);\n";
+    if (config.pad)
+        out << "// One float of padding per shared row: the transposing stores below then fall into different banks\n"
+               "// instead of all hitting the one bank that a row length of a multiple of 32 floats maps them to.\n";
+    out << "constexpr int PAD = " << config.pad << ";\n"
+        << "constexpr int A_STRIDE = BM + PAD; // shared a slice: [BK][A_STRIDE], k-major\n"
+        << "constexpr int B_STRIDE = BN + PAD; // shared b slice: [BK][B_STRIDE], k-major\n"
+        << "constexpr int STAGE_FLOATS = BK * A_STRIDE + BK * B_STRIDE;\n"
+        << "constexpr int VEC = " << config.vec << "; // floats per global load\n";
+    if (config.splitK > 1)
+        out << "constexpr int SPLIT_K = " << config.splitK << ";\n";
+
+    // One element or one float4 from `address` (zeros when !inRange) into the shared slots store(lane).
+    const auto loadElements = [&](const std::string &inRange, const std::string &address,
+                                  const std::function<std::string(int)> &store) {
+        const std::string indent = "        ";
+        if (config.vec == 1) {
+            out << indent << store(0) << " = " << inRange << " ? " << address << " : 0.0f;\n";
+            return;
+        }
+        out << indent << "float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n"
+            << indent << "if (" << inRange << ") // the extent is a multiple of 4: so is the whole vector\n"
+            << indent << "    v = *reinterpret_cast<const float4 *>(&" << address << ");\n";
+        const char *lanes[] = {"x", "y", "z", "w"};
+        for (int lane = 0; lane < 4; ++lane)
+            out << indent << store(lane) << " = v." << lanes[lane] << ";\n";
+    };
+    const auto plus = [](const std::string &base, int lane) {
+        return lane ? "(" + base + " + " + std::to_string(lane) + ")" : base;
+    };
+
+    out << "\n// Copies rows [rowBase, rowBase + ROWS) x columns [k0, k0 + BK) of a row-major [rows, K] matrix into\n"
+           "// shared memory transposed (dst[kk * STRIDE + r]), so that the product loop reads it along the rows.\n"
+           "// Global reads run along k (coalesced). Elements past `rows` or kEnd are zeros.\n"
+           "template <int ROWS, int STRIDE>\n"
+           "__device__ __forceinline__ void loadTransposedSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
+           "                                                    int rows, int K, int rowBase, int k0, int kEnd)\n"
+           "{\n"
+           "    for (int i = threadIdx.x; i < ROWS * (BK / VEC); i += THREADS) {\n"
+           "        const int r = i / (BK / VEC), kk = i % (BK / VEC) * VEC;\n"
+           "        const int row = rowBase + r, k = k0 + kk;\n";
+    loadElements("row < rows && k < kEnd", "src[(size_t)row * K + k]",
+                 [&](int lane) { return "dst[" + plus("kk", lane) + " * STRIDE + r]"; });
+    out << "    }\n"
+           "}\n";
+    if (!transposeB) {
+        out << "\n// Copies rows [k0, k0 + BK) x columns [colBase, colBase + BN) of the row-major [K, N] matrix b into\n"
+               "// shared memory as it is (dst[kk * B_STRIDE + c]). Elements past N or kEnd are zeros.\n"
+               "__device__ __forceinline__ void loadSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
+               "                                          int N, int colBase, int k0, int kEnd)\n"
+               "{\n"
+               "    for (int i = threadIdx.x; i < BK * (BN / VEC); i += THREADS) {\n"
+               "        const int kk = i / (BN / VEC), c = i % (BN / VEC) * VEC;\n"
+               "        const int k = k0 + kk, n = colBase + c;\n";
+        loadElements("k < kEnd && n < N", "src[(size_t)k * N + n]",
+                     [&](int lane) { return "dst[kk * B_STRIDE + c" + (lane ? " + " + std::to_string(lane) : std::string()) + "]"; });
+        out << "    }\n"
+               "}\n";
+    }
+    out << R"(
+// acc[i][j] += sum over the slice of a[m_i, k] * b[k, n_j]. A thread's rows are BM / TM apart and its
+// columns BN / TN apart, so neighbouring threads read neighbouring shared words (no bank conflicts).
+__device__ __forceinline__ void multiplySlice(const float *__restrict__ as, const float *__restrict__ bs,
+                                              float (&acc)[TM][TN], int tr, int tc)
+{
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+        float aFrag[TM], bFrag[TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+            aFrag[i] = as[kk * A_STRIDE + tr + i * (BM / TM)];
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            bFrag[j] = bs[kk * B_STRIDE + tc + j * (BN / TN)];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+                acc[i][j] = fmaf(aFrag[i], bFrag[j], acc[i][j]);
+    }
+}
+)";
+}
+
+// The epilogue as a device function of the biased sum, the position and the epilogue inputs' elements.
+void writeEpilogue(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
+{
+    out << "\n// The fused epilogue: acc is the biased sum for out[m, n].\n"
+        << "__device__ __forceinline__ float epilogue(float acc, int m, int n";
+    for (const auto *input : tensors.epilogueInputs)
+        out << ", float " << input->name;
+    out << ")\n{\n";
+    out << "    return " << (recipe.expression.empty() ? std::string("acc") : recipe.expression) << ";\n}\n";
+}
+
+// "epilogue(<sum> + bias[n], m, n, res[index])"
+std::string epilogueCall(const GemmTensors &tensors, const std::string &sum, const std::string &index)
+{
+    std::string call = "epilogue(" + sum + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ", m, n";
+    for (const auto *input : tensors.epilogueInputs)
+        call += ", " + input->name + "[" + index + "]";
+    return call + ")";
+}
+
+std::string extraParameters(const GemmTensors &tensors)
+{
+    std::string text;
+    if (tensors.bias)
+        text += "const float *__restrict__ " + tensors.bias->name + ", ";
+    for (const auto *input : tensors.epilogueInputs)
+        text += "const float *__restrict__ " + input->name + ", ";
+    return text;
+}
+
+void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const OpRecipe &recipe,
+                     const GemmTensors &tensors)
+{
+    const bool split = config.splitK > 1;
+    const std::string &a = tensors.a->name;
+    const std::string &b = tensors.b->name;
+    out << "\nextern \"C\" __global__ void __launch_bounds__(THREADS)\n"
+        << (split ? "gemm_partial_kernel" : "gemm_kernel") << "(const float *__restrict__ " << a
+        << ", const float *__restrict__ " << b << ", ";
+    if (split)
+        out << "float *__restrict__ partial, ";
+    else
+        out << extraParameters(tensors) << "float *__restrict__ " << tensors.out->name << ", ";
+    out << "int M, int N, int K)\n{\n";
+    out << "    // " << config.stages << " stage(s) of STAGE_FLOATS floats, sized by the launch plan's dynamic shared memory.\n"
+        << "    extern __shared__ float shared[];\n"
+        << "    const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);\n"
+        << "    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;\n";
+    if (split)
+        out << "    // Split-K: block z sums k in [kBegin, kEnd), a whole number of BK slices; slices past K stay empty\n"
+               "    // and write zeros, so every partial sum the second kernel reads is initialised.\n"
+               "    const int kPerSplit = ((K + SPLIT_K - 1) / SPLIT_K + BK - 1) / BK * BK;\n"
+               "    const int kBegin = min(K, (int)blockIdx.z * kPerSplit);\n"
+               "    const int kEnd = min(K, kBegin + kPerSplit);\n";
+    else
+        out << "    const int kBegin = 0, kEnd = K;\n";
+    out << "\n    float acc[TM][TN];\n"
+           "#pragma unroll\n"
+           "    for (int i = 0; i < TM; ++i)\n"
+           "#pragma unroll\n"
+           "        for (int j = 0; j < TN; ++j)\n"
+           "            acc[i][j] = 0.0f;\n\n";
+
+    const std::string loadB = recipe.transposeB
+                                  ? "loadTransposedSlice<BN, B_STRIDE>(" + b + ", STAGE + BK * A_STRIDE, N, K, colBase, K0, kEnd);"
+                                  : "loadSlice(" + b + ", STAGE + BK * A_STRIDE, N, colBase, K0, kEnd);";
+    const auto loads = [&](const std::string &indent, const std::string &stage, const std::string &k0) {
+        auto replaceAll = [](std::string text, const std::string &from, const std::string &to) {
+            for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+                text.replace(at, from.size(), to);
+            return text;
+        };
+        const std::string loadA = "loadTransposedSlice<BM, A_STRIDE>(" + a + ", STAGE, M, K, rowBase, K0, kEnd);";
+        return indent + replaceAll(replaceAll(loadA, "STAGE", stage), "K0", k0) + "\n" + indent
+               + replaceAll(replaceAll(loadB, "STAGE", stage), "K0", k0) + "\n";
+    };
+    if (config.stages == 1) {
+        out << "    for (int k0 = kBegin; k0 < kEnd; k0 += BK) {\n"
+            << loads("        ", "shared", "k0")
+            << "        __syncthreads();\n"
+               "        multiplySlice(shared, shared + BK * A_STRIDE, acc, tr, tc);\n"
+               "        __syncthreads(); // everyone is done reading before the next slice overwrites it\n"
+               "    }\n";
+    } else {
+        out << "    // Double buffering: while the block multiplies the slice in one stage, it loads the next slice into\n"
+               "    // the other. One barrier per slice suffices: the stage being loaded was last read in the previous\n"
+               "    // iteration, which ended with a barrier, and the stage being read was loaded before that barrier.\n"
+               "    const int slices = (kEnd - kBegin + BK - 1) / BK;\n"
+               "    if (slices > 0) {\n"
+            << loads("        ", "shared", "kBegin")
+            << "    }\n"
+               "    __syncthreads();\n"
+               "    for (int s = 0; s < slices; ++s) {\n"
+               "        float *current = shared + (s & 1) * STAGE_FLOATS;\n"
+               "        float *next = shared + ((s + 1) & 1) * STAGE_FLOATS;\n"
+               "        if (s + 1 < slices) {\n"
+            << loads("            ", "next", "kBegin + (s + 1) * BK")
+            << "        }\n"
+               "        multiplySlice(current, current + BK * A_STRIDE, acc, tr, tc);\n"
+               "        __syncthreads();\n"
+               "    }\n";
+    }
+
+    out << "\n#pragma unroll\n"
+           "    for (int i = 0; i < TM; ++i) {\n"
+           "        const int m = rowBase + tr + i * (BM / TM);\n"
+           "#pragma unroll\n"
+           "        for (int j = 0; j < TN; ++j) {\n"
+           "            const int n = colBase + tc + j * (BN / TN);\n"
+           "            if (m < M && n < N)\n";
+    if (split)
+        out << "                partial[((size_t)blockIdx.z * M + m) * N + n] = acc[i][j];\n";
+    else
+        out << "                " << tensors.out->name << "[(size_t)m * N + n] = "
+            << epilogueCall(tensors, "acc[i][j]", "(size_t)m * N + n") << ";\n";
+    out << "        }\n    }\n}\n";
+}
+
+void writeSplitKEpilogueKernel(std::ostringstream &out, const GemmTensors &tensors)
+{
+    out << "\n// Split-K, second kernel: sums the SPLIT_K partial products of each element, then applies bias and\n"
+           "// epilogue. `partial` is only read (plan scratch buffers are passed as non-const pointers).\n"
+        << "extern \"C\" __global__ void __launch_bounds__(" << kSplitKBlock << ")\n"
+        << "splitk_epilogue_kernel(float *__restrict__ partial, " << extraParameters(tensors) << "float *__restrict__ "
+        << tensors.out->name << ", int M, int N)\n{\n"
+        << "    const size_t total = (size_t)M * N;\n"
+           "    const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+           "    if (i >= total)\n"
+           "        return;\n"
+           "    float sum = 0.0f;\n"
+           "#pragma unroll\n"
+           "    for (int s = 0; s < SPLIT_K; ++s)\n"
+           "        sum += partial[s * total + i];\n"
+           "    const int m = (int)(i / N), n = (int)(i % N);\n"
+        << "    " << tensors.out->name << "[i] = " << epilogueCall(tensors, "sum", "i") << ";\n}\n";
+}
+
+} // namespace
+
+bool GemmTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "gemm";
+}
+
+std::vector<ParamDef> GemmTemplate::parameters(const Op &, const OpRecipe &) const
+{
+    return {{"bm", {32, 64, 128}, "block tile rows"},
+            {"bn", {32, 64, 128}, "block tile columns"},
+            {"bk", {8, 16, 32}, "k slice per shared tile"},
+            {"tm", {1, 2, 4, 8}, "rows per thread"},
+            {"tn", {1, 2, 4, 8}, "columns per thread"},
+            {"pad", {0, 1}, "shared-memory row padding (floats)"},
+            {"vec", {1, 4}, "floats per global load"},
+            {"doubleBuffer", {0, 1}, "double-buffered shared tiles"},
+            {"splitK", {1, 2, 4}, "split-K factor"}};
+}
+
+Params GemmTemplate::defaults(const Op &, const OpRecipe &) const
+{
+    return {{"bm", 64}, {"bn", 64}, {"bk", 16}, {"tm", 4}, {"tn", 4},
+            {"pad", 0}, {"vec", 1}, {"doubleBuffer", 0}, {"splitK", 1}};
+}
+
+std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    if (!supports(op, recipe))
+        return "the gemm template needs a gemm recipe";
+    for (const auto &definition : parameters(op, recipe)) {
+        const auto it = params.find(definition.name);
+        if (it == params.end())
+            return "missing parameter " + definition.name;
+        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
+            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
+    }
+    for (const auto &[name, value] : params) {
+        const auto definitions = parameters(op, recipe);
+        if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
+            return "unknown parameter " + name;
+    }
+
+    const GemmTensors tensors = gemmTensors(op, recipe);
+    if (auto problem = checkTensors(op, recipe, tensors); !problem.empty())
+        return problem;
+    if (recipe.expression.find_first_of(";{}#") != std::string::npos)
+        return "the epilogue must be a single expression (no ';', braces or preprocessor lines)";
+
+    const GemmConfig config = configOf(params);
+    if (config.bm % config.tm != 0 || config.bn % config.tn != 0)
+        return "the thread tile " + std::to_string(config.tm) + " x " + std::to_string(config.tn)
+               + " does not divide the block tile " + std::to_string(config.bm) + " x " + std::to_string(config.bn);
+    const int threads = config.threads();
+    const std::string tiling = "(" + std::to_string(config.bm) + "/" + std::to_string(config.tm) + ") x ("
+                               + std::to_string(config.bn) + "/" + std::to_string(config.tn) + ") = "
+                               + std::to_string(threads) + " threads per block";
+    if (threads > 1024)
+        return tiling + " exceed 1024";
+    if (threads < 32)
+        return tiling + " are less than a warp (32)";
+    if (config.bk % config.vec != 0 || config.bn % config.vec != 0)
+        return "the k slice " + std::to_string(config.bk) + " and tile columns " + std::to_string(config.bn)
+               + " must be multiples of the load width " + std::to_string(config.vec);
+    if (config.sharedBytes() > kMaxSharedBytes)
+        return std::to_string(config.sharedBytes()) + " bytes of shared memory exceed " + std::to_string(kMaxSharedBytes);
+
+    for (std::size_t s = 0; s < op.shapeSets.size(); ++s) {
+        const auto &shapes = op.shapeSets[s];
+        const std::string where = "shape set " + std::to_string(s + 1);
+        const auto m = dimensionValue(recipe.m, shapes);
+        const auto n = dimensionValue(recipe.n, shapes);
+        const auto k = dimensionValue(recipe.k, shapes);
+        if (!m || !n || !k)
+            return where + " does not bind " + recipe.m + ", " + recipe.n + " and " + recipe.k;
+        if (*m <= 0 || *n <= 0 || *k <= 0 || *m > kMaxInt || *n > kMaxInt || *k > kMaxInt)
+            return where + ": " + recipe.m + ", " + recipe.n + " and " + recipe.k + " must be positive 32-bit sizes";
+        if (config.vec > 1) {
+            // a is read along k; b along n, or along k when it is [n, k].
+            if (*k % config.vec != 0)
+                return "float4 loads need " + recipe.k + " divisible by 4 (" + where + " has " + recipe.k + " = "
+                       + std::to_string(*k) + ")";
+            if (!recipe.transposeB && *n % config.vec != 0)
+                return "float4 loads of b need " + recipe.n + " divisible by 4 (" + where + " has " + recipe.n
+                       + " = " + std::to_string(*n) + ")";
+        }
+        if ((*m + config.bm - 1) / config.bm > kMaxGridY)
+            return where + ": " + recipe.m + " = " + std::to_string(*m) + " needs more than 65535 row tiles of "
+                   + std::to_string(config.bm);
+    }
+    return {};
+}
+
+GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    const GemmConfig config = configOf(params);
+    const GemmTensors tensors = gemmTensors(op, recipe);
+    const bool split = config.splitK > 1;
+
+    std::ostringstream out;
+    out << headerComment(op, *this, params, parameters(op, recipe));
+    out << "// " << tensors.out->name << "[m, n] = epilogue(sum_k " << tensors.a->name << "[m, k] * " << tensors.b->name
+        << (recipe.transposeB ? "[n, k]" : "[k, n]") << (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string())
+        << ")\n"
+        << "// Each block computes a BM x BN tile of the output with (BM / TM) x (BN / TN) threads of TM x TN elements,\n"
+           "// walking k in BK-wide slices staged in shared memory. Edges past M, N or K are handled by zero-filled\n"
+           "// loads and guarded stores.\n";
+    if (split)
+        out << "// Split-K: " << config.splitK << " blocks share each output tile, each summing part of k into a scratch\n"
+            << "// buffer [SPLIT_K, M, N]; a second kernel adds the parts and applies bias and epilogue.\n";
+    out << "\n";
+    writeHelpers(out, config, recipe.transposeB);
+    writeEpilogue(out, recipe, tensors);
+    writeMainKernel(out, config, recipe, tensors);
+    if (split)
+        writeSplitKEpilogueKernel(out, tensors);
+
+    nlohmann::json operands = nlohmann::json::array({inputArg(tensors.a->name), inputArg(tensors.b->name)});
+    nlohmann::json extras = nlohmann::json::array();
+    if (tensors.bias)
+        extras.push_back(inputArg(tensors.bias->name));
+    for (const auto *input : tensors.epilogueInputs)
+        extras.push_back(inputArg(input->name));
+    const std::vector<std::string> grid{"ceil_div(" + recipe.n + ", " + text(config.bn) + ")",
+                                        "ceil_div(" + recipe.m + ", " + text(config.bm) + ")", text(config.splitK)};
+    const std::vector<std::string> block{text(config.threads())};
+    const std::string shared = text(config.sharedBytes());
+
+    nlohmann::json steps = nlohmann::json::array();
+    if (!split) {
+        nlohmann::json args = operands;
+        for (const auto &extra : extras)
+            args.push_back(extra);
+        args.push_back(outputArg(tensors.out->name));
+        for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
+            args.push_back(intArg(symbol));
+        steps.push_back(kernelStep("gemm_kernel", grid, block, args, shared));
+        return {out.str(), planJson(steps)};
+    }
+    nlohmann::json partialArgs = operands;
+    partialArgs.push_back(scratchArg("partial"));
+    for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
+        partialArgs.push_back(intArg(symbol));
+    steps.push_back(kernelStep("gemm_partial_kernel", grid, block, partialArgs, shared));
+    nlohmann::json reduceArgs = nlohmann::json::array({scratchArg("partial")});
+    for (const auto &extra : extras)
+        reduceArgs.push_back(extra);
+    reduceArgs.push_back(outputArg(tensors.out->name));
+    reduceArgs.push_back(intArg(recipe.m));
+    reduceArgs.push_back(intArg(recipe.n));
+    const std::string elements = recipe.m + " * " + recipe.n;
+    steps.push_back(kernelStep("splitk_epilogue_kernel", {"ceil_div(" + elements + ", " + text(kSplitKBlock) + ")"},
+                               {text(kSplitKBlock)}, reduceArgs));
+    return {out.str(), planJson(steps, {{"partial", text(4 * config.splitK) + " * " + elements}})};
+}
+
+} // namespace kx

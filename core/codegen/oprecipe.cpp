@@ -1,0 +1,68 @@
+#include "core/codegen/oprecipe.h"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+namespace kx {
+
+std::string toJson(const OpRecipe &recipe)
+{
+    nlohmann::json j{{"family", recipe.family}};
+    const OpRecipe defaults;
+    // Only what differs from the defaults, so recipes stay short and readable in the archive.
+    if (!recipe.expression.empty())
+        j["expression"] = recipe.expression;
+    if (!recipe.reduction.empty())
+        j["reduction"] = recipe.reduction;
+    if (recipe.rows != defaults.rows)
+        j["rows"] = recipe.rows;
+    if (recipe.cols != defaults.cols)
+        j["cols"] = recipe.cols;
+    if (recipe.eps != defaults.eps)
+        j["eps"] = recipe.eps;
+    if (recipe.m != defaults.m)
+        j["m"] = recipe.m;
+    if (recipe.n != defaults.n)
+        j["n"] = recipe.n;
+    if (recipe.k != defaults.k)
+        j["k"] = recipe.k;
+    if (recipe.transposeB)
+        j["transposeB"] = true;
+    if (!recipe.bias.empty())
+        j["bias"] = recipe.bias;
+    if (!recipe.epilogueInputs.empty())
+        j["epilogueInputs"] = recipe.epilogueInputs;
+    return j.dump();
+}
+
+Expected<OpRecipe> recipeOf(const Op &op)
+{
+    if (op.recipe.empty())
+        return Error{"op " + op.name + " has no recipe: code generation does not know what it computes"};
+    try {
+        const auto j = nlohmann::json::parse(op.recipe);
+        OpRecipe recipe;
+        recipe.family = j.at("family").get<std::string>();
+        recipe.expression = j.value("expression", recipe.expression);
+        recipe.reduction = j.value("reduction", recipe.reduction);
+        recipe.rows = j.value("rows", recipe.rows);
+        recipe.cols = j.value("cols", recipe.cols);
+        recipe.eps = j.value("eps", recipe.eps);
+        recipe.m = j.value("m", recipe.m);
+        recipe.n = j.value("n", recipe.n);
+        recipe.k = j.value("k", recipe.k);
+        recipe.transposeB = j.value("transposeB", recipe.transposeB);
+        recipe.bias = j.value("bias", recipe.bias);
+        recipe.epilogueInputs = j.value("epilogueInputs", recipe.epilogueInputs);
+        static const std::set<std::string> families{"elementwise", "reduce",    "softmax",      "norm",
+                                                    "gemm",        "transpose", "conv-epilogue"};
+        if (!families.count(recipe.family))
+            return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
+        return recipe;
+    } catch (const nlohmann::json::exception &error) {
+        return Error{"op " + op.name + ": malformed recipe: " + error.what()};
+    }
+}
+
+} // namespace kx

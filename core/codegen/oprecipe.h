@@ -1,0 +1,49 @@
+#pragma once
+
+#include "core/domain/op.h"
+#include "core/util/expected.h"
+
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/**
+ * What an op computes, in the terms code generation needs (stored as JSON in Op::recipe).
+ * Families and their fields:
+ * - "elementwise": out = expression over the inputs' elements (all inputs and the output have the same
+ *   number of elements). expression is CUDA C over the input names, e.g. "fmaxf(x, 0.0f)".
+ * - "reduce": out[r] = reduction over the last dimension of input [rows, cols]; reduction is "sum", "mean",
+ *   "max" or "argmax" (argmax writes int64).
+ * - "softmax": reduction "softmax" or "logsoftmax" over the last dimension of [rows, cols].
+ * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
+ *   dimension, with eps.
+ * - "gemm": out[m, n] = epilogue(sum_k a[m, k] * b[k, n]) with b given as [n, k] when transposeB (nn.Linear).
+ *   bias names a [n] input added before the epilogue ("" for none); epilogue is CUDA C over `acc` (the
+ *   biased sum), `m`, `n` and the names in epilogueInputs (each an [m, n] input read at (m, n)).
+ * - "transpose": out[c, r] = in[r, c].
+ * - "conv-epilogue": a library convolution (aten::conv2d of x and weight) followed by a fused epilogue over
+ *   `acc`, the channel `c` and bias (a [C_out] input), e.g. "fmaxf(acc + bias[c], 0.0f)".
+ * Symbols name the op's shape symbols: rows/cols, m/n/k.
+ */
+struct OpRecipe
+{
+    std::string family;
+    std::string expression;
+    std::string reduction;
+    std::string rows = "R";
+    std::string cols = "C";
+    double eps = 1e-5;
+    std::string m = "M", n = "N", k = "K";
+    bool transposeB = false;
+    std::string bias;
+    std::vector<std::string> epilogueInputs;
+
+    bool operator==(const OpRecipe &) const = default;
+};
+
+std::string toJson(const OpRecipe &recipe);
+/// Parses an op's recipe; an Error names what is missing or unknown.
+Expected<OpRecipe> recipeOf(const Op &op);
+
+} // namespace kx

@@ -1,0 +1,41 @@
+#pragma once
+
+// Shared pieces of the row templates: parameters, checks, generated reduction helpers, row mapping.
+#include "core/codegen/kerneltemplate.h"
+
+#include <string>
+#include <vector>
+
+namespace kx::rows {
+
+/// mapping (warp or block per row), block size, vector width, reduction strategy.
+std::vector<ParamDef> commonParameters();
+Params commonDefaults();
+/// Checks the common parameters and that cols allows the vector width in every shape set.
+std::string checkCommon(const Op &op, const OpRecipe &recipe, const Params &params,
+                        const std::vector<ParamDef> &definitions);
+
+struct RowLayout
+{
+    bool warpPerRow = false;
+    int block = 256;
+    int vec = 1;
+    bool sharedTree = false;
+};
+RowLayout layoutOf(const Params &params);
+
+/// CUDA helpers: warp and block reductions for float sums and maxima (every thread gets the result).
+std::string reductionHelpers(const RowLayout &layout);
+/// Declares `row`, `lane`-style indices and returns early past the last row; defines `in` and `cols`.
+std::string rowPrologue(const RowLayout &layout, const std::string &input);
+/// Loop over the row's elements: body sees `float v` (and the element index `c`).
+std::string forEachElement(const RowLayout &layout, const std::string &pointer, const std::string &body,
+                           const std::string &indent = "    ");
+/// Grid expression for R rows.
+std::string gridExpression(const RowLayout &layout, const std::string &rows);
+/// Call of the row-wide reduction ("Sum" or "Max") of a float in the generated code.
+std::string reduceCall(const RowLayout &layout, const std::string &kind, const std::string &value);
+/// The dynamic shared memory the block reductions need, as a plan expression.
+std::string sharedBytes(const RowLayout &layout);
+
+} // namespace kx::rows

@@ -1,0 +1,34 @@
+// The registry of code templates, in preference order.
+#include "core/codegen/kerneltemplate.h"
+
+#include "core/codegen/convepiloguetemplate.h"
+#include "core/codegen/elementwisetemplate.h"
+#include "core/codegen/gemmtemplate.h"
+#include "core/codegen/rowtemplates.h"
+#include "core/codegen/transposetemplate.h"
+
+namespace kx {
+
+const std::vector<const KernelTemplate *> &kernelTemplates()
+{
+    static const ElementwiseTemplate elementwise;
+    static const ReduceTemplate reduce;
+    static const SoftmaxTemplate softmax;
+    static const NormTemplate norm;
+    static const GemmTemplate gemm;
+    static const TransposeTemplate transpose;
+    static const ConvEpilogueTemplate convEpilogue;
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &softmax, &norm,
+                                                          &gemm, &transpose, &convEpilogue};
+    return all;
+}
+
+const KernelTemplate *findKernelTemplate(const std::string &name)
+{
+    for (const auto *kernelTemplate : kernelTemplates())
+        if (kernelTemplate->name() == name)
+            return kernelTemplate;
+    return nullptr;
+}
+
+} // namespace kx

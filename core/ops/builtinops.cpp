@@ -1,0 +1,222 @@
+// The built-in op catalog. Each op declares its tensors, shape sets (the first is the default and is used
+// for timing; later ones have odd sizes so kernels that assume multiples of a block size fail), minimal DRAM
+// bytes and FLOPs for the roofline floor, tolerances, library-step policy, and a recipe that tells code
+// generation what it computes. Its LibTorch reference lives in core/gpu/reference.cpp under the same name.
+#include "core/ops/builtinops.h"
+
+#include "core/codegen/oprecipe.h"
+
+#include <algorithm>
+
+namespace kx {
+namespace {
+
+TensorSpec tensor(std::string name, std::vector<std::string> shape, std::string dtype = "float32")
+{
+    return TensorSpec{std::move(name), std::move(shape), std::move(dtype)};
+}
+
+OpRecipe recipe(std::string family, std::string expression = {}, std::string reduction = {})
+{
+    OpRecipe r;
+    r.family = std::move(family);
+    r.expression = std::move(expression);
+    r.reduction = std::move(reduction);
+    return r;
+}
+
+Op makeOp(std::string name, std::string description, std::string reference, std::vector<TensorSpec> inputs,
+          std::vector<TensorSpec> outputs, std::vector<ShapeSet> shapeSets, std::string bytes, std::string flops,
+          const OpRecipe &how, double atol = 1e-4, double rtol = 1e-4)
+{
+    Op op;
+    op.name = std::move(name);
+    op.description = std::move(description);
+    op.referenceSource = std::move(reference);
+    op.inputs = std::move(inputs);
+    op.outputs = std::move(outputs);
+    op.shapeSets = std::move(shapeSets);
+    op.bytesMovedExpr = std::move(bytes);
+    op.flopsExpr = std::move(flops);
+    op.policy.atol = atol;
+    op.policy.rtol = rtol;
+    op.recipe = toJson(how);
+    return op;
+}
+
+// A unary elementwise activation on a vector of 16M floats (and an odd-sized one).
+Op activation(std::string name, std::string description, std::string reference, std::string expression,
+              int flopsPerElement, double tolerance = 1e-4)
+{
+    return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N"})},
+                  {tensor("out", {"N"})}, {{{"N", 1 << 24}}, {{"N", 1000003}}}, "8 * N",
+                  std::to_string(flopsPerElement) + " * N", recipe("elementwise", std::move(expression)), tolerance,
+                  tolerance);
+}
+
+// A reduction over the last dimension of an [N, D] matrix.
+Op rowReduction(std::string name, std::string description, std::string reference, std::string reduction,
+                std::string outputType = "float32")
+{
+    OpRecipe how = recipe("reduce", {}, std::move(reduction));
+    how.rows = "N";
+    how.cols = "D";
+    // Sums in another order than PyTorch's: with large-magnitude inputs the rounding differs by about 1e-7
+    // of the sum of magnitudes, which the absolute tolerance must cover for rows that cancel out.
+    return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N", "D"})},
+                  {tensor("out", {"N"}, std::move(outputType))}, {{{"N", 8192}, {"D", 2048}}, {{"N", 333}, {"D", 1028}}},
+                  "4 * N * D + 4 * N", "N * D", how, 1e-2, 1e-3);
+}
+
+OpRecipe rowsOf(OpRecipe how)
+{
+    how.rows = "N";
+    how.cols = "D";
+    return how;
+}
+
+OpRecipe gemm(std::string epilogue, bool transposeB = false, std::string bias = {},
+              std::vector<std::string> epilogueInputs = {})
+{
+    OpRecipe how = recipe("gemm", std::move(epilogue));
+    how.transposeB = transposeB;
+    how.bias = std::move(bias);
+    how.epilogueInputs = std::move(epilogueInputs);
+    return how;
+}
+
+std::vector<Op> makeBuiltInOps()
+{
+    std::vector<Op> ops;
+
+    // Elementwise activations.
+    ops.push_back(activation("relu", "Elementwise max(x, 0).", "torch.relu(x)", "fmaxf(x, 0.0f)", 1));
+    ops.push_back(activation("leaky_relu", "LeakyReLU with negative slope 0.01.",
+                             "torch.nn.functional.leaky_relu(x, 0.01)", "x > 0.0f ? x : 0.01f * x", 2));
+    ops.push_back(activation("gelu_tanh", "GELU, tanh approximation.",
+                             "torch.nn.functional.gelu(x, approximate='tanh')",
+                             "0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)))", 8));
+    ops.push_back(activation("gelu", "GELU, exact (erf).", "torch.nn.functional.gelu(x)",
+                             "0.5f * x * (1.0f + erff(x * 0.70710678118f))", 5));
+    ops.push_back(activation("sigmoid", "Logistic sigmoid.", "torch.sigmoid(x)", "1.0f / (1.0f + expf(-x))", 4));
+    ops.push_back(activation("tanh", "Hyperbolic tangent.", "torch.tanh(x)", "tanhf(x)", 4));
+    ops.push_back(activation("silu", "SiLU (swish): x * sigmoid(x).", "torch.nn.functional.silu(x)",
+                             "x / (1.0f + expf(-x))", 5));
+    ops.push_back(activation("softplus", "Softplus, beta 1, threshold 20.", "torch.nn.functional.softplus(x)",
+                             "x > 20.0f ? x : log1pf(expf(x))", 4));
+    ops.push_back(activation("elu", "ELU with alpha 1.", "torch.nn.functional.elu(x)", "x > 0.0f ? x : expm1f(x)", 3));
+    ops.push_back(activation("hardtanh", "Hardtanh clamped to [-1, 1].", "torch.nn.functional.hardtanh(x)",
+                             "fminf(fmaxf(x, -1.0f), 1.0f)", 2));
+
+    // Elementwise with two inputs and with broadcasting.
+    ops.push_back(makeOp("add", "Elementwise sum of two tensors of the same shape.", "torch.add(a, b)",
+                         {tensor("a", {"N"}), tensor("b", {"N"})}, {tensor("out", {"N"})},
+                         {{{"N", 1 << 24}}, {{"N", 999999}}}, "12 * N", "N", recipe("elementwise", "a + b")));
+    // Two eager kernels in PyTorch (mul, then add): the classic fusion opportunity.
+    ops.push_back(makeOp("scale_bias", "Per-column scale and bias of a matrix: x * scale + bias, broadcast over rows.",
+                         "x * scale + bias", {tensor("x", {"N", "D"}), tensor("scale", {"D"}), tensor("bias", {"D"})},
+                         {tensor("out", {"N", "D"})}, {{{"N", 8192}, {"D", 2048}}, {{"N", 1001}, {"D", 777}}},
+                         "8 * N * D + 8 * D", "2 * N * D", recipe("elementwise", "x * scale + bias")));
+    // A KernelBench level-2 style chain of five eager kernels, fused into one.
+    ops.push_back(makeOp("chain_scale_add_sigmoid_mul_clamp",
+                         "clamp(sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5): five eager kernels.",
+                         "torch.clamp(torch.sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5)",
+                         {tensor("x", {"N"}), tensor("y", {"N"})}, {tensor("out", {"N"})},
+                         {{{"N", 1 << 24}}, {{"N", 1000001}}}, "12 * N", "9 * N",
+                         recipe("elementwise", "fminf(fmaxf(1.0f / (1.0f + expf(-(x * 1.5f + y))) * y - 0.1f, -0.5f), 0.5f)")));
+
+    // Reductions over a dimension.
+    ops.push_back(rowReduction("row_sum", "Sum of each row of a matrix.", "x.sum(dim=1)", "sum"));
+    ops.push_back(rowReduction("row_mean", "Mean of each row of a matrix.", "x.mean(dim=1)", "mean"));
+    ops.push_back(rowReduction("row_max", "Maximum of each row of a matrix.", "x.amax(dim=1)", "max"));
+    ops.push_back(rowReduction("row_argmax", "Index of the maximum of each row (int64).", "x.argmax(dim=1)", "argmax",
+                               "int64"));
+
+    // Softmax and log-softmax.
+    for (const auto &[name, reduction, reference] :
+         {std::tuple<std::string, std::string, std::string>{"softmax", "softmax", "torch.softmax(x, dim=1)"},
+          {"log_softmax", "logsoftmax", "torch.log_softmax(x, dim=1)"}}) {
+        ops.push_back(makeOp(name, "Numerically stable " + reduction + " over the last dimension of a matrix.",
+                             reference, {tensor("x", {"N", "D"})}, {tensor("out", {"N", "D"})},
+                             {{{"N", 8192}, {"D", 1024}}, {{"N", 1001}, {"D", 340}}}, "8 * N * D", "5 * N * D",
+                             rowsOf(recipe("softmax", {}, reduction)), 1e-5, 1e-3));
+    }
+
+    // Normalisations.
+    ops.push_back(makeOp("layer_norm", "LayerNorm over the last dimension with weight and bias, eps 1e-5.",
+                         "torch.nn.functional.layer_norm(x, (D,), weight, bias)",
+                         {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})},
+                         {tensor("out", {"N", "D"})}, {{{"N", 8192}, {"D", 1024}}, {{"N", 777}, {"D", 516}}},
+                         "8 * N * D + 8 * D", "8 * N * D", rowsOf(recipe("norm", {}, "layernorm")), 1e-4, 1e-3));
+    ops.push_back(makeOp("rms_norm", "RMSNorm over the last dimension with weight, eps 1e-5.",
+                         "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * weight",
+                         {tensor("x", {"N", "D"}), tensor("weight", {"D"})}, {tensor("out", {"N", "D"})},
+                         {{{"N", 8192}, {"D", 1024}}, {{"N", 777}, {"D", 516}}}, "8 * N * D + 4 * D", "4 * N * D",
+                         rowsOf(recipe("norm", {}, "rmsnorm")), 1e-4, 1e-3));
+
+    // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
+    ops.push_back(makeOp("matmul", "Square matrix product.", "torch.matmul(a, b)",
+                         {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})}, {tensor("out", {"M", "N"})},
+                         {{{"M", 2048}, {"N", 2048}, {"K", 2048}}, {{"M", 517}, {"N", 389}, {"K", 261}}},
+                         "4 * (M * K + K * N + M * N)", "2 * M * N * K", gemm("acc"), 1e-3, 1e-3));
+    ops.push_back(makeOp("matmul_tall_skinny", "Tall-skinny matrix product: [16384, 64] x [64, 64].",
+                         "torch.matmul(a, b)", {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})},
+                         {tensor("out", {"M", "N"})},
+                         {{{"M", 16384}, {"N", 64}, {"K", 64}}, {{"M", 5000}, {"N", 29}, {"K", 37}}},
+                         "4 * (M * K + K * N + M * N)", "2 * M * N * K", gemm("acc"), 1e-3, 1e-3));
+    ops.push_back(makeOp("linear_bias_relu", "nn.Linear (weight [N, K], bias [N]) followed by ReLU.",
+                         "torch.relu(torch.nn.functional.linear(x, weight, bias))",
+                         {tensor("x", {"M", "K"}), tensor("weight", {"N", "K"}), tensor("bias", {"N"})},
+                         {tensor("out", {"M", "N"})},
+                         {{{"M", 512}, {"N", 1024}, {"K", 1024}}, {{"M", 33}, {"N", 70}, {"K", 100}}},
+                         "4 * (M * K + N * K + N + M * N)", "2 * M * N * K + 2 * M * N",
+                         gemm("fmaxf(acc, 0.0f)", true, "bias"), 1e-3, 1e-3));
+    ops.push_back(makeOp("matmul_scale_residual_clamp", "clamp(matmul(a, b) * 2 + residual, -1, 1): four eager kernels.",
+                         "torch.clamp(torch.matmul(a, b) * 2.0 + residual, -1.0, 1.0)",
+                         {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("residual", {"M", "N"})},
+                         {tensor("out", {"M", "N"})},
+                         {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 100}, {"N", 77}, {"K", 65}}},
+                         "4 * (M * K + K * N + 2 * M * N)", "2 * M * N * K + 3 * M * N",
+                         gemm("fminf(fmaxf(acc * 2.0f + residual, -1.0f), 1.0f)", false, {}, {"residual"}), 1e-3,
+                         1e-3));
+
+    // Data movement.
+    OpRecipe transpose = recipe("transpose");
+    ops.push_back(makeOp("transpose", "2-D transpose of an [R, C] matrix.", "x.t().contiguous()",
+                         {tensor("x", {"R", "C"})}, {tensor("out", {"C", "R"})},
+                         {{{"R", 4096}, {"C", 8192}}, {{"R", 1001}, {"C", 777}}}, "8 * R * C", "0", transpose, 0, 0));
+
+    // Convolution as a library step, bias and ReLU fused into one epilogue kernel.
+    Op conv = makeOp("conv2d_bias_relu", "conv2d (stride 1, no padding) + per-channel bias + ReLU.",
+                     "torch.relu(torch.nn.functional.conv2d(x, weight) + bias.view(1, -1, 1, 1))",
+                     {tensor("x", {"B", "CI", "H", "W"}), tensor("weight", {"CO", "CI", "KH", "KW"}),
+                      tensor("bias", {"CO"})},
+                     {tensor("out", {"B", "CO", "OH", "OW"})},
+                     {{{"B", 16}, {"CI", 16}, {"H", 64}, {"W", 64}, {"CO", 32}, {"KH", 3}, {"KW", 3}, {"OH", 62}, {"OW", 62}},
+                      {{"B", 2}, {"CI", 3}, {"H", 17}, {"W", 19}, {"CO", 5}, {"KH", 3}, {"KW", 3}, {"OH", 15}, {"OW", 17}}},
+                     "4 * (B * CI * H * W + CO * CI * KH * KW + CO + B * CO * OH * OW)",
+                     "2 * B * CO * OH * OW * CI * KH * KW + 2 * B * CO * OH * OW",
+                     recipe("conv-epilogue", "fmaxf(acc + bias[c], 0.0f)"), 1e-3, 1e-3);
+    conv.policy.allowLibrarySteps = true;
+    conv.policy.allowedLibraryOps = {"aten::conv2d"};
+    ops.push_back(conv);
+
+    return ops;
+}
+
+} // namespace
+
+const std::vector<Op> &builtInOps()
+{
+    static const std::vector<Op> ops = makeBuiltInOps();
+    return ops;
+}
+
+const Op *findBuiltInOp(const std::string &name)
+{
+    const auto &ops = builtInOps();
+    const auto it = std::find_if(ops.begin(), ops.end(), [&](const Op &op) { return op.name == name; });
+    return it == ops.end() ? nullptr : &*it;
+}
+
+} // namespace kx

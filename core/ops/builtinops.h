@@ -1,0 +1,22 @@
+#pragma once
+
+#include "core/domain/op.h"
+
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/**
+ * The ops Kernel Explorer knows without importing anything (the built-in catalog): activations, fused
+ * elementwise chains, reductions, softmax, norms, matrix products with fused epilogues, transpose and conv2d.
+ * Each has at least two shape sets (the first is the default, used for timing), minimal DRAM bytes and
+ * FLOP expressions for the roofline floor, and tolerances suited to its numerics. The worker has a
+ * LibTorch reference for each, keyed by the same name.
+ */
+const std::vector<Op> &builtInOps();
+
+/// The built-in op with this name, or nullptr.
+const Op *findBuiltInOp(const std::string &name);
+
+} // namespace kx

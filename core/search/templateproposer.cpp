@@ -1,0 +1,258 @@
+#include "core/search/templateproposer.h"
+
+#include "core/codegen/kerneltemplate.h"
+#include "core/search/population.h"
+
+#include <algorithm>
+
+namespace kx {
+namespace {
+
+constexpr int kAttempts = 24;
+
+struct Context
+{
+    const Op &op;
+    OpRecipe recipe;
+    const KernelTemplate *kernelTemplate = nullptr;
+    std::vector<ParamDef> definitions;
+};
+
+Expected<Context> contextFor(const Op &op, const std::string &templateName = {})
+{
+    auto recipe = recipeOf(op);
+    if (!recipe)
+        return recipe.error();
+    for (const auto *candidate : kernelTemplates()) {
+        if (!templateName.empty() && candidate->name() != templateName)
+            continue;
+        if (candidate->supports(op, *recipe))
+            return Context{op, *recipe, candidate, candidate->parameters(op, *recipe)};
+    }
+    if (!templateName.empty())
+        return Error{"template " + templateName + " does not support op " + op.name};
+    return Error{"no code template supports op " + op.name + " (recipe family " + recipe->family + ")"};
+}
+
+Candidate build(const Context &context, const Params &params, Origin origin, const std::string &operatorName,
+                const std::string &description, const std::vector<const ScoredCandidate *> &parents)
+{
+    const auto generated = context.kernelTemplate->generate(context.op, context.recipe, params);
+    Candidate candidate;
+    candidate.opName = context.op.name;
+    candidate.source = generated.source;
+    candidate.launchPlan = generated.launchPlan;
+    candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+    candidate.origin = origin;
+    candidate.operatorName = operatorName;
+    candidate.description = description;
+    candidate.genome = toJson(Genome{context.kernelTemplate->name(), params});
+    for (const auto *parent : parents)
+        candidate.parentIds.push_back(parent->candidate.id);
+    return candidate;
+}
+
+const ParamDef *definition(const Context &context, const std::string &name)
+{
+    for (const auto &definition : context.definitions)
+        if (definition.name == name)
+            return &definition;
+    return nullptr;
+}
+
+std::string change(const ParamDef &definition, int from, int to)
+{
+    return definition.label + " " + std::to_string(from) + " -> " + std::to_string(to);
+}
+
+bool valid(const Context &context, const Params &params)
+{
+    return context.kernelTemplate->check(context.op, context.recipe, params).empty();
+}
+
+Expected<Genome> genomeOf(const ScoredCandidate &scored)
+{
+    if (scored.candidate.genome.empty())
+        return Error{"candidate " + scored.candidate.id.substr(0, 12) + " has no template genome (made by hand?)"};
+    return genomeFromJson(scored.candidate.genome);
+}
+
+ProposalResult translate(const ProposalRequest &request)
+{
+    auto context = contextFor(request.op);
+    if (!context)
+        return {{}, context.error().message};
+    Params params = context->kernelTemplate->defaults(request.op, context->recipe);
+    std::string description = "First kernel from the " + context->kernelTemplate->name() + " template (its defaults).";
+    if (request.generation > 0) {
+        // Nothing correct yet: start over from a random valid point of the parameter space.
+        SplitMix random(request.seed);
+        for (int attempt = 0; attempt < kAttempts; ++attempt) {
+            Params candidate;
+            for (const auto &definition : context->definitions)
+                candidate[definition.name] = definition.values[random.below(definition.values.size())];
+            if (valid(*context, candidate)) {
+                params = candidate;
+                description = "Fresh start from a random point of the " + context->kernelTemplate->name()
+                              + " template (no correct kernel yet).";
+                break;
+            }
+        }
+    }
+    if (!valid(*context, params))
+        return {{}, context->kernelTemplate->check(request.op, context->recipe, params)};
+    return {{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
+}
+
+ProposalResult mutate(const ProposalRequest &request)
+{
+    const auto &parent = request.parents.front();
+    const auto genome = genomeOf(parent);
+    if (!genome)
+        return {{}, genome.error().message};
+    auto context = contextFor(request.op, genome->templateName);
+    if (!context)
+        return {{}, context.error().message};
+    SplitMix random(request.seed);
+
+    // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
+    std::vector<const ScoredCandidate *> donors;
+    for (const auto &stone : request.steppingStones)
+        if (auto stoneGenome = genomeOf(stone); stoneGenome && stoneGenome->templateName == genome->templateName
+                                                && stoneGenome->params != genome->params)
+            donors.push_back(&stone);
+    if (!donors.empty() && random.unit() < 0.2) {
+        const auto *donor = donors[random.below(donors.size())];
+        const auto donorParams = genomeFromJson(donor->candidate.genome)->params;
+        for (int attempt = 0; attempt < kAttempts; ++attempt) {
+            const auto &def = context->definitions[random.below(context->definitions.size())];
+            const auto from = genome->params.find(def.name), to = donorParams.find(def.name);
+            if (from == genome->params.end() || to == donorParams.end() || from->second == to->second)
+                continue;
+            Params params = genome->params;
+            params[def.name] = to->second;
+            if (!valid(*context, params))
+                continue;
+            return {{build(*context, params, Origin::Mutated, "transplant",
+                           "Transplant from " + donor->candidate.id.substr(0, 8) + ": "
+                               + change(def, from->second, to->second) + ".",
+                           {&parent})},
+                    {}};
+        }
+    }
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        const auto &def = context->definitions[random.below(context->definitions.size())];
+        if (def.values.size() < 2)
+            continue;
+        const int current = genome->params.count(def.name) ? genome->params.at(def.name) : def.values.front();
+        const auto position = std::find(def.values.begin(), def.values.end(), current) - def.values.begin();
+        std::size_t next;
+        if (random.unit() < 0.7) { // a neighbouring value: small steps keep good kernels good
+            const bool up = position == 0 || (std::size_t(position) + 1 < def.values.size() && random.below(2) == 1);
+            next = up ? std::size_t(position) + 1 : std::size_t(position) - 1;
+        } else {
+            next = random.below(def.values.size());
+        }
+        if (next >= def.values.size() || def.values[next] == current)
+            continue;
+        Params params = genome->params;
+        params[def.name] = def.values[next];
+        if (!valid(*context, params))
+            continue;
+        return {{build(*context, params, Origin::Mutated, "mutate-" + def.name, "Mutation: " + change(def, current, def.values[next]) + ".",
+                       {&parent})},
+                {}};
+    }
+    return {{}, "no valid mutation of " + parent.candidate.id.substr(0, 12) + " found"};
+}
+
+ProposalResult crossover(const ProposalRequest &request)
+{
+    const auto &first = request.parents[0];
+    const auto &second = request.parents[1];
+    const auto a = genomeOf(first), b = genomeOf(second);
+    if (!a || !b)
+        return {{}, !a ? a.error().message : b.error().message};
+    auto context = contextFor(request.op, a->templateName);
+    if (!context)
+        return {{}, context.error().message};
+    SplitMix random(request.seed);
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        Params params = a->params;
+        std::vector<std::string> fromSecond;
+        for (const auto &[name, value] : b->params) {
+            if (!params.count(name) || params[name] == value || random.below(2) == 0)
+                continue;
+            params[name] = value;
+            fromSecond.push_back(name);
+        }
+        if (fromSecond.empty() || params == b->params || !valid(*context, params))
+            continue;
+        std::string taken;
+        for (const auto &name : fromSecond)
+            taken += (taken.empty() ? "" : ", ") + definition(*context, name)->label;
+        return {{build(*context, params, Origin::Crossover, "crossover",
+                       "Crossover: " + first.candidate.id.substr(0, 8) + " with " + taken + " from "
+                           + second.candidate.id.substr(0, 8) + ".",
+                       {&first, &second})},
+                {}};
+    }
+    return {{}, "parents " + first.candidate.id.substr(0, 8) + " and " + second.candidate.id.substr(0, 8)
+                    + " give no new valid combination"};
+}
+
+ProposalResult repair(const ProposalRequest &request)
+{
+    const auto &parent = request.parents.front();
+    const auto genome = genomeOf(parent);
+    if (!genome)
+        return {{}, genome.error().message};
+    auto context = contextFor(request.op, genome->templateName);
+    if (!context)
+        return {{}, context.error().message};
+    const Params defaults = context->kernelTemplate->defaults(request.op, context->recipe);
+    std::vector<std::string> differing;
+    for (const auto &[name, value] : genome->params)
+        if (defaults.count(name) && defaults.at(name) != value)
+            differing.push_back(name);
+    if (differing.empty())
+        return {{}, "the failed candidate already uses the template defaults: nothing to repair"};
+    SplitMix random(request.seed);
+    const auto &name = differing[random.below(differing.size())];
+    Params params = genome->params;
+    params[name] = defaults.at(name);
+    if (!valid(*context, params))
+        return {{}, "resetting " + name + " gives an invalid combination"};
+    const std::string reason = parent.evaluation ? std::string(toString(parent.evaluation->status)) : "failed";
+    return {{build(*context, params, Origin::Mutated, "repair",
+                   "Repair of a " + reason + " candidate: " + change(*definition(*context, name), genome->params.at(name),
+                                                                     defaults.at(name))
+                       + " (the default).",
+                   {&parent})},
+            {}};
+}
+
+} // namespace
+
+Expected<Candidate> translateOp(const Op &op)
+{
+    ProposalRequest request;
+    request.op = op;
+    const auto result = translate(request);
+    if (result.candidates.empty())
+        return Error{result.failure};
+    return result.candidates.front();
+}
+
+ProposalResult TemplateProposer::propose(const ProposalRequest &request, std::stop_token)
+{
+    switch (request.kind) {
+    case ProposalKind::Translate: return translate(request);
+    case ProposalKind::Mutate: return mutate(request);
+    case ProposalKind::Crossover: return crossover(request);
+    case ProposalKind::Repair: return repair(request);
+    }
+    return {{}, "unknown proposal kind"};
+}
+
+} // namespace kx

@@ -1,0 +1,24 @@
+#pragma once
+
+#include "core/search/proposer.h"
+#include "core/util/expected.h"
+
+namespace kx {
+
+/**
+ * The offline proposer: candidates come from the code templates (core/codegen). Translation takes a
+ * template's defaults; mutation changes one parameter (mostly to a neighbouring value); crossover mixes
+ * the parameters of two parents; transplant copies a parameter from a stepping stone; repair moves a
+ * failed candidate's parameter back to its default. Every child says in words what changed.
+ */
+class TemplateProposer : public Proposer
+{
+public:
+    std::string name() const override { return "template"; }
+    ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override;
+};
+
+/// The first candidate for an op from the first template that supports it (its defaults), or why not.
+Expected<Candidate> translateOp(const Op &op);
+
+} // namespace kx
