@@ -1,5 +1,6 @@
 // kx archive info|list|show|export|import
 #include "commands.h"
+#include "format.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -25,34 +26,6 @@ struct ArchiveOptions
     bool json = false;
 };
 
-void addArchiveOption(CLI::App &command, ArchiveOptions &options)
-{
-    command.add_option("-a,--archive", options.path, "Archive file (default: $KX_ARCHIVE or the user's data folder)");
-}
-
-// Opens the archive or prints why not; nullptr means the caller returns BadInput.
-std::unique_ptr<Archive> openArchive(const ArchiveOptions &options, ArchiveMode mode)
-{
-    const std::string path = options.path.empty() ? defaultArchivePath() : options.path;
-    if (mode == ArchiveMode::ReadWrite && !ensureParentFolder(path)) {
-        std::cerr << "kx: cannot create the folder of " << path << '\n';
-        return nullptr;
-    }
-    auto archive = Archive::open(path, mode);
-    if (!archive) {
-        std::cerr << "kx: " << archive.error().message << '\n';
-        return nullptr;
-    }
-    return std::move(*archive);
-}
-
-std::string formatSpeedup(double speedup)
-{
-    std::ostringstream out;
-    out << std::fixed << std::setprecision(2) << speedup << 'x';
-    return out.str();
-}
-
 std::string verdictText(const std::optional<bool> &accepted)
 {
     if (!accepted)
@@ -62,7 +35,7 @@ std::string verdictText(const std::optional<bool> &accepted)
 
 int runInfo(const ArchiveOptions &options)
 {
-    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
     const ArchiveInfo info = archive->info();
@@ -96,7 +69,7 @@ struct ListOptions
 
 int runList(const ArchiveOptions &options, ListOptions list)
 {
-    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
     if (list.runId > 0)
@@ -137,7 +110,7 @@ int runList(const ArchiveOptions &options, ListOptions list)
 
 int runShow(const ArchiveOptions &options, const std::string &idPrefix)
 {
-    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
     const auto id = archive->resolveCandidateId(idPrefix);
@@ -184,7 +157,7 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
 
 int runExport(const ArchiveOptions &options, const std::string &output, const std::vector<std::string> &ops)
 {
-    auto archive = openArchive(options, ArchiveMode::ReadOnly);
+    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
     for (const auto &name : ops)
@@ -233,7 +206,7 @@ int runImport(const ArchiveOptions &options, const std::string &input)
         std::cerr << "kx: " << input << " is not valid JSON: " << error.what() << '\n';
         return BadInput;
     }
-    auto archive = openArchive(options, ArchiveMode::ReadWrite);
+    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadWrite);
     if (!archive)
         return BadInput;
     const auto stats = importArchive(*archive, document);
@@ -250,6 +223,26 @@ int runImport(const ArchiveOptions &options, const std::string &input)
 
 } // namespace
 
+void addArchiveOption(CLI::App &command, std::string &path)
+{
+    command.add_option("-a,--archive", path, "Archive file (default: $KX_ARCHIVE or the user's data folder)");
+}
+
+std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMode mode)
+{
+    const std::string file = path.empty() ? defaultArchivePath() : path;
+    if (mode == ArchiveMode::ReadWrite && !ensureParentFolder(file)) {
+        std::cerr << "kx: cannot create the folder of " << file << '\n';
+        return nullptr;
+    }
+    auto archive = Archive::open(file, mode);
+    if (!archive) {
+        std::cerr << "kx: " << archive.error().message << '\n';
+        return nullptr;
+    }
+    return std::move(*archive);
+}
+
 void addArchiveCommands(CLI::App &app, Action &action)
 {
     auto *archive = app.add_subcommand("archive", "Inspect, export and import an archive");
@@ -257,13 +250,13 @@ void addArchiveCommands(CLI::App &app, Action &action)
     auto options = std::make_shared<ArchiveOptions>();
 
     auto *info = archive->add_subcommand("info", "Summary of an archive");
-    addArchiveOption(*info, *options);
+    addArchiveOption(*info, options->path);
     info->add_flag("--json", options->json, "Print JSON");
     info->callback([&action, options] { action = [options] { return runInfo(*options); }; });
 
     auto list = std::make_shared<ListOptions>();
     auto *listCommand = archive->add_subcommand("list", "List candidates with their best result");
-    addArchiveOption(*listCommand, *options);
+    addArchiveOption(*listCommand, options->path);
     listCommand->add_flag("--json", options->json, "Print JSON");
     listCommand->add_option("--op", list->filter.opName, "Only this op");
     listCommand->add_option("--run", list->runId, "Only candidates of this run id");
@@ -275,7 +268,7 @@ void addArchiveCommands(CLI::App &app, Action &action)
 
     auto id = std::make_shared<std::string>();
     auto *show = archive->add_subcommand("show", "Show one candidate: source, plan, evaluations, verdicts");
-    addArchiveOption(*show, *options);
+    addArchiveOption(*show, options->path);
     show->add_flag("--json", options->json, "Print JSON");
     show->add_option("id", *id, "Candidate id or a unique prefix (at least 4 characters)")->required();
     show->callback([&action, options, id] { action = [options, id] { return runShow(*options, *id); }; });
@@ -283,7 +276,7 @@ void addArchiveCommands(CLI::App &app, Action &action)
     auto output = std::make_shared<std::string>();
     auto ops = std::make_shared<std::vector<std::string>>();
     auto *exportCommand = archive->add_subcommand("export", "Export the archive (or some ops) as JSON");
-    addArchiveOption(*exportCommand, *options);
+    addArchiveOption(*exportCommand, options->path);
     exportCommand->add_option("-o,--output", *output, "Output file (default: standard output)");
     exportCommand->add_option("--op", *ops, "Only these ops (repeatable)");
     exportCommand->callback([&action, options, output, ops] {
@@ -292,7 +285,7 @@ void addArchiveCommands(CLI::App &app, Action &action)
 
     auto input = std::make_shared<std::string>();
     auto *importCommand = archive->add_subcommand("import", "Import a JSON export into the archive (all or nothing)");
-    addArchiveOption(*importCommand, *options);
+    addArchiveOption(*importCommand, options->path);
     importCommand->add_option("file", *input, "Export file, or - for standard input")->required();
     importCommand->callback([&action, options, input] { action = [options, input] { return runImport(*options, *input); }; });
 }

@@ -3,6 +3,13 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
+#include <string>
+
+namespace kx {
+class Archive;
+enum class ArchiveMode;
+} // namespace kx
 
 namespace kx::cli {
 
@@ -18,7 +25,16 @@ enum ExitCode : int {
 /// A registered command sets its action here; main runs the one that was parsed.
 using Action = std::function<int()>;
 
-void addArchiveCommands(CLI::App &app, Action &action);
-void addEvalCommands(CLI::App &app, Action &action); ///< worker, compile, evaluate
+/// Adds -a/--archive to a command.
+void addArchiveOption(CLI::App &command, std::string &path);
+/// Opens the archive at path (empty: the default archive) or prints why not to stderr (nullptr).
+std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMode mode);
+
+void addArchiveCommands(CLI::App &app, Action &action);  ///< kx archive info|list|show|export|import
+void addOpCommands(CLI::App &app, Action &action);       ///< kx ops, kx translate OP
+void addSearchCommands(CLI::App &app, Action &action);   ///< kx search OP, kx resume RUN
+void addResultCommands(CLI::App &app, Action &action);   ///< kx best, kx runs
+void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
+void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
 
 } // namespace kx::cli

@@ -14,7 +14,11 @@ int main(int argc, char **argv)
 
     kx::cli::Action action;
     kx::cli::addArchiveCommands(app, action);
-    kx::cli::addEvalCommands(app, action);
+    kx::cli::addOpCommands(app, action);
+    kx::cli::addSearchCommands(app, action);
+    kx::cli::addResultCommands(app, action);
+    kx::cli::addCompileCommand(app, action);
+    kx::cli::addWorkerCommand(app, action);
 
     try {
         app.parse(argc, argv);

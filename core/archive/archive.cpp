@@ -124,9 +124,18 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
     }
     if (!version)
         return version.error();
-    if (mode == ArchiveMode::ReadOnly && *version < schema::currentVersion())
-        return openError(path, "the archive has an older schema (version " + std::to_string(*version)
-                                   + "); open it for writing once to upgrade it");
+    if (mode == ArchiveMode::ReadOnly && *version < schema::currentVersion()) {
+        // An older archive is upgraded once (stepwise migrations) when the file may be written; then read.
+        if (isReadOnlyFile(path))
+            return openError(path, "the archive has an older schema (version " + std::to_string(*version)
+                                       + ") and is read-only, so it cannot be upgraded");
+        sqlite3_close_v2(connection.release());
+        auto upgraded = open(path, ArchiveMode::ReadWrite);
+        if (!upgraded)
+            return upgraded.error();
+        upgraded->reset();
+        return open(path, ArchiveMode::ReadOnly);
+    }
 
     try {
         executeSql(connection.db, "PRAGMA foreign_keys=ON");

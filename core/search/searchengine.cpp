@@ -45,6 +45,11 @@ public:
             while (!m_stop.stop_requested()) {
                 if (!waitWhilePaused())
                     break;
+                // A continued run may already be within its budget's limits.
+                if (const auto reason = stopReason(); !reason.empty() && generation > 0) {
+                    finish(RunState::Finished, reason);
+                    return;
+                }
                 updateProgress([&](SearchProgress &p) { p.generation = generation; });
                 const auto children = propose(generation);
                 store(children, generation);
@@ -386,14 +391,26 @@ private:
     bool m_improvedThisGeneration = false;
 };
 
+std::vector<std::unique_ptr<StopCondition>> makeStopConditions(const SearchBudget &budget)
+{
+    std::vector<std::unique_ptr<StopCondition>> conditions;
+    if (budget.generations > 0)
+        conditions.push_back(makeGenerationLimit(budget.generations));
+    if (budget.candidates > 0)
+        conditions.push_back(makeCandidateLimit(budget.candidates));
+    if (budget.seconds > 0)
+        conditions.push_back(makeTimeLimit(budget.seconds));
+    if (budget.noImprovement > 0)
+        conditions.push_back(makeNoImprovementLimit(budget.noImprovement));
+    return conditions;
+}
+
 SearchEngine::SearchEngine(std::string archivePath, std::unique_ptr<Proposer> proposer,
                            std::shared_ptr<CandidateEvaluator> evaluator, SearchSettings settings,
                            std::vector<std::unique_ptr<StopCondition>> stopConditions, SearchEventSink sink)
     : m_archivePath(std::move(archivePath)), m_proposer(std::move(proposer)), m_evaluator(std::move(evaluator)),
       m_settings(std::move(settings)), m_stopConditions(std::move(stopConditions)), m_sink(std::move(sink))
 {
-    if (m_stopConditions.empty())
-        m_stopConditions.push_back(makeGenerationLimit(5)); // never search forever by accident
 }
 
 SearchEngine::~SearchEngine()
@@ -444,6 +461,11 @@ Expected<std::int64_t> SearchEngine::launch(std::optional<Op> op, std::optional<
     } catch (const ArchiveError &error) {
         return Error{error.what()};
     }
+    // The budget is known only now (a continued run brings its own).
+    for (auto &condition : makeStopConditions(m_settings.budget))
+        m_stopConditions.push_back(std::move(condition));
+    if (m_stopConditions.empty())
+        m_stopConditions.push_back(makeGenerationLimit(5)); // never search forever by accident
     {
         std::lock_guard lock(m_mutex);
         m_runId = run.id;

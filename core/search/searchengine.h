@@ -21,6 +21,19 @@
 
 namespace kx {
 
+/// When a search stops (any limit reached; 0: no limit). Stored with the run, so a continued run keeps it.
+struct SearchBudget
+{
+    int generations = 5;                ///< Generations of evolution after the translation.
+    int candidates = 0;                 ///< Evaluated candidates in the run.
+    double seconds = 0;                 ///< Wall time of this session of the run.
+    int noImprovement = 0;              ///< Generations in a row without a new best.
+
+    bool operator==(const SearchBudget &) const = default;
+};
+
+std::vector<std::unique_ptr<StopCondition>> makeStopConditions(const SearchBudget &budget);
+
 /// How a search breeds. Stored with the run (JSON) so it can be continued and reproduced.
 struct SearchSettings
 {
@@ -30,6 +43,7 @@ struct SearchSettings
     double crossoverRate = 0.25;
     int steppingStones = 4;             ///< Good kernels from earlier runs offered to the proposer.
     std::vector<std::string> similarOps; ///< Ops whose best kernels also count as stepping stones.
+    SearchBudget budget;
     EvalSettings eval;
 };
 
@@ -61,9 +75,10 @@ using SearchEventSink = std::function<void(const SearchEvent &)>;
 class SearchEngine
 {
 public:
+    /// The run stops when its settings' budget or any of the extra stop conditions says so.
     SearchEngine(std::string archivePath, std::unique_ptr<Proposer> proposer,
                  std::shared_ptr<CandidateEvaluator> evaluator, SearchSettings settings,
-                 std::vector<std::unique_ptr<StopCondition>> stopConditions, SearchEventSink sink = {});
+                 std::vector<std::unique_ptr<StopCondition>> extraStopConditions = {}, SearchEventSink sink = {});
     ~SearchEngine();
     SearchEngine(const SearchEngine &) = delete;
     SearchEngine &operator=(const SearchEngine &) = delete;

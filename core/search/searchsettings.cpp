@@ -14,6 +14,11 @@ std::string toJson(const SearchSettings &settings)
                            {"crossoverRate", settings.crossoverRate},
                            {"steppingStones", settings.steppingStones},
                            {"similarOps", settings.similarOps},
+                           {"budget",
+                            {{"generations", settings.budget.generations},
+                             {"candidates", settings.budget.candidates},
+                             {"seconds", settings.budget.seconds},
+                             {"noImprovement", settings.budget.noImprovement}}},
                            {"eval",
                             {{"trials", eval.trials},
                              {"warmupRuns", eval.warmupRuns},
@@ -36,6 +41,13 @@ Expected<SearchSettings> searchSettingsFromJson(const std::string &json)
         settings.crossoverRate = j.value("crossoverRate", settings.crossoverRate);
         settings.steppingStones = j.value("steppingStones", settings.steppingStones);
         settings.similarOps = j.value("similarOps", settings.similarOps);
+        if (const auto it = j.find("budget"); it != j.end()) {
+            auto &budget = settings.budget;
+            budget.generations = it->value("generations", budget.generations);
+            budget.candidates = it->value("candidates", budget.candidates);
+            budget.seconds = it->value("seconds", budget.seconds);
+            budget.noImprovement = it->value("noImprovement", budget.noImprovement);
+        }
         if (const auto it = j.find("eval"); it != j.end()) {
             auto &eval = settings.eval;
             eval.trials = it->value("trials", eval.trials);

@@ -7,6 +7,8 @@
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"
 
+#include "qtestprinters.h"
+
 #include <QTest>
 
 using namespace kx;

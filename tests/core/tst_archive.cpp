@@ -5,6 +5,8 @@
 #include <QCryptographicHash>
 #include <QFile>
 #include <QTemporaryDir>
+#include "qtestprinters.h"
+
 #include <QTest>
 
 #include <sqlite3.h>
@@ -114,8 +116,9 @@ private Q_SLOTS:
             QVERIFY2(rc == SQLITE_OK, error);
             sqlite3_close(db);
         }
-        auto archive = openOrFail(path);
+        auto archive = openOrFail(path, ArchiveMode::ReadOnly); // a reader upgrades a writable old archive
         QCOMPARE(archive->schemaVersion(), Archive::currentSchemaVersion());
+        QVERIFY(archive->isReadOnly());
         QCOMPARE(archive->candidate("abcd1234")->genome, std::string()); // column added by step 3
         const auto verdict = archive->currentVerdict("abcd1234");
         QVERIFY(verdict.has_value());

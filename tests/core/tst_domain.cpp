@@ -1,5 +1,7 @@
 #include "core/domain/domainjson.h"
 
+#include "qtestprinters.h"
+
 #include <QTest>
 
 using namespace kx;

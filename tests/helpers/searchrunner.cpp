@@ -11,14 +11,15 @@
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: searchrunner ARCHIVE SEED GENERATIONS [RUN-ID-TO-CONTINUE]\n");
+        std::fprintf(stderr, "usage: searchrunner ARCHIVE SEED GENERATIONS [RUN-ID-TO-CONTINUE]\n"
+                             "       (GENERATIONS is ignored when continuing: the run keeps its budget)\n");
         return 2;
     }
     kx::SearchSettings settings;
     settings.seed = std::stoull(argv[2]);
     settings.childrenPerGeneration = 4;
+    settings.budget.generations = std::stoi(argv[3]); // stored with the run: a continued run keeps it
     std::vector<std::unique_ptr<kx::StopCondition>> stops;
-    stops.push_back(kx::makeGenerationLimit(std::stoi(argv[3])));
     kx::SearchEngine engine(argv[1], std::make_unique<kx::test::FakeProposer>(),
                             std::make_shared<kx::test::FakeEvaluator>(), settings, std::move(stops),
                             [](const kx::SearchEvent &event) {

@@ -7,6 +7,8 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
+#include "qtestprinters.h"
+
 #include <QTest>
 
 #include <csignal>
@@ -46,6 +48,7 @@ SearchSettings settingsWithSeed(std::uint64_t seed)
     SearchSettings settings;
     settings.seed = seed;
     settings.childrenPerGeneration = 4;
+    settings.budget.generations = 0; // each test names its own stop condition
     return settings;
 }
 
@@ -303,11 +306,14 @@ private Q_SLOTS:
         SearchSettings settings = settingsWithSeed(99);
         settings.similarOps = {"gelu"};
         settings.eval.trials = 7;
+        settings.budget = {12, 300, 60.0, 4};
         const auto back = searchSettingsFromJson(toJson(settings));
         QVERIFY(back);
         QCOMPARE(back->seed, std::uint64_t(99));
         QCOMPARE(back->similarOps, settings.similarOps);
         QVERIFY(back->eval == settings.eval);
+        QVERIFY(back->budget == settings.budget);
+        QCOMPARE(makeStopConditions(settings.budget).size(), std::size_t(4));
         QVERIFY(!searchSettingsFromJson("{nope"));
     }
 };

@@ -1,0 +1,74 @@
+// kernel-explorer: the GUI main. Parses the command line and shows the main window; everything else is in kxui.
+#include "ui/mainwindow.h"
+#include "ui/screenshot.h"
+#include "ui/selftest.h"
+
+#include "core/version.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTranslator>
+
+#include <cstdio>
+
+int main(int argc, char *argv[])
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("KernelExplorer"));
+    QApplication::setApplicationName(QStringLiteral("kernel-explorer"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Kernel Explorer"));
+    QApplication::setApplicationVersion(QString::fromLatin1(kx::kVersion));
+    QApplication::setDesktopFileName(QStringLiteral("kernel-explorer"));
+
+    QTranslator qtTranslator;
+    if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
+    QTranslator appTranslator;
+    if (appTranslator.load(QLocale(), QStringLiteral("kernel-explorer"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        QApplication::installTranslator(&appTranslator);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QApplication::translate("main", "Browse the kernel archive: every CUDA kernel evaluated, with its results."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption selfTest(QStringLiteral("self-test"),
+                                      QApplication::translate("main", "Check that the application works, then exit."));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QApplication::translate("main", "Save an image of the main window showing ARCHIVE, then exit."),
+        QApplication::translate("main", "image"));
+    parser.addOption(selfTest);
+    parser.addOption(screenshot);
+    parser.addPositionalArgument(QStringLiteral("archive"),
+                                 QApplication::translate("main", "The archive to open (.kxdb)."),
+                                 QStringLiteral("[archive]"));
+    parser.process(app);
+    const QStringList arguments = parser.positionalArguments();
+    if (arguments.size() > 1) {
+        std::fprintf(stderr, "%s\n", qPrintable(QApplication::translate("main", "Give at most one archive.")));
+        return 2;
+    }
+    const QString archive = arguments.value(0);
+
+    if (parser.isSet(selfTest))
+        return kx::ui::runSelfTest();
+    if (parser.isSet(screenshot)) {
+        if (archive.isEmpty()) {
+            std::fprintf(stderr, "%s\n", qPrintable(QApplication::translate("main", "--screenshot needs an archive.")));
+            return 2;
+        }
+        return kx::ui::takeScreenshot(archive, parser.value(screenshot));
+    }
+
+    kx::ui::MainWindow window;
+    window.show();
+    if (archive.isEmpty())
+        window.openStartupArchive();
+    else
+        window.openArchive(archive);
+    return app.exec();
+}

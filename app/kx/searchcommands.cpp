@@ -1,0 +1,314 @@
+// kx search OP, kx resume RUN: run the evolutionary search with GPU workers, with a live progress line.
+#include "commands.h"
+#include "format.h"
+
+#include "core/archive/archive.h"
+#include "core/archive/archivelocation.h"
+#include "core/eval/evaluationservice.h"
+#include "core/eval/workerpool.h"
+#include "core/ops/builtinops.h"
+#include "core/search/searchengine.h"
+#include "core/search/serviceevaluator.h"
+#include "core/search/templateproposer.h"
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <future>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <unistd.h>
+
+namespace kx::cli {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void onInterrupt(int) { g_interrupted = true; }
+
+struct SearchOptions
+{
+    std::string archive;
+    std::string gpus;                   ///< "0,1"; empty: all
+    std::string time;                   ///< "90", "90s", "10m", "1h"
+    SearchSettings settings;
+};
+
+Expected<double> parseDuration(const std::string &text)
+{
+    if (text.empty())
+        return 0.0;
+    std::size_t used = 0;
+    double value = 0;
+    try {
+        value = std::stod(text, &used);
+    } catch (const std::exception &) {
+        return Error{"--time: '" + text + "' is not a duration (e.g. 90s, 10m, 1h)"};
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+    if (scale < 0 || value < 0)
+        return Error{"--time: '" + text + "' is not a duration (e.g. 90s, 10m, 1h)"};
+    return value * scale;
+}
+
+Expected<std::vector<int>> parseGpus(const std::string &text)
+{
+    std::vector<int> devices;
+    if (text.empty() || text == "all")
+        return devices;
+    std::stringstream stream(text);
+    std::string item;
+    while (std::getline(stream, item, ',')) {
+        try {
+            devices.push_back(std::stoi(item));
+        } catch (const std::exception &) {
+            return Error{"--gpus: '" + text + "' is not a list of device numbers (e.g. 0,1)"};
+        }
+    }
+    return devices;
+}
+
+std::string selfExecutable()
+{
+    char path[4096];
+    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    return length > 0 ? std::string(path, std::size_t(length)) : std::string("kx");
+}
+
+// Prints progress from the engine's thread: one status line (rewritten on a terminal) and a line per new best.
+class ProgressPrinter
+{
+public:
+    void operator()(const SearchEvent &event)
+    {
+        std::lock_guard lock(m_mutex);
+        switch (event.kind) {
+        case SearchEvent::Kind::NewBest:
+            clearStatus();
+            std::printf("new best: %s %s (%s vs %s eager) - %s\n", shortId(event.candidate->id).c_str(),
+                        formatSpeedup(event.evaluation->speedup).c_str(),
+                        formatMs(event.evaluation->timing.medianMs).c_str(),
+                        formatMs(event.evaluation->baseline.medianMs).c_str(), event.candidate->description.c_str());
+            break;
+        case SearchEvent::Kind::Error:
+            clearStatus();
+            std::fprintf(stderr, "kx: %s\n", event.message.c_str());
+            break;
+        case SearchEvent::Kind::Evaluated:
+        case SearchEvent::Kind::Proposed:
+            if (m_terminal)
+                printStatus(event.progress);
+            break;
+        case SearchEvent::Kind::GenerationFinished:
+            if (!m_terminal)
+                printStatus(event.progress);
+            break;
+        case SearchEvent::Kind::Finished:
+            clearStatus();
+            printStatus(event.progress);
+            if (m_terminal)
+                std::printf("\n");
+            std::printf("%s\n", event.message.c_str());
+            break;
+        case SearchEvent::Kind::StateChanged:
+            break;
+        }
+        std::fflush(stdout);
+    }
+
+private:
+    void printStatus(const SearchProgress &p)
+    {
+        const int width = 24;
+        const int filled = p.proposed ? width * p.evaluated / p.proposed : 0;
+        std::string bar(std::size_t(filled), '#');
+        bar += std::string(std::size_t(width - filled), '.');
+        char best[64] = "none yet";
+        if (!p.bestCandidateId.empty())
+            std::snprintf(best, sizeof best, "%s (%s)", formatSpeedup(p.bestSpeedup).c_str(),
+                          shortId(p.bestCandidateId).substr(0, 8).c_str());
+        std::printf("%s[%s] gen %d: %d proposed, %d evaluated (%d correct, %d failed) | best %s | %.0f s%s",
+                    m_terminal ? "\r" : "", bar.c_str(), p.generation, p.proposed, p.evaluated, p.correct, p.failed,
+                    best, p.elapsedSeconds, m_terminal ? "\033[K" : "\n");
+        m_statusShown = m_terminal;
+    }
+    void clearStatus()
+    {
+        if (m_statusShown)
+            std::printf("\r\033[K");
+        m_statusShown = false;
+    }
+
+    std::mutex m_mutex;
+    const bool m_terminal = ::isatty(STDOUT_FILENO) != 0;
+    bool m_statusShown = false;
+};
+
+void printSummary(const std::string &archivePath, std::int64_t runId)
+{
+    auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
+    if (!archive)
+        return;
+    const auto run = (*archive)->run(runId);
+    CandidateFilter filter;
+    filter.runId = runId;
+    const auto rows = (*archive)->candidateSummaries(filter);
+    const CandidateSummary *best = nullptr;
+    for (const auto &row : rows)
+        if (row.bestStatus == EvalStatus::Correct && row.flagCount == 0 && (!best || row.bestSpeedup > best->bestSpeedup))
+            best = &row;
+    std::printf("run %lld (%s): %zu candidates\n", static_cast<long long>(runId), run ? toString(run->state) : "?",
+                rows.size());
+    if (!best) {
+        std::printf("no correct, unflagged kernel yet\n");
+        return;
+    }
+    std::printf("best: %s %s on %s%s\n", shortId(best->id).c_str(), formatSpeedup(best->bestSpeedup).c_str(),
+                best->bestGpu.c_str(), best->bestSpeedup <= 1.0 ? " (no improvement over eager PyTorch)" : "");
+    std::printf("see it with: kx archive show %s\n", shortId(best->id).c_str());
+}
+
+// Starts workers, runs (or continues) the search in the foreground, Ctrl-C cancels (the run can be resumed).
+int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::optional<std::int64_t> runToContinue)
+{
+    const auto devices = parseGpus(options.gpus);
+    if (!devices) {
+        std::cerr << "kx: " << devices.error().message << '\n';
+        return Usage;
+    }
+    const std::string archivePath = options.archive.empty() ? defaultArchivePath() : options.archive;
+    if (!ensureParentFolder(archivePath)) {
+        std::cerr << "kx: cannot create the folder of " << archivePath << '\n';
+        return BadInput;
+    }
+    if (!NvrtcCompiler::available()) {
+        std::cerr << "kx: this build has no NVRTC (CUDA toolkit not found at build time): searching needs it\n";
+        return NoGpu;
+    }
+
+    WorkerPoolOptions poolOptions;
+    poolOptions.command = {selfExecutable(), "worker"};
+    poolOptions.devices = *devices;
+    auto service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(poolOptions));
+    std::cout << "starting GPU workers ..." << std::endl;
+    if (const auto started = service->start(); !started) {
+        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
+        return NoGpu;
+    }
+    for (const auto &worker : service->pool().workers())
+        std::cout << "worker " << worker.device << ": " << worker.gpu.name << " (" << worker.arch << ", "
+                  << int(worker.gpu.measuredBandwidthGBs) << " GB/s measured)\n";
+
+    // A continued run keeps its stored budget; --time adds a limit for this session.
+    std::vector<std::unique_ptr<StopCondition>> extraStops;
+    if (runToContinue && !options.time.empty()) {
+        const auto seconds = parseDuration(options.time);
+        if (!seconds) {
+            std::cerr << "kx: " << seconds.error().message << '\n';
+            return Usage;
+        }
+        extraStops.push_back(makeTimeLimit(*seconds));
+    }
+
+    std::promise<void> finished;
+    auto done = finished.get_future();
+    auto printer = std::make_shared<ProgressPrinter>();
+    SearchEngine engine(archivePath, std::make_unique<TemplateProposer>(), std::make_shared<ServiceEvaluator>(service),
+                        options.settings, std::move(extraStops), [printer, &finished](const SearchEvent &event) {
+                            (*printer)(event);
+                            if (event.kind == SearchEvent::Kind::Finished)
+                                finished.set_value();
+                        });
+    const auto runId = op ? engine.start(*op) : engine.continueRun(*runToContinue);
+    if (!runId) {
+        std::cerr << "kx: " << runId.error().message << '\n';
+        return Failure;
+    }
+    std::cout << (op ? "searching " + op->name : "continuing run " + std::to_string(*runId)) << " in "
+              << archivePath << " (run " << *runId << ", seed " << options.settings.seed << "; Ctrl-C stops, "
+              << "kx resume " << *runId << " continues)" << std::endl;
+
+    g_interrupted = false;
+    auto previous = std::signal(SIGINT, onInterrupt);
+    bool cancelled = false;
+    while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+        if (g_interrupted && !cancelled) {
+            std::cerr << "\nkx: stopping after the evaluations in flight; continue with: kx resume " << *runId << '\n';
+            engine.cancel();
+            service->cancelPending();
+            cancelled = true;
+        }
+    }
+    engine.wait();
+    std::signal(SIGINT, previous);
+    service->stop();
+    printSummary(archivePath, *runId);
+    switch (engine.state()) {
+    case RunState::Finished: return Ok;
+    case RunState::Cancelled: return 130;
+    default: return Failure;
+    }
+}
+
+void addBudgetOptions(CLI::App &command, SearchOptions &options)
+{
+    addArchiveOption(command, options.archive);
+    command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
+    command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
+}
+
+} // namespace
+
+void addSearchCommands(CLI::App &app, Action &action)
+{
+    auto options = std::make_shared<SearchOptions>();
+    auto opName = std::make_shared<std::string>();
+    auto *search = app.add_subcommand("search", "Search for fast kernels for an op on the GPUs (needs a GPU)");
+    search->add_option("op", *opName, "Op name (see kx ops)")->required();
+    addBudgetOptions(*search, *options);
+    auto &settings = options->settings;
+    search->add_option("--generations", settings.budget.generations, "Generations after the translation")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    search->add_option("--candidates", settings.budget.candidates, "Stop after this many candidates (0: no limit)")
+        ->check(CLI::NonNegativeNumber);
+    search->add_option("--no-improvement", settings.budget.noImprovement,
+                       "Stop after this many generations without a new best (0: never)")
+        ->check(CLI::NonNegativeNumber);
+    search->add_option("--seed", settings.seed, "Random seed (the run is reproducible for a seed)")->capture_default_str();
+    search->add_option("--children", settings.childrenPerGeneration, "Candidates per generation")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    search->add_option("--trials", settings.eval.trials, "Correctness trials per candidate")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    search->callback([&action, options, opName] {
+        action = [options, opName]() -> int {
+            const Op *op = findBuiltInOp(*opName);
+            if (!op) {
+                std::cerr << "kx: unknown op '" << *opName << "' (kx ops lists them)\n";
+                return BadInput;
+            }
+            const auto seconds = parseDuration(options->time);
+            if (!seconds) {
+                std::cerr << "kx: " << seconds.error().message << '\n';
+                return Usage;
+            }
+            options->settings.budget.seconds = *seconds;
+            return runSearch(*options, *op, std::nullopt);
+        };
+    });
+
+    auto resumeOptions = std::make_shared<SearchOptions>();
+    auto runId = std::make_shared<std::int64_t>(0);
+    auto *resume = app.add_subcommand("resume", "Continue a stopped, killed or finished run with its own settings");
+    resume->add_option("run", *runId, "Run id (see kx runs)")->required()->check(CLI::PositiveNumber);
+    addBudgetOptions(*resume, *resumeOptions);
+    resume->callback([&action, resumeOptions, runId] {
+        action = [resumeOptions, runId] { return runSearch(*resumeOptions, std::nullopt, *runId); };
+    });
+}
+
+} // namespace kx::cli

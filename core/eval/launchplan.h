@@ -1,0 +1,151 @@
+#pragma once
+
+#include "core/domain/op.h"
+#include "core/util/expected.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kx {
+
+/**
+ * A candidate's launch plan: which kernels run in which order, with what configuration and arguments.
+ * Written as JSON, for example:
+ * @code{.json}
+ * {
+ *   "scratch": [ {"name": "partial", "bytes": "4 * ceil_div(N, 256)"} ],
+ *   "steps": [
+ *     {"kernel": "relu_kernel", "grid": ["ceil_div(N, 256)"], "block": ["256"], "shared": "0",
+ *      "args": [ {"input": "x"}, {"output": "out"}, {"int": "N"}, {"float": 0.5}, {"scratch": "partial"} ]},
+ *     {"library": "aten::conv2d", "args": [ {"input": "x"}, {"input": "w"}, {"output": "y"} ]}
+ *   ]
+ * }
+ * @endcode
+ * grid/block have 1 to 3 entries. Expressions are integer arithmetic over the op's shape symbols with
+ * + - * / % (integer division), parentheses, min(a,b), max(a,b) and ceil_div(a,b).
+ */
+struct PlanArg
+{
+    enum class Kind { Input, Output, Scratch, Int, Float };
+    Kind kind = Kind::Int;
+    std::string name;       ///< Input/Output/Scratch: the tensor or buffer name.
+    std::string expr;       ///< Int: an expression.
+    double value = 0;       ///< Float: the value.
+
+    bool operator==(const PlanArg &) const = default;
+};
+
+struct ScratchBuffer
+{
+    std::string name;
+    std::string bytesExpr;
+
+    bool operator==(const ScratchBuffer &) const = default;
+};
+
+struct KernelStep
+{
+    std::string kernel;                     ///< A __global__ function of the candidate (extern "C" name).
+    std::vector<std::string> grid;          ///< 1..3 expressions.
+    std::vector<std::string> block;         ///< 1..3 expressions.
+    std::string sharedBytesExpr = "0";      ///< Dynamic shared memory.
+    std::vector<PlanArg> args;
+
+    bool operator==(const KernelStep &) const = default;
+};
+
+struct LibraryStep
+{
+    std::string op;                         ///< ATen op, e.g. "aten::conv2d".
+    std::vector<PlanArg> args;
+
+    bool operator==(const LibraryStep &) const = default;
+};
+
+struct LaunchPlan
+{
+    std::vector<ScratchBuffer> scratch;
+    std::vector<std::variant<KernelStep, LibraryStep>> steps;
+
+    bool operator==(const LaunchPlan &) const = default;
+};
+
+/// A kernel parameter as declared in the source, for argument type checks.
+struct KernelParam
+{
+    enum class Kind { Pointer, ConstPointer, Int, Float, Other };
+    Kind kind = Kind::Other;
+    std::string type;                       ///< As written, e.g. "const float* __restrict__".
+    std::string name;
+};
+
+struct KernelSignature
+{
+    std::string name;
+    std::vector<KernelParam> params;
+};
+
+/// Device limits that plan validation checks against (defaults: common to sm_80 and sm_90).
+struct DeviceLimits
+{
+    std::int64_t maxThreadsPerBlock = 1024;
+    std::array<std::int64_t, 3> maxBlockDim{1024, 1024, 64};
+    std::array<std::int64_t, 3> maxGridDim{2147483647, 65535, 65535};
+    std::int64_t maxDynamicSharedBytes = 227 * 1024;
+    std::int64_t maxScratchBytes = std::int64_t(16) << 30;
+};
+
+/// A kernel step with every expression evaluated for one shape set.
+struct ResolvedArg
+{
+    PlanArg::Kind kind = PlanArg::Kind::Int;
+    std::string name;                       ///< Input/Output/Scratch name.
+    std::int64_t intValue = 0;
+    double floatValue = 0;
+};
+
+struct ResolvedKernelStep
+{
+    std::string kernel;
+    std::array<std::int64_t, 3> grid{1, 1, 1};
+    std::array<std::int64_t, 3> block{1, 1, 1};
+    std::int64_t sharedBytes = 0;
+    std::vector<ResolvedArg> args;
+};
+
+struct ResolvedLibraryStep
+{
+    std::string op;
+    std::vector<ResolvedArg> args;
+};
+
+struct ResolvedPlan
+{
+    std::vector<std::pair<std::string, std::int64_t>> scratchBytes; ///< name -> bytes, in plan order.
+    std::vector<std::variant<ResolvedKernelStep, ResolvedLibraryStep>> steps;
+};
+
+/// Parses plan JSON. Errors name the problem and where ("steps[1].grid[0]: ...").
+Expected<LaunchPlan> parseLaunchPlan(const std::string &json);
+std::string toJson(const LaunchPlan &plan); ///< Canonical, pretty-printed form.
+
+/// Reads the extern "C" __global__ signatures of a device source (for argument checks).
+std::vector<KernelSignature> parseKernelSignatures(const std::string &source);
+
+/**
+ * Checks a plan against an op, one of its shape sets, the candidate's kernels and device limits, and
+ * evaluates every expression. Rejects unknown symbols, tensors or kernels, negative or zero sizes, too
+ * many threads, too much shared memory, argument count or type mismatches, and library steps the op's
+ * policy does not allow, each with a message naming the problem.
+ */
+Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan, const Op &op, const ShapeSet &shapes,
+                                         const std::vector<KernelSignature> &kernels,
+                                         const DeviceLimits &limits = {});
+
+/// Evaluates one integer expression over shape symbols (the plan's expression language).
+Expected<std::int64_t> evaluateIntExpression(const std::string &expression, const ShapeSet &symbols);
+
+} // namespace kx

@@ -1,0 +1,74 @@
+#include "core/gpu/candidatebenchmark.h"
+
+#include "core/gpu/candidateverifier.h"
+#include "core/gpu/reference.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace kx {
+
+CandidateBenchmark::CandidateBenchmark(const Op &op, const EvalSettings &settings, RunTimer &timer)
+    : m_op(op)
+    , m_settings(settings)
+    , m_timer(timer)
+{}
+
+BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
+{
+    BenchmarkOutcome outcome;
+    auto &workspace = *rig.workspace;
+    // Inputs of their own, unlike any trial's.
+    need(workspace.generateInputs(CandidateVerifier::trialSeed(m_settings.seed, 1 << 20), Distribution::Normal));
+    need(workspace.runReference(m_op.name));
+    workspace.copyInputsForCandidate();
+
+    const auto bindings = workspace.bindings();
+    const auto references = workspace.pristineInputs();
+    int round = 0;
+    const auto timeCandidate = [&] {
+        workspace.prepareRun(round++);
+        return m_timer.time([&] { rig.launcher.launch(bindings); });
+    };
+    const auto timeReference = [&] {
+        return m_timer.time([&] { need(Reference::runEager(m_op.name, references)); });
+    };
+
+    const auto warmupStart = std::chrono::steady_clock::now();
+    const int warmups = std::max(1, m_settings.warmupRuns);
+    for (int i = 0; i < warmups; ++i) {
+        timeCandidate();
+        timeReference();
+    }
+    const double pairMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmupStart).count() / warmups;
+    int runs = std::max(1, m_settings.timedRuns);
+    if (pairMs * runs > m_settings.timeBudgetMs)
+        runs = std::max(kMinimumRuns, int(m_settings.timeBudgetMs / std::max(pairMs, 1e-3)));
+
+    for (int i = 0; i < runs; ++i) {
+        // Alternating the order keeps any warm-after-the-other effect from favouring one side.
+        TimedRun candidate;
+        TimedRun reference;
+        if (i % 2 == 0) {
+            candidate = timeCandidate();
+            reference = timeReference();
+        } else {
+            reference = timeReference();
+            candidate = timeCandidate();
+        }
+        outcome.candidateMs.push_back(candidate.eventMs);
+        outcome.candidateWallMs.push_back(candidate.wallMs);
+        outcome.baselineMs.push_back(reference.eventMs);
+        outcome.baselineWallMs.push_back(reference.wallMs);
+    }
+
+    // The last timed run computed this: it must be as right as the verified runs were.
+    if (const auto broken = need(workspace.checkIntegrity()))
+        outcome.failure = "timed runs: " + *broken;
+    else if (const auto check = need(workspace.checkOutputs(m_op.policy.atol, m_op.policy.rtol)); !check.failure.empty())
+        outcome.failure = "timed runs (" + workspace.shapesText() + "): " + check.failure;
+    return outcome;
+}
+
+} // namespace kx

@@ -1,0 +1,118 @@
+#include "core/gpu/candidateverifier.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace kx {
+
+CandidateVerifier::CandidateVerifier(const Op &op, const EvalSettings &settings)
+    : m_op(op)
+    , m_settings(settings)
+{}
+
+std::uint64_t CandidateVerifier::trialSeed(std::uint64_t base, int trial)
+{
+    // splitmix64 of (base, trial): neighbouring bases and trials give unrelated seeds.
+    std::uint64_t z = base + 0x9E3779B97F4A7C15ull * std::uint64_t(trial + 1);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+VerificationOutcome CandidateVerifier::run(std::vector<ShapeRig> &rigs)
+{
+    VerificationOutcome outcome;
+    auto &report = outcome.report;
+    const double atol = m_op.policy.atol;
+    const double rtol = m_op.policy.rtol;
+    std::set<std::size_t> shapeSetsUsed;
+    std::set<Distribution> distributionsUsed;
+    bool deterministic = true;
+    bool sensitivityChecked = false;
+    bool nondeterminismFlagged = false;
+
+    for (int trial = 0; trial < std::max(1, m_settings.trials); ++trial) {
+        const auto shapeIndex = std::size_t(trial) % rigs.size();
+        auto &rig = rigs[shapeIndex];
+        auto &workspace = *rig.workspace;
+        const auto distribution = static_cast<Distribution>(trial % 3);
+        shapeSetsUsed.insert(shapeIndex);
+        distributionsUsed.insert(distribution);
+        const auto fail = [&](const std::string &what) {
+            if (report.failure.empty())
+                report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText() + ", "
+                                 + toString(distribution) + " inputs): " + what;
+        };
+        const auto accumulate = [&](const ShapeWorkspace::OutputCheck &check) {
+            report.maxAbsError = std::max(report.maxAbsError, check.maxAbsError);
+            report.maxRelError = std::max(report.maxRelError, check.maxRelError);
+            report.mismatches += check.mismatches;
+            if (!check.failure.empty())
+                fail(check.failure);
+        };
+
+        need(workspace.generateInputs(trialSeed(m_settings.seed, trial), distribution));
+        need(workspace.runReference(m_op.name));
+        workspace.copyInputsForCandidate();
+        report.trials = trial + 1;
+
+        rig.runCandidate(2 * trial);
+        if (const auto broken = need(workspace.checkIntegrity())) {
+            fail(*broken);
+            break;
+        }
+        workspace.keepFirstRun();
+        accumulate(need(workspace.checkOutputs(atol, rtol)));
+
+        // The second run sees other scratch garbage: reading uninitialised memory shows up here too.
+        rig.runCandidate(2 * trial + 1);
+        if (const auto broken = need(workspace.checkIntegrity())) {
+            fail(*broken);
+            break;
+        }
+        if (!need(workspace.sameAsFirstRun())) {
+            deterministic = false;
+            const auto again = need(workspace.compareWithFirstRun(atol, rtol));
+            if (again.mismatches > 0) {
+                fail("not deterministic: " + again.failure);
+            } else if (!nondeterminismFlagged) {
+                nondeterminismFlagged = true;
+                outcome.flags.push_back({"nondeterministic",
+                                         nlohmann::json{{"trial", trial},
+                                                        {"shapes", workspace.shapesText()},
+                                                        {"maxAbsDifference", again.maxAbsError}}
+                                             .dump()});
+            }
+            accumulate(need(workspace.checkOutputs(atol, rtol)));
+        }
+
+        if (workspace.previousTrial() >= 0) {
+            sensitivityChecked = true;
+            if (need(workspace.outputsSameAsPrevious()) && !need(workspace.referenceSameAsPrevious())) {
+                outcome.flags.push_back({"input-insensitive",
+                                         nlohmann::json{{"trials", {workspace.previousTrial(), trial}},
+                                                        {"shapes", workspace.shapesText()}}
+                                             .dump()});
+                fail("input-insensitive: the outputs are bit-identical to those of trial "
+                     + std::to_string(workspace.previousTrial())
+                     + " although the inputs and the reference's outputs differ");
+            }
+        }
+        workspace.keepAsPrevious(trial);
+    }
+
+    report.shapeSets = int(shapeSetsUsed.size());
+    if (report.failure.empty()) {
+        report.checksPassed = {"inputs-unchanged", "in-bounds-writes", "matches-reference"};
+        if (deterministic)
+            report.checksPassed.push_back("deterministic");
+        if (sensitivityChecked)
+            report.checksPassed.push_back("input-sensitive");
+        report.checksPassed.push_back("distributions:" + std::to_string(distributionsUsed.size()));
+    }
+    return outcome;
+}
+
+} // namespace kx

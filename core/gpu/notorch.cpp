@@ -1,0 +1,32 @@
+// Stand-ins for builds without LibTorch: the evaluator then reports that it cannot check candidates.
+#include "core/gpu/reference.h"
+#include "core/gpu/tensorops.h"
+
+namespace kx {
+namespace {
+Error noTorch()
+{
+    return Error{"this build has no LibTorch: candidates cannot be checked against references"};
+}
+} // namespace
+
+bool TensorOps::haveTorch() { return false; }
+bool TensorOps::haveCuda() { return false; }
+std::string TensorOps::torchVersion() { return {}; }
+Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution) { return noTorch(); }
+Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double) { return noTorch(); }
+Expected<bool> TensorOps::bitEqual(const TensorView &, const TensorView &) { return noTorch(); }
+Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &)
+{
+    return noTorch();
+}
+
+bool Reference::has(const std::string &) { return false; }
+std::vector<std::string> Reference::names() { return {}; }
+Status Reference::run(const std::string &, const std::vector<TensorView> &, const std::vector<TensorView> &)
+{
+    return noTorch();
+}
+Status Reference::runEager(const std::string &, const std::vector<TensorView> &) { return noTorch(); }
+
+} // namespace kx

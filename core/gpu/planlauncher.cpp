@@ -1,0 +1,191 @@
+#include "core/gpu/planlauncher.h"
+
+#include "core/gpu/cudaerror.h"
+#include "core/gpu/cudamodule.h"
+#include "core/gpu/tensorops.h"
+
+#include <cstring>
+#include <limits>
+
+namespace kx {
+namespace {
+
+constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+
+const char *kindText(PlanArg::Kind kind)
+{
+    switch (kind) {
+    case PlanArg::Kind::Input: return "input";
+    case PlanArg::Kind::Output: return "output";
+    case PlanArg::Kind::Scratch: return "scratch";
+    case PlanArg::Kind::Int: return "int";
+    case PlanArg::Kind::Float: return "float";
+    }
+    return "?";
+}
+
+dim3 toDim3(const std::array<std::int64_t, 3> &v)
+{
+    return dim3(unsigned(v[0]), unsigned(v[1]), unsigned(v[2]));
+}
+
+std::string stepLabel(std::size_t index, const std::string &name)
+{
+    return "step " + std::to_string(index) + " (" + name + ")";
+}
+
+} // namespace
+
+Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const ResolvedPlan &plan)
+{
+    PlanLauncher launcher;
+    for (std::size_t index = 0; index < plan.steps.size(); ++index) {
+        Step step;
+        if (const auto *library = std::get_if<ResolvedLibraryStep>(&plan.steps[index])) {
+            step.library = true;
+            step.name = library->op;
+            for (const auto &arg : library->args)
+                step.args.push_back({arg, 0});
+            launcher.m_steps.push_back(std::move(step));
+            continue;
+        }
+        const auto &kernelStep = std::get<ResolvedKernelStep>(plan.steps[index]);
+        step.name = kernelStep.kernel;
+        step.kernel = module.kernel(kernelStep.kernel);
+        const auto label = stepLabel(index, step.name);
+        if (!step.kernel)
+            return Error{label + ": the compiled code has no extern \"C\" __global__ function of that name"};
+        const auto sizes = CudaModule::parameterSizes(step.kernel);
+        if (sizes.size() != kernelStep.args.size())
+            return Error{label + ": the kernel takes " + std::to_string(sizes.size()) + " parameters, the plan passes "
+                         + std::to_string(kernelStep.args.size())};
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const auto &arg = kernelStep.args[i];
+            const auto where = label + ", argument " + std::to_string(i) + " (" + kindText(arg.kind) + "): ";
+            switch (arg.kind) {
+            case PlanArg::Kind::Input:
+            case PlanArg::Kind::Output:
+            case PlanArg::Kind::Scratch:
+                if (sizes[i] != sizeof(void *))
+                    return Error{where + "the kernel parameter is not a pointer (" + std::to_string(sizes[i])
+                                 + " bytes)"};
+                break;
+            case PlanArg::Kind::Int:
+                if (sizes[i] != 4 && sizes[i] != 8)
+                    return Error{where + "the kernel parameter takes " + std::to_string(sizes[i]) + " bytes"};
+                if (sizes[i] == 4
+                    && (arg.intValue > std::numeric_limits<std::int32_t>::max()
+                        || arg.intValue < std::numeric_limits<std::int32_t>::min()))
+                    return Error{where + "value " + std::to_string(arg.intValue)
+                                 + " does not fit the kernel's 32-bit parameter"};
+                break;
+            case PlanArg::Kind::Float:
+                if (sizes[i] != 4 && sizes[i] != 8)
+                    return Error{where + "the kernel parameter takes " + std::to_string(sizes[i]) + " bytes"};
+                break;
+            }
+            step.args.push_back({arg, sizes[i]});
+        }
+        step.grid = toDim3(kernelStep.grid);
+        step.block = toDim3(kernelStep.block);
+        step.sharedBytes = std::size_t(kernelStep.sharedBytes);
+        launcher.m_steps.push_back(std::move(step));
+    }
+    return launcher;
+}
+
+int PlanLauncher::kernelSteps() const
+{
+    int count = 0;
+    for (const auto &step : m_steps)
+        count += step.library ? 0 : 1;
+    return count;
+}
+
+void PlanLauncher::launch(const PlanBindings &bindings) const
+{
+    for (std::size_t index = 0; index < m_steps.size(); ++index) {
+        if (m_steps[index].library)
+            runLibrary(m_steps[index], index, bindings);
+        else
+            launchKernel(m_steps[index], index, bindings);
+    }
+}
+
+void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanBindings &bindings) const
+{
+    // One 8-byte slot per parameter; 4-byte parameters use the slot's first bytes (little-endian).
+    std::vector<std::uint64_t> storage(step.args.size(), 0);
+    std::vector<void *> pointers(step.args.size(), nullptr);
+    for (std::size_t i = 0; i < step.args.size(); ++i) {
+        const auto &arg = step.args[i];
+        void *slot = &storage[i];
+        switch (arg.resolved.kind) {
+        case PlanArg::Kind::Input:
+        case PlanArg::Kind::Output: {
+            const auto it = bindings.tensors.find(arg.resolved.name);
+            if (it == bindings.tensors.end())
+                throw CudaFailure(cudaErrorInvalidValue, stepLabel(index, step.name) + ": no tensor '"
+                                                             + arg.resolved.name + "'");
+            std::memcpy(slot, &it->second.data, sizeof(void *));
+            break;
+        }
+        case PlanArg::Kind::Scratch: {
+            const auto it = bindings.scratch.find(arg.resolved.name);
+            if (it == bindings.scratch.end())
+                throw CudaFailure(cudaErrorInvalidValue, stepLabel(index, step.name) + ": no scratch buffer '"
+                                                             + arg.resolved.name + "'");
+            std::memcpy(slot, &it->second.data, sizeof(void *));
+            break;
+        }
+        case PlanArg::Kind::Int:
+            if (arg.size == 4) {
+                const auto value = std::int32_t(arg.resolved.intValue);
+                std::memcpy(slot, &value, sizeof value);
+            } else {
+                std::memcpy(slot, &arg.resolved.intValue, sizeof(std::int64_t));
+            }
+            break;
+        case PlanArg::Kind::Float:
+            if (arg.size == 4) {
+                const auto value = float(arg.resolved.floatValue);
+                std::memcpy(slot, &value, sizeof value);
+            } else {
+                std::memcpy(slot, &arg.resolved.floatValue, sizeof(double));
+            }
+            break;
+        }
+        pointers[i] = slot;
+    }
+    const auto label = stepLabel(index, step.name);
+    if (step.sharedBytes > kDefaultSharedLimit)
+        checkCuda(cudaFuncSetAttribute(step.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(step.sharedBytes)),
+                  label + ": allowing " + std::to_string(step.sharedBytes) + " bytes of dynamic shared memory");
+    checkCuda(cudaLaunchKernel(step.kernel, step.grid, step.block, pointers.data(), step.sharedBytes, nullptr),
+              label + ": launch");
+    checkCuda(cudaPeekAtLastError(), label + ": after launch");
+}
+
+void PlanLauncher::runLibrary(const Step &step, std::size_t index, const PlanBindings &bindings) const
+{
+    std::vector<ResolvedArg> args;
+    std::vector<TensorView> views;
+    for (const auto &arg : step.args) {
+        args.push_back(arg.resolved);
+        TensorView view;
+        if (arg.resolved.kind == PlanArg::Kind::Input || arg.resolved.kind == PlanArg::Kind::Output) {
+            if (const auto it = bindings.tensors.find(arg.resolved.name); it != bindings.tensors.end())
+                view = it->second;
+        } else if (arg.resolved.kind == PlanArg::Kind::Scratch) {
+            if (const auto it = bindings.scratch.find(arg.resolved.name); it != bindings.scratch.end())
+                view = it->second;
+        }
+        views.push_back(view);
+    }
+    const auto status = TensorOps::runLibraryStep(step.name, args, views);
+    checkCuda(cudaPeekAtLastError(), stepLabel(index, step.name) + ": after the library call");
+    if (!status)
+        throw LibraryStepFailure(stepLabel(index, step.name) + ": " + status.error().message);
+}
+
+} // namespace kx

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "core/eval/launchplan.h"
+#include "core/gpu/tensorview.h"
+#include "core/util/expected.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+class CudaModule;
+
+/// A library step failed without a CUDA error (bad arguments for the ATen op ...).
+class LibraryStepFailure : public std::runtime_error
+{
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// The device memory a plan's Input, Output and Scratch arguments name.
+struct PlanBindings
+{
+    std::map<std::string, TensorView> tensors;  ///< Inputs and outputs by name.
+    std::map<std::string, TensorView> scratch;  ///< Scratch buffers by name, as flat float32 views.
+};
+
+/**
+ * A resolved plan bound to a loaded module: kernels looked up, argument layouts checked against the
+ * compiled code. launch() runs every step in order on the default stream.
+ */
+class PlanLauncher
+{
+public:
+    /// Looks up each step's kernel and checks its arguments; the Error reads as a plan error.
+    static Expected<PlanLauncher> prepare(const CudaModule &module, const ResolvedPlan &plan);
+
+    /// Launches the steps. Throws CudaFailure on a launch error, LibraryStepFailure on a failed library step.
+    void launch(const PlanBindings &bindings) const;
+
+    int kernelSteps() const;
+
+private:
+    struct Arg
+    {
+        ResolvedArg resolved;
+        std::size_t size = 0;   ///< Bytes the kernel parameter takes.
+    };
+    struct Step
+    {
+        bool library = false;
+        std::string name;       ///< Kernel or ATen op.
+        const void *kernel = nullptr;
+        dim3 grid;
+        dim3 block;
+        std::size_t sharedBytes = 0;
+        std::vector<Arg> args;
+    };
+
+    void launchKernel(const Step &step, std::size_t index, const PlanBindings &bindings) const;
+    void runLibrary(const Step &step, std::size_t index, const PlanBindings &bindings) const;
+
+    std::vector<Step> m_steps;
+};
+
+} // namespace kx

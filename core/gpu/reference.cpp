@@ -1,0 +1,151 @@
+// LibTorch references of the built-in ops (one of the two translation units that include LibTorch).
+// Adding an op's reference is one entry in references() below.
+#include "core/gpu/reference.h"
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <map>
+
+namespace kx {
+namespace {
+
+using Tensors = std::vector<at::Tensor>;
+using ReferenceFunction = std::function<Tensors(const Tensors &)>;
+
+// Keyed by op name; inputs arrive in the order of the op's input specs, results in the order of its outputs.
+// Each entry is what the op's referenceSource says in PyTorch.
+const std::map<std::string, ReferenceFunction> &references()
+{
+    static const std::map<std::string, ReferenceFunction> table = [] {
+        // Full fp32 in cuBLAS and cuDNN (PyTorch's cuDNN default is TF32): candidates are held to fp32 accuracy.
+        at::globalContext().setAllowTF32CuBLAS(false);
+        at::globalContext().setAllowTF32CuDNN(false);
+        return std::map<std::string, ReferenceFunction>{
+            {"relu", [](const Tensors &in) { return Tensors{at::relu(in[0])}; }},
+            {"leaky_relu", [](const Tensors &in) { return Tensors{at::leaky_relu(in[0], 0.01)}; }},
+            {"gelu_tanh", [](const Tensors &in) { return Tensors{at::gelu(in[0], "tanh")}; }},
+            {"gelu", [](const Tensors &in) { return Tensors{at::gelu(in[0])}; }},
+            {"sigmoid", [](const Tensors &in) { return Tensors{at::sigmoid(in[0])}; }},
+            {"tanh", [](const Tensors &in) { return Tensors{at::tanh(in[0])}; }},
+            {"silu", [](const Tensors &in) { return Tensors{at::silu(in[0])}; }},
+            {"softplus", [](const Tensors &in) { return Tensors{at::softplus(in[0], 1, 20)}; }},
+            {"elu", [](const Tensors &in) { return Tensors{at::elu(in[0])}; }},
+            {"hardtanh", [](const Tensors &in) { return Tensors{at::hardtanh(in[0], -1, 1)}; }},
+            {"add", [](const Tensors &in) { return Tensors{at::add(in[0], in[1])}; }},
+            {"scale_bias", [](const Tensors &in) { return Tensors{in[0] * in[1] + in[2]}; }},
+            {"chain_scale_add_sigmoid_mul_clamp",
+             [](const Tensors &in) { return Tensors{at::clamp(at::sigmoid(in[0] * 1.5 + in[1]) * in[1] - 0.1, -0.5, 0.5)}; }},
+            {"row_sum", [](const Tensors &in) { return Tensors{in[0].sum(1)}; }},
+            {"row_mean", [](const Tensors &in) { return Tensors{in[0].mean(1)}; }},
+            {"row_max", [](const Tensors &in) { return Tensors{in[0].amax(1)}; }},
+            {"row_argmax", [](const Tensors &in) { return Tensors{in[0].argmax(1)}; }},
+            {"softmax", [](const Tensors &in) { return Tensors{at::softmax(in[0], 1)}; }},
+            {"log_softmax", [](const Tensors &in) { return Tensors{at::log_softmax(in[0], 1)}; }},
+            {"layer_norm",
+             [](const Tensors &in) { return Tensors{at::layer_norm(in[0], {in[0].size(1)}, in[1], in[2], 1e-5)}; }},
+            {"rms_norm",
+             [](const Tensors &in) { return Tensors{in[0] * at::rsqrt(in[0].pow(2).mean(-1, true) + 1e-5) * in[1]}; }},
+            {"matmul", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
+            {"matmul_tall_skinny", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
+            {"linear_bias_relu", [](const Tensors &in) { return Tensors{at::relu(at::linear(in[0], in[1], in[2]))}; }},
+            {"matmul_scale_residual_clamp",
+             [](const Tensors &in) { return Tensors{at::clamp(at::matmul(in[0], in[1]) * 2.0 + in[2], -1.0, 1.0)}; }},
+            {"transpose", [](const Tensors &in) { return Tensors{in[0].t().contiguous()}; }},
+            {"conv2d_bias_relu",
+             [](const Tensors &in) { return Tensors{at::relu(at::conv2d(in[0], in[1]) + in[2].view({1, -1, 1, 1}))}; }},
+        };
+    }();
+    return table;
+}
+
+at::ScalarType scalarType(DType dtype)
+{
+    switch (dtype) {
+    case DType::Float32: return at::kFloat;
+    case DType::Float16: return at::kHalf;
+    case DType::BFloat16: return at::kBFloat16;
+    case DType::Float64: return at::kDouble;
+    case DType::Int32: return at::kInt;
+    case DType::Int64: return at::kLong;
+    }
+    return at::kFloat;
+}
+
+Tensors wrapAll(const std::vector<TensorView> &views)
+{
+    Tensors tensors;
+    for (const auto &view : views) {
+        const auto device =
+            view.device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(view.device));
+        tensors.push_back(
+            at::from_blob(view.data, view.shape, at::TensorOptions().dtype(scalarType(view.dtype)).device(device)));
+    }
+    return tensors;
+}
+
+Expected<Tensors> call(const std::string &opName, const std::vector<TensorView> &inputs)
+{
+    const auto it = references().find(opName);
+    if (it == references().end())
+        return Error{"no LibTorch reference for op '" + opName + "'"};
+    try {
+        return it->second(wrapAll(inputs));
+    } catch (const std::exception &error) {
+        return Error{"reference for '" + opName + "' failed: " + error.what()};
+    }
+}
+
+} // namespace
+
+bool Reference::has(const std::string &opName)
+{
+    return references().count(opName) > 0;
+}
+
+std::vector<std::string> Reference::names()
+{
+    std::vector<std::string> result;
+    for (const auto &entry : references())
+        result.push_back(entry.first);
+    return result;
+}
+
+Status Reference::run(const std::string &opName, const std::vector<TensorView> &inputs,
+                      const std::vector<TensorView> &outputs)
+{
+    auto results = call(opName, inputs);
+    if (!results)
+        return results.error();
+    if (results->size() != outputs.size())
+        return Error{"reference for '" + opName + "' returns " + std::to_string(results->size())
+                     + " tensors, the op declares " + std::to_string(outputs.size()) + " outputs"};
+    try {
+        auto targets = wrapAll(outputs);
+        for (std::size_t i = 0; i < targets.size(); ++i) {
+            const auto &result = (*results)[i];
+            if (result.sizes() != targets[i].sizes())
+                return Error{"reference for '" + opName + "': output " + std::to_string(i) + " has shape "
+                             + shapeText(result.sizes().vec()) + ", the op declares "
+                             + shapeText(targets[i].sizes().vec())};
+            if (result.scalar_type() != targets[i].scalar_type())
+                return Error{"reference for '" + opName + "': output " + std::to_string(i) + " has dtype "
+                             + std::string(c10::toString(result.scalar_type())) + ", the op declares "
+                             + toString(outputs[i].dtype)};
+            targets[i].copy_(result);
+        }
+        return {};
+    } catch (const std::exception &error) {
+        return Error{"reference for '" + opName + "' failed: " + error.what()};
+    }
+}
+
+Status Reference::runEager(const std::string &opName, const std::vector<TensorView> &inputs)
+{
+    auto results = call(opName, inputs);
+    if (!results)
+        return results.error();
+    return {};
+}
+
+} // namespace kx

@@ -1,0 +1,228 @@
+#include "core/gpu/shapeworkspace.h"
+
+#include "core/gpu/reference.h"
+#include "core/gpu/tensorops.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace kx {
+namespace {
+
+// Garbage for scratch memory, a different pattern each run: NaN, a huge finite value, and two mixed ones.
+constexpr unsigned char kScratchPatterns[] = {0xFF, 0x7F, 0xC3, 0x5A};
+// All-ones bytes are NaN in every floating-point format.
+constexpr unsigned char kOutputPoison = 0xFF;
+
+std::string number(double value)
+{
+    std::ostringstream text;
+    text.precision(7);
+    text << value;
+    return text.str();
+}
+
+} // namespace
+
+Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, const ShapeSet &shapes,
+                                                                 const ResolvedPlan &plan, int device)
+{
+    auto workspace = std::unique_ptr<ShapeWorkspace>(new ShapeWorkspace);
+    workspace->m_device = device;
+    workspace->m_shapes = shapes;
+    std::vector<TensorLayout> inputs;
+    std::vector<TensorLayout> outputs;
+    for (const auto &spec : op.inputs) {
+        auto layout = resolveLayout(spec, shapes);
+        if (!layout)
+            return Error{"input " + layout.error().message};
+        inputs.push_back(*layout);
+    }
+    for (const auto &spec : op.outputs) {
+        auto layout = resolveLayout(spec, shapes);
+        if (!layout)
+            return Error{"output " + layout.error().message};
+        outputs.push_back(*layout);
+    }
+    const auto allocate = [](const std::vector<TensorLayout> &layouts) {
+        std::vector<Tensor> tensors;
+        for (const auto &layout : layouts)
+            tensors.push_back(Tensor{layout, DeviceBuffer(layout.byteCount())});
+        return tensors;
+    };
+    workspace->m_pristine = allocate(inputs);
+    workspace->m_inputs = allocate(inputs);
+    workspace->m_reference = allocate(outputs);
+    workspace->m_outputs = allocate(outputs);
+    workspace->m_firstRun = allocate(outputs);
+    workspace->m_previousOutputs = allocate(outputs);
+    workspace->m_previousReference = allocate(outputs);
+    for (const auto &[name, bytes] : plan.scratchBytes)
+        workspace->m_scratch.push_back(Scratch{name, DeviceBuffer(bytes)});
+    return workspace;
+}
+
+std::string ShapeWorkspace::shapesText() const
+{
+    std::string text;
+    for (const auto &[symbol, size] : m_shapes)
+        text += (text.empty() ? "" : ", ") + symbol + "=" + std::to_string(size);
+    return text;
+}
+
+Status ShapeWorkspace::generateInputs(std::uint64_t seed, Distribution distribution)
+{
+    for (std::size_t i = 0; i < m_pristine.size(); ++i) {
+        // Each input its own stream of numbers: a+b must not see a == b.
+        if (auto status = TensorOps::fillRandom(m_pristine[i].view(m_device), seed * 64 + i, distribution); !status)
+            return status;
+    }
+    return {};
+}
+
+Status ShapeWorkspace::runReference(const std::string &opName)
+{
+    std::vector<TensorView> outputs;
+    for (const auto &tensor : m_reference)
+        outputs.push_back(tensor.view(m_device));
+    return Reference::run(opName, pristineInputs(), outputs);
+}
+
+std::vector<TensorView> ShapeWorkspace::pristineInputs() const
+{
+    std::vector<TensorView> views;
+    for (const auto &tensor : m_pristine)
+        views.push_back(tensor.view(m_device));
+    return views;
+}
+
+void ShapeWorkspace::copyInputsForCandidate()
+{
+    for (std::size_t i = 0; i < m_inputs.size(); ++i)
+        m_inputs[i].buffer.copyFrom(m_pristine[i].buffer);
+}
+
+void ShapeWorkspace::prepareRun(int round)
+{
+    for (const auto &tensor : m_outputs) {
+        tensor.buffer.fill(kOutputPoison);
+        tensor.buffer.armGuard();
+    }
+    const auto pattern = kScratchPatterns[std::size_t(round) % std::size(kScratchPatterns)];
+    for (const auto &scratch : m_scratch) {
+        scratch.buffer.fill(pattern);
+        scratch.buffer.armGuard();
+    }
+    for (const auto &tensor : m_inputs)
+        tensor.buffer.armGuard();
+}
+
+PlanBindings ShapeWorkspace::bindings() const
+{
+    PlanBindings bindings;
+    for (const auto &tensor : m_inputs)
+        bindings.tensors[tensor.layout.name] = tensor.view(m_device);
+    for (const auto &tensor : m_outputs)
+        bindings.tensors[tensor.layout.name] = tensor.view(m_device);
+    for (const auto &scratch : m_scratch)
+        bindings.scratch[scratch.name] = TensorView{scratch.buffer.data(), {scratch.buffer.bytes() / 4},
+                                                    DType::Float32, m_device};
+    return bindings;
+}
+
+Expected<std::optional<std::string>> ShapeWorkspace::checkIntegrity() const
+{
+    for (std::size_t i = 0; i < m_inputs.size(); ++i) {
+        auto same = TensorOps::bitEqual(m_inputs[i].view(m_device), m_pristine[i].view(m_device));
+        if (!same)
+            return same.error();
+        if (!*same)
+            return std::optional<std::string>("modified its input " + m_inputs[i].layout.name);
+        if (!m_inputs[i].buffer.guardIntact())
+            return std::optional<std::string>("wrote past the end of input " + m_inputs[i].layout.name);
+    }
+    for (const auto &tensor : m_outputs) {
+        if (!tensor.buffer.guardIntact())
+            return std::optional<std::string>("wrote past the end of output " + tensor.layout.name);
+    }
+    for (const auto &scratch : m_scratch) {
+        if (!scratch.buffer.guardIntact())
+            return std::optional<std::string>("wrote past the end of scratch buffer " + scratch.name);
+    }
+    return std::optional<std::string>();
+}
+
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::compareOutputs(const std::vector<Tensor> &actual,
+                                                                     const std::vector<Tensor> &expected, double atol,
+                                                                     double rtol, const char *expectedWhat) const
+{
+    OutputCheck check;
+    for (std::size_t i = 0; i < actual.size(); ++i) {
+        auto comparison = TensorOps::compare(actual[i].view(m_device), expected[i].view(m_device), atol, rtol);
+        if (!comparison)
+            return comparison.error();
+        check.maxAbsError = std::max(check.maxAbsError, comparison->maxAbsError);
+        check.maxRelError = std::max(check.maxRelError, comparison->maxRelError);
+        check.mismatches += comparison->mismatches;
+        if (comparison->mismatches > 0 && check.failure.empty()) {
+            check.failure = "output " + actual[i].layout.name + " differs from " + expectedWhat + " at "
+                            + std::to_string(comparison->mismatches) + " of " + std::to_string(comparison->elements)
+                            + " elements; first at index " + std::to_string(comparison->firstMismatch) + ": got "
+                            + number(comparison->actualAtFirst) + ", expected " + number(comparison->expectedAtFirst)
+                            + " (atol " + number(atol) + ", rtol " + number(rtol) + ")";
+        }
+    }
+    return check;
+}
+
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, double rtol) const
+{
+    return compareOutputs(m_outputs, m_reference, atol, rtol, "the reference");
+}
+
+void ShapeWorkspace::keepFirstRun()
+{
+    for (std::size_t i = 0; i < m_outputs.size(); ++i)
+        m_firstRun[i].buffer.copyFrom(m_outputs[i].buffer);
+}
+
+Expected<bool> ShapeWorkspace::allBitEqual(const std::vector<Tensor> &a, const std::vector<Tensor> &b) const
+{
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        auto same = TensorOps::bitEqual(a[i].view(m_device), b[i].view(m_device));
+        if (!same || !*same)
+            return same;
+    }
+    return true;
+}
+
+Expected<bool> ShapeWorkspace::sameAsFirstRun() const
+{
+    return allBitEqual(m_outputs, m_firstRun);
+}
+
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::compareWithFirstRun(double atol, double rtol) const
+{
+    return compareOutputs(m_outputs, m_firstRun, atol, rtol, "the first run on the same inputs");
+}
+
+void ShapeWorkspace::keepAsPrevious(int trial)
+{
+    for (std::size_t i = 0; i < m_outputs.size(); ++i) {
+        m_previousOutputs[i].buffer.copyFrom(m_firstRun[i].buffer);
+        m_previousReference[i].buffer.copyFrom(m_reference[i].buffer);
+    }
+    m_previousTrial = trial;
+}
+
+Expected<bool> ShapeWorkspace::outputsSameAsPrevious() const
+{
+    return allBitEqual(m_firstRun, m_previousOutputs);
+}
+
+Expected<bool> ShapeWorkspace::referenceSameAsPrevious() const
+{
+    return allBitEqual(m_reference, m_previousReference);
+}
+
+} // namespace kx

@@ -1,0 +1,242 @@
+// LibTorch side of the evaluator's tensor work (one of the two translation units that include LibTorch).
+#include "core/gpu/tensorops.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#include <mutex>
+
+namespace kx {
+namespace {
+
+at::ScalarType scalarType(DType dtype)
+{
+    switch (dtype) {
+    case DType::Float32: return at::kFloat;
+    case DType::Float16: return at::kHalf;
+    case DType::BFloat16: return at::kBFloat16;
+    case DType::Float64: return at::kDouble;
+    case DType::Int32: return at::kInt;
+    case DType::Int64: return at::kLong;
+    }
+    return at::kFloat;
+}
+
+at::Device deviceOf(const TensorView &view)
+{
+    return view.device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(view.device));
+}
+
+Status checkUsable(const TensorView &view)
+{
+    if (!view.data)
+        return Error{"tensor has no storage"};
+    if (view.device >= 0 && !torch::cuda::is_available())
+        return Error{"LibTorch cannot use the GPU here (a CPU-only build, or no device)"};
+    return {};
+}
+
+at::Tensor wrap(const TensorView &view)
+{
+    return at::from_blob(view.data, view.shape,
+                         at::TensorOptions().dtype(scalarType(view.dtype)).device(deviceOf(view)));
+}
+
+// The same memory as a flat integer tensor, so equality is bitwise (NaN payloads included).
+at::Tensor wrapBits(const TensorView &view)
+{
+    const auto bytes = view.byteCount();
+    const auto type = bytes % 8 == 0 ? at::kLong : bytes % 4 == 0 ? at::kInt : at::kByte;
+    const auto width = type == at::kLong ? 8 : type == at::kInt ? 4 : 1;
+    return at::from_blob(view.data, {bytes / width}, at::TensorOptions().dtype(type).device(deviceOf(view)));
+}
+
+// The generator's seed is shared state: one fill at a time.
+std::mutex &generatorMutex()
+{
+    static std::mutex mutex;
+    return mutex;
+}
+
+} // namespace
+
+bool TensorOps::haveTorch()
+{
+    return true;
+}
+
+bool TensorOps::haveCuda()
+{
+    return torch::cuda::is_available();
+}
+
+std::string TensorOps::torchVersion()
+{
+    return TORCH_VERSION;
+}
+
+Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable;
+    try {
+        std::lock_guard lock(generatorMutex());
+        auto generator = at::globalContext().defaultGenerator(deviceOf(tensor));
+        {
+            std::lock_guard generatorLock(generator.mutex());
+            generator.set_current_seed(seed);
+        }
+        auto t = wrap(tensor);
+        if (!isFloatingPoint(tensor.dtype)) {
+            t.random_(-1000, 1000, generator);
+            return {};
+        }
+        switch (distribution) {
+        case Distribution::Normal:
+            t.normal_(0.0, 1.0, generator);
+            break;
+        case Distribution::Uniform:
+            t.uniform_(-1.0, 1.0, generator);
+            break;
+        case Distribution::Wide: {
+            t.normal_(0.0, 10.0, generator);
+            auto pick = at::empty(t.sizes(), t.options().dtype(at::kFloat)).uniform_(0.0, 1.0, generator);
+            t.mul_(pick.lt(1.0 / 16).to(t.scalar_type()).mul_(99.0).add_(1.0));
+            break;
+        }
+        }
+        return {};
+    } catch (const std::exception &error) {
+        return Error{std::string("random inputs: ") + error.what()};
+    }
+}
+
+Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorView &expected, double atol,
+                                        double rtol)
+{
+    if (auto usable = checkUsable(actual); !usable)
+        return usable.error();
+    if (auto usable = checkUsable(expected); !usable)
+        return usable.error();
+    if (actual.dtype != expected.dtype || actual.elementCount() != expected.elementCount())
+        return Error{std::string("cannot compare ") + toString(actual.dtype) + shapeText(actual.shape) + " with "
+                     + toString(expected.dtype) + shapeText(expected.shape)};
+    try {
+        Comparison result;
+        result.elements = actual.elementCount();
+        auto a = wrap(actual).reshape({-1});
+        auto e = wrap(expected).reshape({-1});
+        at::Tensor bad;
+        if (isFloatingPoint(actual.dtype)) {
+            const auto computeType = actual.dtype == DType::Float64 ? at::kDouble : at::kFloat;
+            a = a.to(computeType);
+            e = e.to(computeType);
+            const auto eFinite = at::isfinite(e);
+            const auto bothFinite = eFinite & at::isfinite(a);
+            const auto diff = (a - e).abs();
+            const auto eAbs = e.abs();
+            const auto within = bothFinite & (diff <= eAbs * rtol + atol);
+            const auto sameNonFinite = a.eq(e) | (at::isnan(a) & at::isnan(e));
+            bad = at::where(eFinite, within, sameNonFinite).logical_not();
+            const auto finiteDiff = at::where(bothFinite, diff, at::zeros_like(diff));
+            result.maxAbsError = finiteDiff.max().item<double>();
+            const auto relative = at::where(bothFinite & (eAbs > atol), finiteDiff / eAbs, at::zeros_like(diff));
+            result.maxRelError = relative.max().item<double>();
+        } else {
+            bad = a.ne(e);
+            result.maxAbsError = (a.to(at::kDouble) - e.to(at::kDouble)).abs().max().item<double>();
+        }
+        result.mismatches = bad.sum().item<std::int64_t>();
+        if (result.mismatches > 0) {
+            // argmax returns the first maximal index: the first mismatch.
+            result.firstMismatch = bad.to(at::kInt).argmax().item<std::int64_t>();
+            result.actualAtFirst = a[result.firstMismatch].item<double>();
+            result.expectedAtFirst = e[result.firstMismatch].item<double>();
+        }
+        return result;
+    } catch (const std::exception &error) {
+        return Error{std::string("comparison: ") + error.what()};
+    }
+}
+
+Expected<bool> TensorOps::bitEqual(const TensorView &a, const TensorView &b)
+{
+    if (auto usable = checkUsable(a); !usable)
+        return usable.error();
+    if (auto usable = checkUsable(b); !usable)
+        return usable.error();
+    if (a.byteCount() != b.byteCount())
+        return false;
+    try {
+        return at::equal(wrapBits(a), wrapBits(b));
+    } catch (const std::exception &error) {
+        return Error{std::string("bitwise comparison: ") + error.what()};
+    }
+}
+
+Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
+                                 const std::vector<TensorView> &tensorArgs)
+{
+    if (args.size() != tensorArgs.size())
+        return Error{"library step " + atenOp + ": internal argument mismatch"};
+    int destination = -1;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i].kind == PlanArg::Kind::Output)
+            destination = int(i);
+    }
+    if (destination < 0)
+        return Error{"library step " + atenOp + " has no output argument to write its result to"};
+    try {
+        std::string name = atenOp;
+        std::string overload;
+        if (const auto dot = name.find('.'); dot != std::string::npos) {
+            overload = name.substr(dot + 1);
+            name.resize(dot);
+        }
+        const auto handle = c10::Dispatcher::singleton().findSchema(c10::OperatorName(name, overload));
+        if (!handle)
+            return Error{"unknown ATen op '" + atenOp + "'"};
+        const auto &parameters = handle->schema().arguments();
+        std::vector<c10::IValue> stack;
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (int(i) == destination)
+                continue;
+            switch (args[i].kind) {
+            case PlanArg::Kind::Int:
+                stack.emplace_back(args[i].intValue);
+                break;
+            case PlanArg::Kind::Float:
+                stack.emplace_back(args[i].floatValue);
+                break;
+            default:
+                if (auto usable = checkUsable(tensorArgs[i]); !usable)
+                    return usable;
+                stack.emplace_back(wrap(tensorArgs[i]));
+            }
+        }
+        if (stack.size() > parameters.size())
+            return Error{atenOp + " takes " + std::to_string(parameters.size()) + " arguments, the plan passes "
+                         + std::to_string(stack.size())};
+        for (std::size_t i = stack.size(); i < parameters.size(); ++i) {
+            if (!parameters[i].default_value())
+                return Error{atenOp + ": argument '" + parameters[i].name() + "' has no default and is not given"};
+            stack.push_back(*parameters[i].default_value());
+        }
+        handle->callBoxed(&stack);
+        if (stack.empty() || !stack.front().isTensor())
+            return Error{atenOp + " returned no tensor"};
+        const auto result = stack.front().toTensor();
+        auto out = wrap(tensorArgs[std::size_t(destination)]);
+        if (result.numel() != out.numel())
+            return Error{atenOp + " returned " + std::to_string(result.numel()) + " elements, output '"
+                         + args[std::size_t(destination)].name + "' holds " + std::to_string(out.numel())};
+        out.copy_(result.reshape(out.sizes()));
+        return {};
+    } catch (const std::exception &error) {
+        return Error{"library step " + atenOp + ": " + error.what()};
+    }
+}
+
+} // namespace kx

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "core/eval/launchplan.h"
+#include "core/gpu/tensorview.h"
+#include "core/util/expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/// Result of comparing an output against the reference, element by element.
+struct Comparison
+{
+    std::int64_t elements = 0;
+    std::int64_t mismatches = 0;    ///< Outside atol + rtol * |expected|, or non-finite where expected is not.
+    double maxAbsError = 0;         ///< Over elements where both are finite.
+    double maxRelError = 0;
+    std::int64_t firstMismatch = -1;
+    double actualAtFirst = 0;
+    double expectedAtFirst = 0;
+};
+
+/**
+ * Tensor work the evaluator hands to LibTorch: random inputs, tolerance comparisons, bit-exact
+ * comparisons and library steps. Views may live on the GPU or, for tests, on the host. Every function
+ * reports an unavailable LibTorch (or one without CUDA, for device views) as an Error.
+ */
+class TensorOps
+{
+public:
+    static bool haveTorch();                    ///< Built with LibTorch.
+    static bool haveCuda();                     ///< LibTorch can run on the GPU here.
+    static std::string torchVersion();          ///< Empty without LibTorch.
+
+    /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values).
+    static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution);
+
+    /// Elementwise check of actual against expected. Where expected is NaN or infinite, actual must match it.
+    static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol,
+                                        double rtol);
+
+    /// True when both views hold the same bytes (NaN payloads included).
+    static Expected<bool> bitEqual(const TensorView &a, const TensorView &b);
+
+    /**
+     * Runs one ATen op of a launch plan: every argument but the last Output is passed positionally
+     * (tensors, ints, floats; the op's remaining arguments take their defaults), and the op's first result
+     * is copied into the last Output argument.
+     */
+    static Status runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
+                                 const std::vector<TensorView> &tensorArgs);
+};
+
+} // namespace kx

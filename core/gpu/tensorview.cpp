@@ -1,0 +1,139 @@
+#include "core/gpu/tensorview.h"
+
+#include <charconv>
+
+namespace kx {
+
+Expected<DType> dtypeFromString(const std::string &text)
+{
+    if (text == "float32" || text == "float")
+        return DType::Float32;
+    if (text == "float16" || text == "half")
+        return DType::Float16;
+    if (text == "bfloat16")
+        return DType::BFloat16;
+    if (text == "float64" || text == "double")
+        return DType::Float64;
+    if (text == "int32" || text == "int")
+        return DType::Int32;
+    if (text == "int64" || text == "long")
+        return DType::Int64;
+    return Error{"unsupported dtype '" + text + "'"};
+}
+
+const char *toString(DType dtype)
+{
+    switch (dtype) {
+    case DType::Float32: return "float32";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
+    case DType::Float64: return "float64";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    }
+    return "?";
+}
+
+std::int64_t dtypeSize(DType dtype)
+{
+    switch (dtype) {
+    case DType::Float16:
+    case DType::BFloat16: return 2;
+    case DType::Float32:
+    case DType::Int32: return 4;
+    case DType::Float64:
+    case DType::Int64: return 8;
+    }
+    return 1;
+}
+
+bool isFloatingPoint(DType dtype)
+{
+    return dtype != DType::Int32 && dtype != DType::Int64;
+}
+
+const char *toString(Distribution distribution)
+{
+    switch (distribution) {
+    case Distribution::Normal: return "normal";
+    case Distribution::Uniform: return "uniform";
+    case Distribution::Wide: return "wide";
+    }
+    return "?";
+}
+
+namespace {
+std::int64_t product(const std::vector<std::int64_t> &shape)
+{
+    std::int64_t count = 1;
+    for (const auto dim : shape)
+        count *= dim;
+    return count;
+}
+} // namespace
+
+std::int64_t TensorView::elementCount() const
+{
+    return product(shape);
+}
+
+std::int64_t TensorView::byteCount() const
+{
+    return elementCount() * dtypeSize(dtype);
+}
+
+std::int64_t TensorLayout::elementCount() const
+{
+    return product(shape);
+}
+
+std::int64_t TensorLayout::byteCount() const
+{
+    return elementCount() * dtypeSize(dtype);
+}
+
+TensorView TensorLayout::view(void *data, int device) const
+{
+    return TensorView{data, shape, dtype, device};
+}
+
+Expected<TensorLayout> resolveLayout(const TensorSpec &spec, const ShapeSet &shapes)
+{
+    TensorLayout layout;
+    layout.name = spec.name;
+    const auto dtype = dtypeFromString(spec.dtype);
+    if (!dtype)
+        return Error{"tensor '" + spec.name + "': " + dtype.error().message};
+    layout.dtype = *dtype;
+    // Keeps the total byte count well inside int64 whatever the dimensions.
+    constexpr std::int64_t kMaxElements = std::int64_t(1) << 40;
+    std::int64_t count = 1;
+    for (const auto &dim : spec.shape) {
+        std::int64_t size = 0;
+        const auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), size);
+        if (ec != std::errc() || end != dim.data() + dim.size()) {
+            const auto it = shapes.find(dim);
+            if (it == shapes.end())
+                return Error{"tensor '" + spec.name + "': unknown shape symbol '" + dim + "'"};
+            size = it->second;
+        }
+        if (size < 1)
+            return Error{"tensor '" + spec.name + "': dimension '" + dim + "' is " + std::to_string(size)
+                         + ", must be at least 1"};
+        if (size > kMaxElements / count)
+            return Error{"tensor '" + spec.name + "' is too large"};
+        count *= size;
+        layout.shape.push_back(size);
+    }
+    return layout;
+}
+
+std::string shapeText(const std::vector<std::int64_t> &shape)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + "]";
+}
+
+} // namespace kx

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "core/domain/op.h"
+#include "core/util/expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+/// Element types the evaluator can allocate, fill, compare and hand to LibTorch.
+enum class DType { Float32, Float16, BFloat16, Float64, Int32, Int64 };
+
+Expected<DType> dtypeFromString(const std::string &text);
+const char *toString(DType dtype);
+std::int64_t dtypeSize(DType dtype);
+bool isFloatingPoint(DType dtype);
+
+/// How a trial's inputs are drawn. Several are used so a kernel tuned to one value range is caught.
+enum class Distribution {
+    Normal,     ///< N(0, 1)
+    Uniform,    ///< U(-1, 1)
+    Wide,       ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
+};
+
+const char *toString(Distribution distribution);
+
+/// Non-owning view of a dense, contiguous tensor in device memory (or host memory, for tests).
+struct TensorView
+{
+    void *data = nullptr;
+    std::vector<std::int64_t> shape;
+    DType dtype = DType::Float32;
+    int device = 0;                         ///< CUDA device index; -1 for host memory (tests).
+
+    std::int64_t elementCount() const;
+    std::int64_t byteCount() const;
+};
+
+/// A tensor spec with its shape symbols bound: concrete dimensions, dtype and size.
+struct TensorLayout
+{
+    std::string name;
+    std::vector<std::int64_t> shape;
+    DType dtype = DType::Float32;
+
+    std::int64_t elementCount() const;
+    std::int64_t byteCount() const;
+    TensorView view(void *data, int device) const;
+};
+
+/// Binds a spec's dimensions (symbols or integer literals) to sizes; rejects unknown symbols and sizes < 1.
+Expected<TensorLayout> resolveLayout(const TensorSpec &spec, const ShapeSet &shapes);
+
+/// Text form of a shape, e.g. "[4096, 1024]".
+std::string shapeText(const std::vector<std::int64_t> &shape);
+
+} // namespace kx

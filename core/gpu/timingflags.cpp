@@ -1,0 +1,87 @@
+#include "core/gpu/timingflags.h"
+
+#include "core/eval/launchplan.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace kx {
+
+Expected<RooflineFloor> rooflineFloor(const Op &op, const ShapeSet &shapes, double bandwidthGBs, double peakTflops)
+{
+    RooflineFloor floor;
+    floor.bandwidthGBs = bandwidthGBs;
+    floor.peakTflops = peakTflops;
+    if (!op.bytesMovedExpr.empty()) {
+        auto bytes = evaluateIntExpression(op.bytesMovedExpr, shapes);
+        if (!bytes)
+            return Error{"bytesMoved: " + bytes.error().message};
+        floor.bytes = double(*bytes);
+    }
+    if (!op.flopsExpr.empty()) {
+        auto flops = evaluateIntExpression(op.flopsExpr, shapes);
+        if (!flops)
+            return Error{"flops: " + flops.error().message};
+        floor.flops = double(*flops);
+    }
+    const double memoryMs = bandwidthGBs > 0 ? floor.bytes / (bandwidthGBs * 1e9) * 1e3 : 0;
+    const double computeMs = peakTflops > 0 ? floor.flops / (peakTflops * 1e12) * 1e3 : 0;
+    floor.floorMs = std::max(memoryMs, computeMs);
+    return floor;
+}
+
+std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings &settings)
+{
+    std::vector<Flag> flags;
+    const auto &candidate = evidence.candidate;
+    if (candidate.runs == 0)
+        return flags;
+
+    if (evidence.floor && evidence.floor->floorMs > 0 && candidate.medianMs < evidence.floor->floorMs * kFloorSlack) {
+        const auto &floor = *evidence.floor;
+        flags.push_back({"impossible",
+                         nlohmann::json{{"floorMs", floor.floorMs},
+                                        {"bytes", floor.bytes},
+                                        {"flops", floor.flops},
+                                        {"bandwidthGBs", floor.bandwidthGBs},
+                                        {"peakTflops", floor.peakTflops},
+                                        {"measuredMs", candidate.medianMs},
+                                        {"slack", kFloorSlack}}
+                             .dump()});
+    }
+
+    if (evidence.speedup > settings.suspiciousSpeedup) {
+        flags.push_back({"suspicious",
+                         nlohmann::json{{"reason", "speedup above the threshold"},
+                                        {"speedup", evidence.speedup},
+                                        {"threshold", settings.suspiciousSpeedup},
+                                        {"candidateMs", candidate.medianMs},
+                                        {"baselineMs", evidence.baseline.medianMs}}
+                             .dump()});
+    }
+
+    // The wall clock also counts launch and sync overhead; the reference shows how much of that is normal.
+    const double candidateGap = candidate.wallMedianMs - candidate.medianMs;
+    const double referenceGap =
+        evidence.baseline.runs > 0 ? std::max(0.0, evidence.baseline.wallMedianMs - evidence.baseline.medianMs) : 0;
+    const double margin = 0.2 + 0.5 * candidate.medianMs + referenceGap;
+    const char *reason = nullptr;
+    if (candidateGap > margin)
+        reason = "host wall-clock time far exceeds the GPU event time (work outside the timed events?)";
+    else if (candidate.wallMedianMs < candidate.medianMs * 0.9 - 0.01)
+        reason = "GPU event time exceeds the host wall-clock time";
+    if (reason) {
+        flags.push_back({"suspicious",
+                         nlohmann::json{{"reason", reason},
+                                        {"eventMedianMs", candidate.medianMs},
+                                        {"wallMedianMs", candidate.wallMedianMs},
+                                        {"referenceEventMedianMs", evidence.baseline.medianMs},
+                                        {"referenceWallMedianMs", evidence.baseline.wallMedianMs},
+                                        {"marginMs", margin}}
+                             .dump()});
+    }
+    return flags;
+}
+
+} // namespace kx

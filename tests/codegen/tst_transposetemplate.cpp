@@ -1,0 +1,245 @@
+// The transpose template: parameter checks, generated source and plan, real NVRTC compiles and plan resolution.
+#include "core/codegen/transposetemplate.h"
+#include "core/eval/launchplan.h"
+#include "core/eval/nvrtccompiler.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <random>
+
+using namespace kx;
+
+namespace {
+
+TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype = "float32")
+{
+    return TensorSpec{name, std::move(shape), dtype};
+}
+
+// The second shape set of each op has sizes that are not multiples of any tile.
+std::vector<Op> transposeOps()
+{
+    Op square;
+    square.name = "transpose_square";
+    square.inputs = {tensor("x", {"R", "C"})};
+    square.outputs = {tensor("out", {"C", "R"})};
+    square.shapeSets = {{{"R", 4096}, {"C", 4096}}, {{"R", 1000}, {"C", 333}}};
+    square.recipe = R"j({"family": "transpose"})j";
+
+    Op wide;
+    wide.name = "transpose_wide";
+    wide.inputs = {tensor("in", {"ROWS", "COLS"})};
+    wide.outputs = {tensor("y", {"COLS", "ROWS"})};
+    wide.shapeSets = {{{"ROWS", 64}, {"COLS", 65536}}, {{"ROWS", 7}, {"COLS", 100003}}};
+    wide.recipe = R"j({"family": "transpose", "rows": "ROWS", "cols": "COLS"})j";
+    return {square, wide};
+}
+
+OpRecipe recipeFor(const Op &op)
+{
+    const auto recipe = recipeOf(op);
+    if (!recipe)
+        qFatal("bad test recipe: %s", recipe.error().message.c_str());
+    return *recipe;
+}
+
+// Generates, compiles with NVRTC and resolves the plan against every shape set; empty when all is well.
+QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
+{
+    const OpRecipe recipe = recipeFor(op);
+    const QString what = QString::fromStdString(op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params}));
+    if (const auto problem = kernelTemplate.check(op, recipe, params); !problem.empty())
+        return what + ": check() rejects it: " + QString::fromStdString(problem);
+    const GeneratedKernel kernel = kernelTemplate.generate(op, recipe, params);
+    CompileOptions options;
+    options.arch = arch;
+    options.wantPtx = false;
+    const CompileResult compiled = NvrtcCompiler().compile(kernel.source, options);
+    if (!compiled.ok)
+        return what + ": NVRTC: " + QString::fromStdString(compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    if (!plan)
+        return what + ": plan: " + QString::fromStdString(plan.error().message);
+    const auto signatures = parseKernelSignatures(kernel.source);
+    for (const auto &shapes : op.shapeSets) {
+        const auto resolved = resolveLaunchPlan(*plan, op, shapes, signatures);
+        if (!resolved)
+            return what + ": resolve: " + QString::fromStdString(resolved.error().message + "\n" + kernel.launchPlan);
+    }
+    return {};
+}
+
+// Every combination of the parameter space, in a seeded random order.
+std::vector<Params> shuffledSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed)
+{
+    std::vector<Params> all{{}};
+    for (const auto &definition : kernelTemplate.parameters(op, recipeFor(op))) {
+        std::vector<Params> extended;
+        for (const auto &params : all)
+            for (const int value : definition.values) {
+                Params next = params;
+                next[definition.name] = value;
+                extended.push_back(next);
+            }
+        all = extended;
+    }
+    std::shuffle(all.begin(), all.end(), std::mt19937(seed));
+    return all;
+}
+
+#define REQUIRE_NVRTC()                                                                                                \
+    if (!NvrtcCompiler::available())                                                                                   \
+        QSKIP("this build has no NVRTC (no CUDA toolkit was found when it was configured): nothing to compile with");
+
+} // namespace
+
+class TestTransposeTemplate : public QObject
+{
+    Q_OBJECT
+
+private:
+    const TransposeTemplate m_template;
+
+private slots:
+    void isRegistered()
+    {
+        const Op op = transposeOps().front();
+        const KernelTemplate *found = findKernelTemplate("transpose");
+        QVERIFY(found);
+        QVERIFY(found->supports(op, recipeFor(op)));
+    }
+
+    void defaults()
+    {
+        const Op op = transposeOps().front();
+        const Params params = m_template.defaults(op, recipeFor(op));
+        QCOMPARE(params, (Params{{"tile", 32}, {"rows", 8}, {"pad", 1}, {"staging", 1}}));
+        QCOMPARE(m_template.check(op, recipeFor(op), params), std::string());
+        const GeneratedKernel kernel = m_template.generate(op, recipeFor(op), params);
+        QVERIFY(kernel.source.find("__shared__ float tile[TILE][TILE + PAD];") != std::string::npos);
+        QVERIFY(kernel.source.find("constexpr int PAD = 1;") != std::string::npos);
+        for (const auto &definition : m_template.parameters(op, recipeFor(op))) {
+            const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
+            QVERIFY2(kernel.source.find(line) != std::string::npos, line.c_str());
+        }
+    }
+
+    void defaultsCompileAndResolve_data()
+    {
+        QTest::addColumn<int>("op");
+        QTest::addColumn<QString>("arch");
+        const auto ops = transposeOps();
+        for (std::size_t i = 0; i < ops.size(); ++i)
+            for (const char *arch : {"sm_80", "sm_90"})
+                QTest::newRow((ops[i].name + " " + arch).c_str()) << int(i) << QString(arch);
+    }
+    void defaultsCompileAndResolve()
+    {
+        REQUIRE_NVRTC();
+        QFETCH(int, op);
+        QFETCH(QString, arch);
+        const Op transpose = transposeOps()[std::size_t(op)];
+        const QString problem = verifyCandidate(m_template, transpose, m_template.defaults(transpose, recipeFor(transpose)),
+                                                arch.toStdString());
+        QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    }
+
+    // The space is small: every valid combination of both ops (seeded order), 80 compiles in all.
+    void everyValidCombinationCompilesAndResolves()
+    {
+        REQUIRE_NVRTC();
+        int compiled = 0, rejected = 0;
+        for (const auto &op : transposeOps()) {
+            for (const auto &params : shuffledSpace(m_template, op, 99)) {
+                if (!m_template.check(op, recipeFor(op), params).empty()) {
+                    ++rejected;
+                    continue;
+                }
+                const QString problem = verifyCandidate(m_template, op, params, compiled % 2 ? "sm_90" : "sm_80");
+                QVERIFY2(problem.isEmpty(), qPrintable(problem));
+                ++compiled;
+            }
+        }
+        // Per op: tile 16 takes 4, 8 or 16 rows, tile 32 any of the four, tile 64 up to 16 (1024 threads).
+        QCOMPARE(compiled, 2 * 10 * 2 * 2);
+        QCOMPARE(rejected, 2 * 2 * 2 * 2);
+    }
+
+    void planCoversTheMatrix()
+    {
+        const Op op = transposeOps()[1];
+        const Params params{{"tile", 64}, {"rows", 16}, {"pad", 0}, {"staging", 0}};
+        const GeneratedKernel kernel = m_template.generate(op, recipeFor(op), params);
+        const auto plan = parseLaunchPlan(kernel.launchPlan);
+        QVERIFY(plan);
+        const auto resolved = resolveLaunchPlan(*plan, op, op.shapeSets[1], parseKernelSignatures(kernel.source));
+        QVERIFY2(resolved, qPrintable(QString::fromStdString(resolved ? "" : resolved.error().message)));
+        const auto &step = std::get<ResolvedKernelStep>(resolved->steps.front());
+        QCOMPARE(step.block[0], std::int64_t(64));
+        QCOMPARE(step.block[1], std::int64_t(16));
+        QCOMPARE(step.grid[0], std::int64_t((100003 + 63) / 64)); // along COLS
+        QCOMPARE(step.grid[1], std::int64_t(1));                  // 7 rows fit one tile
+        QCOMPARE(step.args[2].intValue, std::int64_t(7));
+        QCOMPARE(step.args[3].intValue, std::int64_t(100003));
+        QVERIFY(kernel.source.find("__shared__") == std::string::npos);
+    }
+
+    void rejectsInvalidCombinations_data()
+    {
+        QTest::addColumn<QString>("changes");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("too many threads") << "tile=64,rows=32" << "64 x 32 = 2048 threads per block exceed 1024";
+        QTest::newRow("rows beyond tile") << "tile=16,rows=32" << "32 rows per pass exceed the tile of 16";
+        QTest::newRow("value") << "tile=48" << "tile size 48 is not one of the allowed values";
+        QTest::newRow("missing") << "-staging" << "missing parameter staging";
+        QTest::newRow("unknown") << "vec=4" << "unknown parameter vec";
+    }
+    void rejectsInvalidCombinations()
+    {
+        QFETCH(QString, changes);
+        QFETCH(QString, reason);
+        const Op op = transposeOps().front();
+        Params params = m_template.defaults(op, recipeFor(op));
+        for (const QString &change : changes.split(',')) {
+            if (change.startsWith('-'))
+                params.erase(change.mid(1).toStdString());
+            else
+                params[change.section('=', 0, 0).toStdString()] = change.section('=', 1).toInt();
+        }
+        QCOMPARE(QString::fromStdString(m_template.check(op, recipeFor(op), params)), reason);
+    }
+
+    void rejectsOpsItCannotHandle()
+    {
+        Op op = transposeOps().front();
+        op.outputs.front().shape = {"R", "C"};
+        QCOMPARE(m_template.check(op, recipeFor(op), m_template.defaults(op, recipeFor(op))),
+                 std::string("the transpose template needs input [R, C] and output [C, R]"));
+        op = transposeOps().front();
+        op.inputs.front().dtype = "float64";
+        QCOMPARE(m_template.check(op, recipeFor(op), m_template.defaults(op, recipeFor(op))),
+                 std::string("the transpose template handles float32"));
+        op = transposeOps().front();
+        op.shapeSets.push_back({{"R", 10}});
+        QCOMPARE(m_template.check(op, recipeFor(op), m_template.defaults(op, recipeFor(op))),
+                 std::string("shape set 3 does not bind R and C"));
+    }
+
+    void generateIsDeterministic()
+    {
+        for (const auto &op : transposeOps()) {
+            for (const auto &params : shuffledSpace(m_template, op, 5)) {
+                if (!m_template.check(op, recipeFor(op), params).empty())
+                    continue;
+                const GeneratedKernel first = m_template.generate(op, recipeFor(op), params);
+                const GeneratedKernel second = m_template.generate(op, recipeFor(op), params);
+                QCOMPARE(first.source, second.source);
+                QCOMPARE(first.launchPlan, second.launchPlan);
+            }
+        }
+    }
+};
+
+QTEST_MAIN(TestTransposeTemplate)
+#include "tst_transposetemplate.moc"

@@ -1,0 +1,88 @@
+#include "gputestsupport.h"
+
+#include "core/domain/candidate.h"
+#include "core/eval/nvrtccompiler.h"
+#include "core/eval/workerpool.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+namespace kx::test {
+
+GpuEvaluator &gpuEvaluator()
+{
+    static GpuEvaluator evaluator(0);
+    return evaluator;
+}
+
+bool skipWithoutGpu()
+{
+    const auto reason = gpuEvaluator().unavailableReason();
+    if (!reason.empty()) {
+        std::cout << "no GPU: skipped (" << reason << ")\n";
+        std::exit(77);
+    }
+    return true;
+}
+
+std::string gpuArch()
+{
+    return archForComputeCapability(gpuEvaluator().describe().computeCapability);
+}
+
+EvalSettings quickSettings()
+{
+    EvalSettings settings;
+    settings.trials = 5;
+    settings.warmupRuns = 3;
+    settings.timedRuns = 20;
+    settings.seed = 7;
+    return settings;
+}
+
+EvaluateRequest makeRequest(const Op &op, const std::string &source, const std::string &plan,
+                            const EvalSettings &settings)
+{
+    CompileOptions options;
+    options.arch = gpuArch();
+    options.wantPtx = false;
+    const auto compiled = NvrtcCompiler().compile(source, options);
+    INFO("NVRTC: ", compiled.stats.log);
+    REQUIRE(compiled.ok);
+
+    EvaluateRequest request;
+    request.op = op;
+    request.candidate.opName = op.name;
+    request.candidate.source = source;
+    request.candidate.launchPlan = plan;
+    request.candidate.id = makeCandidateId(source, plan);
+    request.arch = options.arch;
+    request.cubin = compiled.cubin;
+    request.compile = compiled.stats;
+    request.settings = settings;
+    return request;
+}
+
+std::string elementwisePlan(const std::string &kernel, const std::string &argsJson, const std::string &scratchJson,
+                            const std::string &sharedBytes)
+{
+    return "{\"scratch\": " + scratchJson + ", \"steps\": [{\"kernel\": \"" + kernel
+           + "\", \"grid\": [\"ceil_div(N, 256)\"], \"block\": [\"256\"], \"shared\": \"" + sharedBytes
+           + "\", \"args\": " + argsJson + "}]}";
+}
+
+std::string statusText(EvalStatus status)
+{
+    return toString(status);
+}
+
+bool hasFlag(const Evaluation &evaluation, const std::string &kind)
+{
+    return std::any_of(evaluation.flags.begin(), evaluation.flags.end(),
+                       [&](const Flag &flag) { return flag.kind == kind; });
+}
+
+} // namespace kx::test

@@ -1,0 +1,275 @@
+// The GPU evaluator's logic that needs no GPU: built-in ops, layouts, LibTorch references and comparisons on
+// host tensors, the roofline floor and the timing flags.
+#include "core/gpu/reference.h"
+#include "core/gpu/tensorops.h"
+#include "core/gpu/tensorview.h"
+#include "core/gpu/timingflags.h"
+#include "core/ops/builtinops.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace kx;
+
+namespace {
+
+TensorView hostView(std::vector<float> &values)
+{
+    return TensorView{values.data(), {std::int64_t(values.size())}, DType::Float32, -1};
+}
+
+bool hasFlag(const std::vector<Flag> &flags, const std::string &kind)
+{
+    return std::any_of(flags.begin(), flags.end(), [&](const Flag &flag) { return flag.kind == kind; });
+}
+
+TimingSummary timing(double medianMs, double wallMs)
+{
+    TimingSummary summary;
+    summary.medianMs = medianMs;
+    summary.minMs = medianMs;
+    summary.wallMedianMs = wallMs;
+    summary.runs = 100;
+    return summary;
+}
+
+} // namespace
+
+TEST_CASE("every built-in op is complete and consistent")
+{
+    REQUIRE(builtInOps().size() >= 5);
+    for (const Op &op : builtInOps()) {
+        CAPTURE(op.name);
+        CHECK(findBuiltInOp(op.name) == &op);
+        CHECK(op.shapeSets.size() >= 2);
+        CHECK_FALSE(op.inputs.empty());
+        CHECK_FALSE(op.outputs.empty());
+        for (const ShapeSet &shapes : op.shapeSets) {
+            for (const auto &spec : op.inputs)
+                CHECK(resolveLayout(spec, shapes).hasValue());
+            for (const auto &spec : op.outputs)
+                CHECK(resolveLayout(spec, shapes).hasValue());
+            const auto floor = rooflineFloor(op, shapes, 1000, 50);
+            REQUIRE(floor.hasValue());
+            CHECK(floor->bytes > 0);
+            CHECK(floor->flops >= 0);
+            CHECK(floor->floorMs > 0);
+        }
+        if (TensorOps::haveTorch())
+            CHECK(Reference::has(op.name));
+    }
+    CHECK(findBuiltInOp("no-such-op") == nullptr);
+}
+
+TEST_CASE("layouts bind shape symbols and reject bad specs")
+{
+    const ShapeSet shapes{{"N", 6}, {"D", 4}};
+    const auto layout = resolveLayout({"x", {"N", "D", "2"}, "float16"}, shapes);
+    REQUIRE(layout.hasValue());
+    CHECK(layout->shape == std::vector<std::int64_t>{6, 4, 2});
+    CHECK(layout->byteCount() == 6 * 4 * 2 * 2);
+    CHECK(resolveLayout({"x", {"M"}, "float32"}, shapes).error().message.find("unknown shape symbol 'M'")
+          != std::string::npos);
+    CHECK(resolveLayout({"x", {"0"}, "float32"}, shapes).error().message.find("at least 1") != std::string::npos);
+    CHECK(resolveLayout({"x", {"N"}, "complex64"}, shapes).error().message.find("unsupported dtype")
+          != std::string::npos);
+}
+
+TEST_CASE("the roofline floor is the slower of memory and compute")
+{
+    Op op;
+    op.bytesMovedExpr = "8 * N";
+    op.flopsExpr = "N";
+    const auto memoryBound = rooflineFloor(op, {{"N", 1000000000}}, 1000, 100);
+    REQUIRE(memoryBound.hasValue());
+    CHECK(memoryBound->floorMs == doctest::Approx(8.0)); // 8 GB at 1000 GB/s
+    op.flopsExpr = "1000 * N";
+    const auto computeBound = rooflineFloor(op, {{"N", 1000000000}}, 1000, 100);
+    REQUIRE(computeBound.hasValue());
+    CHECK(computeBound->floorMs == doctest::Approx(10.0)); // 1e12 FLOPs at 100 TFLOP/s
+    op.bytesMovedExpr = "8 * M";
+    CHECK_FALSE(rooflineFloor(op, {{"N", 1}}, 1000, 100).hasValue());
+}
+
+TEST_CASE("timing flags")
+{
+    EvalSettings settings;
+    RooflineFloor floor;
+    floor.floorMs = 1.0;
+    floor.bytes = 1e9;
+    floor.bandwidthGBs = 1000;
+
+    SUBCASE("a plausible result carries no flag")
+    {
+        const auto flags = timingFlags({timing(1.1, 1.2), timing(2.0, 2.1), 2.0 / 1.1, floor}, settings);
+        CHECK(flags.empty());
+    }
+    SUBCASE("under the floor is impossible, with the numbers")
+    {
+        const auto flags = timingFlags({timing(0.5, 0.6), timing(2.0, 2.1), 4.0, floor}, settings);
+        REQUIRE(hasFlag(flags, "impossible"));
+        const auto evidence = nlohmann::json::parse(flags.front().evidence);
+        CHECK(evidence.at("floorMs").get<double>() == doctest::Approx(1.0));
+        CHECK(evidence.at("measuredMs").get<double>() == doctest::Approx(0.5));
+        CHECK(evidence.at("bytes").get<double>() == doctest::Approx(1e9));
+        CHECK(evidence.at("bandwidthGBs").get<double>() == doctest::Approx(1000));
+        CHECK(evidence.contains("flops"));
+    }
+    SUBCASE("just under the floor is within the slack")
+    {
+        CHECK(timingFlags({timing(0.9, 1.0), timing(2.0, 2.1), 2.2, floor}, settings).empty());
+    }
+    SUBCASE("a speedup above the threshold is suspicious")
+    {
+        const auto flags = timingFlags({timing(1.0, 1.1), timing(20.0, 20.1), 20.0, floor}, settings);
+        CHECK(hasFlag(flags, "suspicious"));
+    }
+    SUBCASE("wall clock far above the event time is suspicious")
+    {
+        const auto flags = timingFlags({timing(1.0, 9.0), timing(2.0, 2.1), 2.0, floor}, settings);
+        REQUIRE(hasFlag(flags, "suspicious"));
+        CHECK(flags.front().evidence.find("wall-clock") != std::string::npos);
+    }
+    SUBCASE("the reference's own overhead is allowed for")
+    {
+        CHECK(timingFlags({timing(1.0, 2.5), timing(2.0, 3.5), 2.0, floor}, settings).empty());
+    }
+    SUBCASE("events longer than the wall clock are suspicious")
+    {
+        CHECK(hasFlag(timingFlags({timing(2.0, 1.0), timing(2.0, 2.1), 1.0, floor}, settings), "suspicious"));
+    }
+}
+
+TEST_CASE("tolerance comparison on host tensors")
+{
+    if (!TensorOps::haveTorch()) {
+        MESSAGE("built without LibTorch: comparison not tested");
+        return;
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> expected{1.0f, -2.0f, 0.0f, nan, inf, 100.0f};
+
+    std::vector<float> same = expected;
+    auto comparison = TensorOps::compare(hostView(same), hostView(expected), 1e-4, 1e-4);
+    REQUIRE(comparison.hasValue());
+    CHECK(comparison->mismatches == 0);
+
+    std::vector<float> close{1.00005f, -2.0f, 0.00005f, nan, inf, 100.005f};
+    comparison = TensorOps::compare(hostView(close), hostView(expected), 1e-4, 1e-4);
+    CHECK(comparison->mismatches == 0);
+    CHECK(comparison->maxAbsError > 0);
+
+    std::vector<float> wrong{1.0f, -2.0f, nan, 0.0f, -inf, 100.1f};
+    comparison = TensorOps::compare(hostView(wrong), hostView(expected), 1e-4, 1e-4);
+    CHECK(comparison->mismatches == 4);
+    CHECK(comparison->firstMismatch == 2);
+    CHECK(std::isnan(comparison->actualAtFirst));
+
+    std::vector<float> shorter{1.0f};
+    CHECK_FALSE(TensorOps::compare(hostView(shorter), hostView(expected), 1e-4, 1e-4).hasValue());
+}
+
+TEST_CASE("bitwise equality sees every bit")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> a{0.0f, 1.0f};
+    std::vector<float> b{-0.0f, 1.0f};
+    std::vector<float> c = a;
+    CHECK(*TensorOps::bitEqual(hostView(a), hostView(c)));
+    CHECK_FALSE(*TensorOps::bitEqual(hostView(a), hostView(b)));
+}
+
+TEST_CASE("seeded random inputs: reproducible, distinct per seed, from several distributions")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> first(4096);
+    std::vector<float> again(4096);
+    std::vector<float> other(4096);
+    REQUIRE(TensorOps::fillRandom(hostView(first), 11, Distribution::Normal).isOk());
+    REQUIRE(TensorOps::fillRandom(hostView(again), 11, Distribution::Normal).isOk());
+    REQUIRE(TensorOps::fillRandom(hostView(other), 12, Distribution::Normal).isOk());
+    CHECK(first == again);
+    CHECK(first != other);
+
+    std::vector<float> uniform(4096);
+    REQUIRE(TensorOps::fillRandom(hostView(uniform), 11, Distribution::Uniform).isOk());
+    CHECK(*std::min_element(uniform.begin(), uniform.end()) >= -1.0f);
+    CHECK(*std::max_element(uniform.begin(), uniform.end()) <= 1.0f);
+    CHECK(*std::min_element(uniform.begin(), uniform.end()) < 0.0f);
+
+    std::vector<float> wide(4096);
+    REQUIRE(TensorOps::fillRandom(hostView(wide), 11, Distribution::Wide).isOk());
+    const auto largest = std::max_element(wide.begin(), wide.end(), [](float x, float y) { return std::abs(x) < std::abs(y); });
+    CHECK(std::abs(*largest) > 100.0f);
+}
+
+TEST_CASE("references run on host tensors and follow the op specs")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    const Op &relu = *findBuiltInOp("relu");
+    std::vector<float> x(1000);
+    std::vector<float> out(1000);
+    REQUIRE(TensorOps::fillRandom(hostView(x), 3, Distribution::Normal).isOk());
+    const auto status = Reference::run(relu.name, {hostView(x)}, {hostView(out)});
+    INFO((status.isOk() ? std::string() : status.error().message));
+    REQUIRE(status.isOk());
+    for (std::size_t i = 0; i < x.size(); ++i)
+        CHECK(out[i] == std::max(x[i], 0.0f));
+
+    // Every built-in op's reference returns what its spec declares, on its smaller shape set.
+    for (const Op &op : builtInOps()) {
+        CAPTURE(op.name);
+        const ShapeSet &shapes = op.shapeSets.back();
+        std::vector<std::vector<std::uint64_t>> storage; // 8-byte words: fits every dtype
+        std::vector<TensorView> inputs;
+        std::vector<TensorView> outputs;
+        storage.reserve(op.inputs.size() + op.outputs.size());
+        for (const auto &spec : op.inputs) {
+            const auto layout = resolveLayout(spec, shapes);
+            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
+            inputs.push_back(layout->view(storage.back().data(), -1));
+            REQUIRE(TensorOps::fillRandom(inputs.back(), 5, Distribution::Uniform).isOk());
+        }
+        for (const auto &spec : op.outputs) {
+            const auto layout = resolveLayout(spec, shapes);
+            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
+            outputs.push_back(layout->view(storage.back().data(), -1));
+        }
+        const auto ran = Reference::run(op.name, inputs, outputs);
+        INFO((ran.isOk() ? std::string() : ran.error().message));
+        CHECK(ran.isOk());
+        CHECK(Reference::runEager(op.name, inputs).isOk());
+    }
+    CHECK_FALSE(Reference::run("no-such-op", {}, {}).isOk());
+}
+
+TEST_CASE("library steps call ATen ops by name")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> x{-1.0f, 2.0f, -3.0f};
+    std::vector<float> out(3, 0.0f);
+    std::vector<ResolvedArg> args(2);
+    args[0].kind = PlanArg::Kind::Input;
+    args[0].name = "x";
+    args[1].kind = PlanArg::Kind::Output;
+    args[1].name = "out";
+    REQUIRE(TensorOps::runLibraryStep("aten::relu", args, {hostView(x), hostView(out)}).isOk());
+    CHECK(out == std::vector<float>{0.0f, 2.0f, 0.0f});
+
+    const auto unknown = TensorOps::runLibraryStep("aten::no_such_op", args, {hostView(x), hostView(out)});
+    REQUIRE_FALSE(unknown.isOk());
+    CHECK(unknown.error().message.find("unknown ATen op") != std::string::npos);
+
+    args[1].kind = PlanArg::Kind::Input;
+    CHECK_FALSE(TensorOps::runLibraryStep("aten::relu", args, {hostView(x), hostView(out)}).isOk());
+}

@@ -1,0 +1,74 @@
+// How numbers, times and statuses are written, and that the German translation is compiled in.
+#include "ui/format.h"
+
+#include <QLocale>
+#include <QTest>
+#include <QTranslator>
+
+using namespace kx;
+using namespace kx::ui;
+
+class TestFormat : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QLocale::setDefault(QLocale::c()); }
+    void milliseconds_data();
+    void milliseconds();
+    void speedup();
+    void statuses();
+    void germanTranslationIsBuiltIn();
+};
+
+void TestFormat::milliseconds_data()
+{
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("microseconds") << 0.012346 << "0.01235";
+    QTest::newRow("sub-millisecond") << 0.5 << "0.5000";
+    QTest::newRow("milliseconds") << 12.3456 << "12.35";
+    QTest::newRow("large") << 12345.6 << "12346";
+    QTest::newRow("zero") << 0.0 << "0";
+}
+
+void TestFormat::milliseconds()
+{
+    QFETCH(double, value);
+    QFETCH(QString, text);
+    QCOMPARE(Format::ms(value), text);
+}
+
+void TestFormat::speedup()
+{
+    QCOMPARE(Format::speedup(3.4219), QStringLiteral("3.42×"));
+    QCOMPARE(Format::speedup(0.5), QStringLiteral("0.50×"));
+    QCOMPARE(Format::speedup(250.4), QStringLiteral("250×"));
+}
+
+void TestFormat::statuses()
+{
+    QCOMPARE(Format::status(EvalStatus::CompileError), QStringLiteral("compile error"));
+    QCOMPARE(Format::status(std::optional<EvalStatus>()), QStringLiteral("not evaluated"));
+    QCOMPARE(Format::verdict(std::optional<bool>()), QString());
+    QCOMPARE(Format::verdict(true), QStringLiteral("accepted"));
+    QCOMPARE(Format::shortId("0123456789abcdef"), QStringLiteral("0123456789ab"));
+    // Every status has its own readable colour, distinct from "correct" when it is a failure.
+    for (EvalStatus status : {EvalStatus::Incorrect, EvalStatus::CompileError, EvalStatus::Fault, EvalStatus::Timeout})
+        QVERIFY(Format::statusColor(status) != Format::statusColor(EvalStatus::Correct));
+}
+
+void TestFormat::germanTranslationIsBuiltIn()
+{
+    QTranslator translator;
+    QVERIFY(translator.load(QStringLiteral(":/i18n/kernel-explorer_de.qm")));
+    QCOMPARE(translator.translate("kx::ui::MainWindow", "&File"), QStringLiteral("&Datei"));
+    QCOMPARE(translator.translate("kx::ui::Format", "not evaluated"), QStringLiteral("nicht bewertet"));
+    QCoreApplication::installTranslator(&translator);
+    QCOMPARE(Format::status(EvalStatus::Correct), QStringLiteral("korrekt"));
+    QCoreApplication::removeTranslator(&translator);
+    QCOMPARE(Format::status(EvalStatus::Correct), QStringLiteral("correct"));
+}
+
+QTEST_MAIN(TestFormat)
+#include "tst_format.moc"

@@ -1,0 +1,393 @@
+// GUI smoke test of the main window: opening archives, showing a kernel, and refusing bad files.
+#include "archivefixture.h"
+
+#include "ui/archivestatuswidget.h"
+#include "ui/candidateview.h"
+#include "ui/codeview.h"
+#include "ui/evaluationspanel.h"
+#include "ui/kernelsmodel.h"
+#include "ui/kernelspage.h"
+#include "ui/kernelsourceview.h"
+#include "ui/kernelsproxymodel.h"
+#include "ui/mainwindow.h"
+#include "ui/recentarchives.h"
+
+#include <sqlite3.h>
+
+#include <QCryptographicHash>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QLocale>
+#include <QMimeData>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace kx;
+using namespace kx::ui;
+
+namespace {
+
+QString q(const std::string &text)
+{
+    return QString::fromStdString(text);
+}
+
+QByteArray fileHash(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QCryptographicHash::hash(file.readAll(), QCryptographicHash::Sha256);
+}
+
+void execSql(const QString &path, const char *sql)
+{
+    sqlite3 *db = nullptr;
+    QCOMPARE(sqlite3_open(QFile::encodeName(path).constData(), &db), SQLITE_OK);
+    char *error = nullptr;
+    const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &error);
+    const QString message = QString::fromUtf8(error ? error : "");
+    sqlite3_free(error);
+    sqlite3_close(db);
+    QVERIFY2(rc == SQLITE_OK, qPrintable(message));
+}
+
+/// Collects reported errors instead of showing message boxes.
+struct ErrorLog
+{
+    QStringList messages;
+    void attach(MainWindow &window)
+    {
+        window.setErrorHandler([this](const QString &, const QString &message) { messages << message; });
+    }
+};
+
+} // namespace
+
+class TestMainWindow : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void showsRowsAndSelectedKernel();
+    void refusesBadFiles_data();
+    void refusesBadFiles();
+    void opensReadOnlyFileForBrowsing();
+    void opensReadOnlyOnRequest();
+    void dropOpensArchive();
+    void newArchiveRefusesExistingFile();
+    void startupOpensDefaultThenLastArchive();
+    void recentArchivesAndClose();
+    void parentLinkSelectsParent();
+    void savesWindowState();
+
+private:
+    /// Opens the sample archive in the window and waits for its rows.
+    void openSample(MainWindow &window);
+
+    QTemporaryDir m_dir;
+    QString m_samplePath;
+    test::SampleArchive m_sample;
+};
+
+void TestMainWindow::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QLocale::setDefault(QLocale::c());
+    QVERIFY(m_dir.isValid());
+    QCoreApplication::setOrganizationName(QStringLiteral("KernelExplorerTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_mainwindow"));
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
+    m_samplePath = m_dir.filePath(QStringLiteral("sample.kxdb"));
+    m_sample = test::SampleArchive::write(m_samplePath);
+}
+
+void TestMainWindow::init()
+{
+    QSettings().clear();
+}
+
+void TestMainWindow::openSample(MainWindow &window)
+{
+    QVERIFY(window.openArchive(m_samplePath));
+    QTRY_COMPARE(window.kernelsPage()->model()->rowCount(), 5);
+}
+
+void TestMainWindow::showsRowsAndSelectedKernel()
+{
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    openSample(window);
+    QCOMPARE(window.session()->path(), m_samplePath);
+    QVERIFY(!window.session()->isReadOnly());
+    QVERIFY(window.windowFilePath().endsWith(QLatin1String("sample.kxdb")));
+    QTRY_COMPARE(window.archiveStatus()->countsText(), QStringLiteral("Kernels: 5 · Evaluations: 5 · GPUs: 2"));
+    QVERIFY(window.archiveStatus()->pathText().endsWith(QLatin1String("sample.kxdb")));
+    QVERIFY(!window.archiveStatus()->readOnlyShown());
+
+    // Click kernel B's row as a user would.
+    KernelsPage *page = window.kernelsPage();
+    QTableView *view = page->view();
+    const QModelIndex source = page->model()->index(page->model()->rowOf(q(m_sample.b)), KernelsModel::OpColumn);
+    const QModelIndex index = page->proxy()->mapFromSource(source);
+    QVERIFY(index.isValid());
+    view->scrollTo(index);
+    QSignalSpy shown(&window, &MainWindow::candidateShown);
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, view->visualRect(index).center());
+    QCOMPARE(page->currentCandidateId(), q(m_sample.b));
+    QTRY_COMPARE(window.candidateView()->candidateId(), q(m_sample.b));
+    QCOMPARE(shown.last().first().toString(), q(m_sample.b));
+
+    QCOMPARE(window.candidateView()->sourceView()->text(), q(m_sample.sourceB));
+    QVERIFY(window.candidateView()->planView()->text().contains(QLatin1String("\"kernel\": \"k\"")));
+    QCOMPARE(window.candidateView()->referenceView()->text(), QStringLiteral("torch.relu(x)"));
+
+    EvaluationsPanel *panel = window.evaluationsPanel();
+    QCOMPARE(panel->evaluationCount(), 2);
+    QTreeWidget *tree = panel->tree();
+    QCOMPARE(tree->topLevelItem(0)->text(0), QStringLiteral("NVIDIA H100 80GB HBM3"));
+    QVERIFY(tree->topLevelItem(0)->text(1).startsWith(QStringLiteral("correct · 10.00×")));
+    QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("NVIDIA A100-SXM4-80GB"));
+    QVERIFY(tree->topLevelItem(1)->text(1).startsWith(QStringLiteral("correct · 8.00×")));
+    const QList<QTreeWidgetItem *> flags = tree->findItems(QStringLiteral("Flags"), Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(flags.size(), 1);
+    QCOMPARE(flags.first()->childCount(), 1);
+    QCOMPARE(flags.first()->child(0)->text(0), QStringLiteral("suspicious"));
+    QCOMPARE(flags.first()->child(0)->text(1), QStringLiteral("speedup: 10, threshold: 5"));
+    QVERIFY(flags.first()->child(0)->toolTip(1).contains(QLatin1String("\"threshold\": 5")));
+    QCOMPARE(tree->findItems(QStringLiteral("Baseline"), Qt::MatchExactly | Qt::MatchRecursive).size(), 2);
+    QVERIFY(panel->verdictText().startsWith(QLatin1String("Rejected: suspicious-timing")));
+
+    // Kernel C failed to compile: the panel says so and shows the compiler log.
+    QVERIFY(page->selectCandidate(q(m_sample.c)));
+    QTRY_COMPARE(window.candidateView()->candidateId(), q(m_sample.c));
+    QCOMPARE(panel->evaluationCount(), 1);
+    QVERIFY(tree->topLevelItem(0)->text(1).startsWith(QLatin1String("compile error")));
+    QCOMPARE(tree->findItems(QStringLiteral("Log"), Qt::MatchExactly | Qt::MatchRecursive).size(), 1);
+
+    // Kernel D was never evaluated.
+    QVERIFY(page->selectCandidate(q(m_sample.d)));
+    QTRY_COMPARE(window.candidateView()->candidateId(), q(m_sample.d));
+    QCOMPARE(panel->evaluationCount(), 0);
+    QVERIFY(panel->verdictText().contains(QLatin1String("No evaluations yet.")));
+    QVERIFY(errors.messages.isEmpty());
+}
+
+void TestMainWindow::refusesBadFiles_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<QString>("expectedText");
+    QTest::newRow("text file") << "text" << "not a Kernel Explorer archive";
+    QTest::newRow("database of another program") << "foreign" << "another program";
+    QTest::newRow("newer schema") << "newer" << "newer than this program understands";
+    QTest::newRow("missing file") << "missing" << "does not exist";
+    QTest::newRow("folder") << "folder" << "is not a file";
+}
+
+void TestMainWindow::refusesBadFiles()
+{
+    QFETCH(QString, kind);
+    QFETCH(QString, expectedText);
+
+    const QString bad = m_dir.filePath(QStringLiteral("bad-%1.kxdb").arg(kind));
+    if (kind == QLatin1String("text")) {
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("Not an archive at all.\n");
+    } else if (kind == QLatin1String("foreign")) {
+        execSql(bad, "CREATE TABLE notes(text TEXT); INSERT INTO notes VALUES('hello');");
+    } else if (kind == QLatin1String("newer")) {
+        test::openWritable(bad).reset();
+        execSql(bad, "PRAGMA journal_mode=DELETE; UPDATE schema_version SET version = 999;");
+    } else if (kind == QLatin1String("folder")) {
+        QVERIFY(QDir().mkpath(bad));
+    }
+    const QByteArray before = fileHash(bad);
+
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    openSample(window);
+    QVERIFY(!window.openArchive(bad));
+
+    QCOMPARE(errors.messages.size(), 1);
+    QVERIFY2(errors.messages.first().contains(expectedText), qPrintable(errors.messages.first()));
+    // The current archive stays open and shown; the bad file is untouched.
+    QCOMPARE(window.session()->path(), m_samplePath);
+    QVERIFY(window.session()->isOpen());
+    QCOMPARE(window.kernelsPage()->model()->rowCount(), 5);
+    QCOMPARE(window.kernelsPage()->archivePath(), m_samplePath);
+    QCOMPARE(fileHash(bad), before);
+    QVERIFY(!window.recentArchives()->paths().contains(bad));
+}
+
+void TestMainWindow::opensReadOnlyFileForBrowsing()
+{
+    const QString path = m_dir.filePath(QStringLiteral("readonly.kxdb"));
+    QVERIFY(QFile::copy(m_samplePath, path));
+    QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::ReadUser | QFileDevice::ReadGroup
+                                            | QFileDevice::ReadOther));
+    const QByteArray before = fileHash(path);
+
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    QVERIFY2(window.openArchive(path), qPrintable(errors.messages.join(QLatin1Char('\n'))));
+    QVERIFY(window.session()->isReadOnly());
+    QVERIFY(window.archiveStatus()->readOnlyShown());
+    QTRY_COMPARE(window.kernelsPage()->model()->rowCount(), 5);
+    QVERIFY(window.kernelsPage()->selectCandidate(q(m_sample.e)));
+    QTRY_COMPARE(window.evaluationsPanel()->evaluationCount(), 1);
+    QVERIFY(errors.messages.isEmpty());
+    QCOMPARE(fileHash(path), before);
+    QFile::setPermissions(path, QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+}
+
+void TestMainWindow::opensReadOnlyOnRequest()
+{
+    MainWindow window;
+    QVERIFY(window.openArchive(m_samplePath, ArchiveSession::Access::ReadOnly));
+    QVERIFY(window.session()->isReadOnly());
+    QVERIFY(window.archiveStatus()->readOnlyShown());
+    QTRY_COMPARE(window.kernelsPage()->model()->rowCount(), 5);
+
+    QVERIFY(window.openArchive(m_samplePath));
+    QVERIFY(!window.session()->isReadOnly());
+    QVERIFY(!window.archiveStatus()->readOnlyShown());
+}
+
+void TestMainWindow::dropOpensArchive()
+{
+    const QString other = m_dir.filePath(QStringLiteral("dropped.kxdb"));
+    test::openWritable(other).reset();
+
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    openSample(window);
+
+    QMimeData twoFiles;
+    twoFiles.setUrls({QUrl::fromLocalFile(other), QUrl::fromLocalFile(m_samplePath)});
+    QDragEnterEvent refused(QPoint(10, 10), Qt::CopyAction, &twoFiles, Qt::LeftButton, Qt::NoModifier);
+    refused.setAccepted(false);
+    QCoreApplication::sendEvent(&window, &refused);
+    QVERIFY(!refused.isAccepted());
+
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(other)});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    enter.setAccepted(false);
+    QCoreApplication::sendEvent(&window, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&window, &drop);
+
+    QCOMPARE(window.session()->path(), other);
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QCOMPARE(window.kernelsPage()->model()->rowCount(), 0);
+    QVERIFY(errors.messages.isEmpty());
+}
+
+void TestMainWindow::newArchiveRefusesExistingFile()
+{
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    openSample(window);
+    const QByteArray before = fileHash(m_samplePath);
+    QVERIFY(!window.newArchive(m_samplePath));
+    QCOMPARE(errors.messages.size(), 1);
+    QVERIFY(errors.messages.first().contains(QLatin1String("already exists")));
+    QCOMPARE(fileHash(m_samplePath), before);
+    QCOMPARE(window.session()->path(), m_samplePath);
+
+    const QString fresh = m_dir.filePath(QStringLiteral("new/sub/fresh.kxdb"));
+    QVERIFY(window.newArchive(fresh));
+    QVERIFY(QFile::exists(fresh));
+    QCOMPARE(window.session()->path(), fresh);
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QCOMPARE(window.kernelsPage()->model()->rowCount(), 0);
+    QTRY_COMPARE(window.archiveStatus()->countsText(), QStringLiteral("Kernels: 0 · Evaluations: 0 · GPUs: 0"));
+}
+
+void TestMainWindow::startupOpensDefaultThenLastArchive()
+{
+    const QString defaultPath = m_dir.filePath(QStringLiteral("data/kernel-explorer/archive.kxdb"));
+    qputenv("KX_ARCHIVE", QFile::encodeName(defaultPath));
+    QCOMPARE(MainWindow::defaultArchivePath(), defaultPath);
+    {
+        MainWindow window;
+        QVERIFY(window.openStartupArchive());
+        QVERIFY(QFile::exists(defaultPath));
+        QCOMPARE(window.session()->path(), defaultPath);
+        QVERIFY(window.openArchive(m_samplePath));
+    }
+    {
+        MainWindow window; // The last archive wins over the default one.
+        QVERIFY(window.openStartupArchive());
+        QCOMPARE(window.session()->path(), m_samplePath);
+    }
+    qunsetenv("KX_ARCHIVE");
+}
+
+void TestMainWindow::recentArchivesAndClose()
+{
+    const QString other = m_dir.filePath(QStringLiteral("recent.kxdb"));
+    test::openWritable(other).reset();
+    MainWindow window;
+    openSample(window);
+    QVERIFY(window.openArchive(other));
+    QCOMPARE(window.recentArchives()->paths(), (QStringList{other, m_samplePath}));
+    QCOMPARE(QSettings().value(QStringLiteral("lastArchive")).toString(), other);
+
+    window.closeArchive();
+    QVERIFY(!window.session()->isOpen());
+    QCOMPARE(window.kernelsPage()->model()->rowCount(), 0);
+    QCOMPARE(window.archiveStatus()->pathText(), QStringLiteral("No archive open"));
+    QCOMPARE(window.candidateView()->candidateId(), QString());
+
+    // A file that vanished leaves the recent list when opening it fails.
+    QVERIFY(QFile::remove(other));
+    ErrorLog errors;
+    errors.attach(window);
+    QVERIFY(!window.openArchive(other));
+    QCOMPARE(window.recentArchives()->paths(), QStringList{m_samplePath});
+}
+
+void TestMainWindow::parentLinkSelectsParent()
+{
+    MainWindow window;
+    openSample(window);
+    QVERIFY(window.kernelsPage()->selectCandidate(q(m_sample.b)));
+    QTRY_COMPARE(window.candidateView()->candidateId(), q(m_sample.b));
+    emit window.candidateView()->candidateLinkActivated(q(m_sample.a));
+    QCOMPARE(window.kernelsPage()->currentCandidateId(), q(m_sample.a));
+    QTRY_COMPARE(window.candidateView()->candidateId(), q(m_sample.a));
+}
+
+void TestMainWindow::savesWindowState()
+{
+    {
+        MainWindow window;
+        window.show();
+        window.close();
+    }
+    QSettings settings;
+    QVERIFY(!settings.value(QStringLiteral("MainWindow/geometry")).toByteArray().isEmpty());
+    QVERIFY(!settings.value(QStringLiteral("MainWindow/state")).toByteArray().isEmpty());
+    QVERIFY(!settings.value(QStringLiteral("MainWindow/kernelsPage")).toByteArray().isEmpty());
+}
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_mainwindow.moc"

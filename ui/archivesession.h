@@ -1,0 +1,53 @@
+#pragma once
+
+#include "core/archive/archive.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+
+namespace kx::ui {
+
+/**
+ * The archive the window works on: its path and the one writable connection (UI writes go through
+ * core's API on it). Background readers open their own read-only connections from path().
+ * Opening replaces the current archive only on success, so a failed open leaves everything as it was.
+ */
+class ArchiveSession : public QObject
+{
+    Q_OBJECT
+
+public:
+    enum class Access { Automatic, ReadOnly };
+
+    explicit ArchiveSession(QObject *parent = nullptr);
+    ~ArchiveSession() override;
+
+    /// Opens an existing archive. Automatic opens read-write, or read-only when the file or its folder
+    /// cannot be written. Returns false with a message in *errorMessage on failure.
+    bool open(const QString &path, Access access = Access::Automatic, QString *errorMessage = nullptr);
+    /// Creates a new archive; refuses to touch an existing file.
+    bool create(const QString &path, QString *errorMessage = nullptr);
+    /// Opens the archive, creating it (and its folder) when missing.
+    bool openOrCreate(const QString &path, QString *errorMessage = nullptr);
+    void close();
+
+    bool isOpen() const { return m_archive != nullptr; }
+    QString path() const { return m_path; }
+    bool isReadOnly() const;
+    /// The writable (or, for read-only files, read-only) connection; null when none is open.
+    Archive *archive() const { return m_archive.get(); }
+
+signals:
+    /// The open archive was replaced or closed.
+    void archiveChanged();
+
+private:
+    bool adopt(const QString &path, ArchiveMode mode, QString *errorMessage);
+
+    QString m_path;
+    std::unique_ptr<Archive> m_archive;
+};
+
+} // namespace kx::ui

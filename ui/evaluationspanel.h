@@ -1,0 +1,37 @@
+#pragma once
+
+#include "ui/candidatedetails.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace kx::ui {
+
+/// The selected candidate's evaluations, one expandable entry per evaluation (normally one per GPU):
+/// status, speedup, timing, baseline, correctness, flags with their evidence, compile statistics.
+class EvaluationsPanel : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit EvaluationsPanel(QWidget *parent = nullptr);
+
+    void showDetails(const CandidateDetails &details);
+    void showMessage(const QString &message);
+    void clear();
+
+    int evaluationCount() const;
+    QTreeWidget *tree() const { return m_tree; }
+    QString verdictText() const;
+
+private:
+    QTreeWidgetItem *addEvaluation(const Evaluation &evaluation);
+
+    QLabel *m_verdict;
+    QTreeWidget *m_tree;
+};
+
+} // namespace kx::ui

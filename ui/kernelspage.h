@@ -1,0 +1,68 @@
+#pragma once
+
+#include <QWidget>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
+
+namespace kx::ui {
+
+class KernelsModel;
+class KernelsProxyModel;
+
+/// The kernels page: a filter bar over a sortable table of every candidate in the archive.
+/// Rows are read off the GUI thread; a newer load supersedes an older one.
+class KernelsPage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit KernelsPage(QWidget *parent = nullptr);
+
+    /// Loads the candidates of the archive at path (empty: clears the table).
+    void setArchivePath(const QString &path);
+    QString archivePath() const { return m_archivePath; }
+    void reload();
+
+    /// Selects the candidate, clearing the filters when they hide it. False when it is not loaded.
+    bool selectCandidate(const QString &candidateId);
+    QString currentCandidateId() const { return m_currentId; }
+    void focusFilter();
+
+    QByteArray saveState() const;
+    void restoreState(const QByteArray &state);
+
+    KernelsModel *model() const { return m_model; }
+    KernelsProxyModel *proxy() const { return m_proxy; }
+    QTableView *view() const { return m_view; }
+    bool isLoading() const { return m_loading; }
+
+signals:
+    void currentCandidateChanged(const QString &candidateId);
+    /// A load finished: rows is the number of candidates now in the table.
+    void loaded(int rows);
+    void loadFailed(const QString &message);
+
+private:
+    void updateOpFilter();
+    void updateCountLabel();
+    void onCurrentRowChanged();
+
+    QString m_archivePath;
+    QString m_currentId;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+    KernelsModel *m_model;
+    KernelsProxyModel *m_proxy;
+    QLineEdit *m_filter;
+    QComboBox *m_opFilter;
+    QComboBox *m_statusFilter;
+    QCheckBox *m_flaggedOnly;
+    QLabel *m_count;
+    QTableView *m_view;
+};
+
+} // namespace kx::ui

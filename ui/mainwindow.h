@@ -1,0 +1,109 @@
+#pragma once
+
+#include "ui/archivesession.h"
+#include "ui/errorreporter.h"
+
+#include <QMainWindow>
+
+class QDockWidget;
+class QMenu;
+class QTabWidget;
+class QToolBar;
+
+namespace kx::ui {
+
+class ArchiveStatusWidget;
+class CandidateLoader;
+class CandidateView;
+class EvaluationsPanel;
+class KernelsPage;
+class RecentArchives;
+
+/**
+ * The application shell: assembles the pages (central tabs) and the docks around them, owns the open
+ * archive and the menus. Each feature lives in its own page or dock class; this class only wires them.
+ */
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    /// Opens an existing archive; on failure reports why and keeps the current one.
+    bool openArchive(const QString &path, ArchiveSession::Access access = ArchiveSession::Access::Automatic);
+    /// Creates and opens a new archive; refuses existing files.
+    bool newArchive(const QString &path);
+    /// Opens the last archive, or on first start the default one (created when missing).
+    bool openStartupArchive();
+    bool openDefaultArchive();
+    void closeArchive();
+    void reload();
+
+    /// Where the archive lives when the user has not chosen one ($KX_ARCHIVE, else the per-user data
+    /// folder; the same file the kx command line uses).
+    static QString defaultArchivePath();
+
+    /// Replaces the error message box (tests, self-test); an empty handler restores it.
+    void setErrorHandler(ErrorReporter::Handler handler);
+
+    /// Adds a page as a central tab; pages share the docks.
+    void addPage(QWidget *page, const QString &title);
+    /// Adds a dock and its toggle to the View menu.
+    void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
+
+    ArchiveSession *session() const { return m_session; }
+    RecentArchives *recentArchives() const { return m_recent; }
+    KernelsPage *kernelsPage() const { return m_kernelsPage; }
+    CandidateView *candidateView() const { return m_candidateView; }
+    EvaluationsPanel *evaluationsPanel() const { return m_evaluationsPanel; }
+    ArchiveStatusWidget *archiveStatus() const { return m_archiveStatus; }
+
+signals:
+    /// The detail views now show this candidate (empty: nothing selected).
+    void candidateShown(const QString &candidateId);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void createActions();
+    void createMenus();
+    void createDocks();
+    void updateRecentMenu();
+    void onArchiveChanged();
+    void showCandidate(const QString &candidateId);
+    void chooseAndOpen(ArchiveSession::Access access);
+    void chooseAndCreate();
+    void about();
+    void restoreSettings();
+    void saveSettings() const;
+    QString dialogDirectory() const;
+
+    ArchiveSession *m_session;
+    RecentArchives *m_recent;
+    ErrorReporter m_errors;
+    CandidateLoader *m_loader;
+    QTabWidget *m_pages;
+    KernelsPage *m_kernelsPage;
+    CandidateView *m_candidateView;
+    EvaluationsPanel *m_evaluationsPanel;
+    ArchiveStatusWidget *m_archiveStatus;
+    QDockWidget *m_sourceDock = nullptr;
+    QDockWidget *m_evaluationsDock = nullptr;
+    QToolBar *m_toolBar = nullptr;
+    QMenu *m_viewMenu = nullptr;
+    QMenu *m_recentMenu = nullptr;
+    QAction *m_newAction = nullptr;
+    QAction *m_openAction = nullptr;
+    QAction *m_openReadOnlyAction = nullptr;
+    QAction *m_reloadAction = nullptr;
+    QAction *m_closeAction = nullptr;
+    QAction *m_quitAction = nullptr;
+    QAction *m_filterAction = nullptr;
+};
+
+} // namespace kx::ui

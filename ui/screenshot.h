@@ -1,0 +1,12 @@
+#pragma once
+
+#include <QString>
+
+namespace kx::ui {
+
+/// `kernel-explorer --screenshot OUT.png ARCHIVE`: opens the archive read-only in a main window of a
+/// fixed size, selects the fastest kernel, waits for its details and saves the window as an image.
+/// Returns the exit code. Uses temporary settings; the user's stay untouched.
+int takeScreenshot(const QString &archivePath, const QString &imagePath);
+
+} // namespace kx::ui

@@ -1,0 +1,10 @@
+#pragma once
+
+namespace kx::ui {
+
+/// `kernel-explorer --self-test`: builds a small archive in a temporary folder, opens it in a main
+/// window and waits until its rows and the selected candidate's details arrive. Returns the exit code
+/// (0 on success) after printing what failed. Uses temporary settings; the user's stay untouched.
+int runSelfTest();
+
+} // namespace kx::ui
