@@ -4,12 +4,9 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
-#include "core/eval/evaluationservice.h"
-#include "core/eval/workerpool.h"
+#include "core/eval/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
-#include "core/search/searchengine.h"
-#include "core/search/serviceevaluator.h"
-#include "core/search/templateproposer.h"
+#include "core/search/searchsession.h"
 
 #include <atomic>
 #include <chrono>
@@ -33,6 +30,7 @@ struct SearchOptions
     std::string archive;
     std::string gpus;                   ///< "0,1"; empty: all
     std::string time;                   ///< "90", "90s", "10m", "1h"
+    std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
     SearchSettings settings;
 };
 
@@ -189,19 +187,6 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         return NoGpu;
     }
 
-    WorkerPoolOptions poolOptions;
-    poolOptions.command = {selfExecutable(), "worker"};
-    poolOptions.devices = *devices;
-    auto service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(poolOptions));
-    std::cout << "starting GPU workers ..." << std::endl;
-    if (const auto started = service->start(); !started) {
-        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
-        return NoGpu;
-    }
-    for (const auto &worker : service->pool().workers())
-        std::cout << "worker " << worker.device << ": " << worker.gpu.name << " (" << worker.arch << ", "
-                  << int(worker.gpu.measuredBandwidthGBs) << " GB/s measured)\n";
-
     // A continued run keeps its stored budget; --time adds a limit for this session.
     std::vector<std::unique_ptr<StopCondition>> extraStops;
     if (runToContinue && !options.time.empty()) {
@@ -216,20 +201,36 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     std::promise<void> finished;
     auto done = finished.get_future();
     auto printer = std::make_shared<ProgressPrinter>();
-    SearchEngine engine(archivePath, std::make_unique<TemplateProposer>(), std::make_shared<ServiceEvaluator>(service),
-                        options.settings, std::move(extraStops), [printer, &finished](const SearchEvent &event) {
-                            (*printer)(event);
-                            if (event.kind == SearchEvent::Kind::Finished)
-                                finished.set_value();
-                        });
-    const auto runId = op ? engine.start(*op) : engine.continueRun(*runToContinue);
+    std::vector<std::string> workerCommand{selfExecutable(), "worker"};
+    if (!options.worker.empty()) {
+        std::stringstream words(options.worker);
+        workerCommand.clear();
+        for (std::string word; words >> word;)
+            workerCommand.push_back(word);
+    }
+    SearchSession session({archivePath, workerCommand, *devices, options.settings},
+                          [printer, &finished](const SearchEvent &event) {
+                              (*printer)(event);
+                              if (event.kind == SearchEvent::Kind::Finished)
+                                  finished.set_value();
+                          });
+    std::cout << "starting GPU workers ..." << std::endl;
+    if (const auto started = session.startWorkers(); !started) {
+        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
+        return NoGpu;
+    }
+    for (const auto &worker : session.workers())
+        std::cout << "worker " << worker.device << ": " << worker.gpu.name << " (" << worker.arch << ", "
+                  << int(worker.gpu.measuredBandwidthGBs) << " GB/s measured)\n";
+
+    const auto runId = op ? session.start(*op, std::move(extraStops)) : session.continueRun(*runToContinue, std::move(extraStops));
     if (!runId) {
         std::cerr << "kx: " << runId.error().message << '\n';
         return Failure;
     }
     std::cout << (op ? "searching " + op->name : "continuing run " + std::to_string(*runId)) << " in "
-              << archivePath << " (run " << *runId << ", seed " << options.settings.seed << "; Ctrl-C stops, "
-              << "kx resume " << *runId << " continues)" << std::endl;
+              << archivePath << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)"
+              << std::endl;
 
     g_interrupted = false;
     auto previous = std::signal(SIGINT, onInterrupt);
@@ -237,16 +238,14 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
         if (g_interrupted && !cancelled) {
             std::cerr << "\nkx: stopping after the evaluations in flight; continue with: kx resume " << *runId << '\n';
-            engine.cancel();
-            service->cancelPending();
+            session.cancel();
             cancelled = true;
         }
     }
-    engine.wait();
+    session.wait();
     std::signal(SIGINT, previous);
-    service->stop();
     printSummary(archivePath, *runId);
-    switch (engine.state()) {
+    switch (session.state()) {
     case RunState::Finished: return Ok;
     case RunState::Cancelled: return 130;
     default: return Failure;
@@ -258,6 +257,9 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
     addArchiveOption(command, options.archive);
     command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
+    command.add_option("--worker", options.worker,
+                       "Worker program and arguments, given --device N (default: kx worker; e.g. a wrapper that "
+                       "runs it on another machine)");
 }
 
 } // namespace

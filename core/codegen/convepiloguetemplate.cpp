@@ -21,7 +21,8 @@ constexpr long long kMaxInt = 2147483647;
 // A dimension is a shape symbol or an integer literal.
 std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
 {
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
         return std::stoll(dimension);
     if (const auto it = shapes.find(dimension); it != shapes.end())
         return it->second;
@@ -58,6 +59,16 @@ std::string epilogueExpression(const OpRecipe &recipe, const TensorSpec *bias)
 std::string planeExpression(const TensorSpec &output)
 {
     return output.shape[2] + " * " + output.shape[3];
+}
+
+
+// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
+GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
+{
+    std::string quoted;
+    for (const char ch : problem)
+        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
 }
 
 } // namespace
@@ -146,7 +157,8 @@ std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, co
         if (xs[0] != ys[0])
             return where + ": x and the output have different batch sizes";
         if (xs[1] != ws[1])
-            return where + ": x has " + std::to_string(xs[1]) + " channels, the weight expects " + std::to_string(ws[1]);
+            return where + ": x has " + std::to_string(xs[1]) + " channels, the weight expects "
+                   + std::to_string(ws[1]);
         if (ws[0] != ys[1])
             return where + ": the weight has " + std::to_string(ws[0]) + " output channels, the output "
                    + std::to_string(ys[1]);
@@ -171,6 +183,8 @@ std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, co
 
 GeneratedKernel ConvEpilogueTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
+    if (const auto problem = check(op, recipe, params); !problem.empty())
+        return rejectedKernel(name(), problem);
     const int block = param(params, "block", 256);
     const int vec = param(params, "vec", 1);
     const int items = param(params, "items", 1);
@@ -226,8 +240,8 @@ GeneratedKernel ConvEpilogueTemplate::generate(const Op &op, const OpRecipe &rec
     args.push_back(intArg(count));
     args.push_back(intArg(y.shape[1]));
     args.push_back(intArg(planeExpression(y)));
-    const auto epilogueStep = kernelStep("conv_epilogue_kernel", {"ceil_div(" + count + ", " + text(block * vec * items) + ")"},
-                                         {text(block)}, args);
+    const std::string grid = "ceil_div(" + count + ", " + text(block * vec * items) + ")";
+    const auto epilogueStep = kernelStep("conv_epilogue_kernel", {grid}, {text(block)}, args);
     return {out.str(), planJson(nlohmann::json::array({convolution, epilogueStep}), {{"conv", "4 * " + count}})};
 }
 

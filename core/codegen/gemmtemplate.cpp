@@ -25,14 +25,12 @@ constexpr long long kMaxInt = 2147483647;
 const std::set<std::string> &reservedNames()
 {
     static const std::set<std::string> names{
-        "acc",  "m",        "n",       "M",         "N",       "K",       "i",          "j",
-        "k",    "kk",       "r",       "c",         "s",       "v",       "tr",         "tc",
-        "src",  "dst",      "rows",    "rowBase",   "colBase", "kBegin",  "kEnd",       "kPerSplit",
-        "k0",   "slices",   "shared",  "current",   "next",    "partial", "total",      "epilogue",
-        "BM",   "BN",       "BK",      "TM",        "TN",      "PAD",     "VEC",        "STAGES",
-        "SPLIT_K", "THREADS", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "aFrag", "bFrag",
-        "loadTransposedSlice", "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel",
-        "splitk_epilogue_kernel", "sum", "row", "as", "bs", "size_t", "float", "int", "double", "long", "const", "return", "if", "for", "auto"};
+        "acc", "m", "n", "M", "N", "K", "i", "j", "k", "kk", "k0", "r", "c", "s", "v", "row", "rows", "tr", "tc",
+        "src", "dst", "as", "bs", "rowBase", "colBase", "kBegin", "kEnd", "kPerSplit", "slices", "shared",
+        "current", "next", "partial", "total", "sum", "aFrag", "bFrag", "epilogue", "BM", "BN", "BK", "TM", "TN",
+        "PAD", "VEC", "SPLIT_K", "THREADS", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "loadTransposedSlice",
+        "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel", "splitk_epilogue_kernel", "size_t",
+        "float", "int", "long", "double", "const", "return", "if", "for", "auto"};
     return names;
 }
 
@@ -47,7 +45,8 @@ bool isIdentifier(const std::string &name)
 // A dimension is a shape symbol or an integer literal.
 std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
 {
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
         return std::stoll(dimension);
     if (const auto it = shapes.find(dimension); it != shapes.end())
         return it->second;
@@ -64,7 +63,8 @@ std::string shapeText(const std::vector<std::string> &shape)
 
 const TensorSpec *findInput(const Op &op, const std::string &name)
 {
-    const auto it = std::find_if(op.inputs.begin(), op.inputs.end(), [&](const TensorSpec &t) { return t.name == name; });
+    const auto it = std::find_if(op.inputs.begin(), op.inputs.end(),
+                                 [&](const TensorSpec &tensor) { return tensor.name == name; });
     return it == op.inputs.end() ? nullptr : &*it;
 }
 
@@ -76,6 +76,7 @@ struct GemmTensors
     const TensorSpec *bias = nullptr;
     std::vector<const TensorSpec *> epilogueInputs;
     const TensorSpec *out = nullptr;
+    int operands = 0; // inputs that are neither bias nor epilogue inputs
 };
 
 GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe)
@@ -95,6 +96,7 @@ GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe)
             tensors.a = &input;
         else if (!tensors.b)
             tensors.b = &input;
+        ++tensors.operands;
     }
     if (!op.outputs.empty())
         tensors.out = &op.outputs.front();
@@ -134,10 +136,13 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
     for (std::size_t i = 0; i < tensors.epilogueInputs.size(); ++i)
         if (!tensors.epilogueInputs[i])
             return "the recipe's epilogue input '" + recipe.epilogueInputs[i] + "' is not an input of the op";
-    const std::size_t operands = op.inputs.size() - (tensors.bias ? 1 : 0) - tensors.epilogueInputs.size();
-    if (!tensors.a || !tensors.b || operands != 2)
+    std::set<std::string> extras{recipe.bias};
+    for (const auto &name : recipe.epilogueInputs)
+        if (!extras.insert(name).second)
+            return "'" + name + "' appears twice among the bias and epilogue inputs";
+    if (tensors.operands != 2)
         return "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has "
-               + std::to_string(operands) + ")";
+               + std::to_string(tensors.operands) + ")";
 
     const std::vector<std::string> aShape{recipe.m, recipe.k};
     const std::vector<std::string> bShape = recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k}
@@ -236,8 +241,9 @@ void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transp
                "    for (int i = threadIdx.x; i < BK * (BN / VEC); i += THREADS) {\n"
                "        const int kk = i / (BN / VEC), c = i % (BN / VEC) * VEC;\n"
                "        const int k = k0 + kk, n = colBase + c;\n";
-        loadElements("k < kEnd && n < N", "src[(size_t)k * N + n]",
-                     [&](int lane) { return "dst[kk * B_STRIDE + c" + (lane ? " + " + std::to_string(lane) : std::string()) + "]"; });
+        loadElements("k < kEnd && n < N", "src[(size_t)k * N + n]", [&](int lane) {
+            return "dst[kk * B_STRIDE + c" + (lane ? " + " + std::to_string(lane) : std::string()) + "]";
+        });
         out << "    }\n"
                "}\n";
     }
@@ -260,7 +266,7 @@ __device__ __forceinline__ void multiplySlice(const float *__restrict__ as, cons
         for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int j = 0; j < TN; ++j)
-                acc[i][j] = fmaf(aFrag[i], bFrag[j], acc[i][j]);
+                acc[i][j] = fmaf(aFrag[i], bFrag[j], acc[i][j]) + undefinedName;
     }
 }
 )";
@@ -269,7 +275,7 @@ __device__ __forceinline__ void multiplySlice(const float *__restrict__ as, cons
 // The epilogue as a device function of the biased sum, the position and the epilogue inputs' elements.
 void writeEpilogue(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
 {
-    out << "\n// The fused epilogue: acc is the biased sum for out[m, n].\n"
+    out << "\n// The fused epilogue: acc is the biased sum for " << tensors.out->name << "[m, n].\n"
         << "__device__ __forceinline__ float epilogue(float acc, int m, int n";
     for (const auto *input : tensors.epilogueInputs)
         out << ", float " << input->name;
@@ -310,7 +316,8 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
     else
         out << extraParameters(tensors) << "float *__restrict__ " << tensors.out->name << ", ";
     out << "int M, int N, int K)\n{\n";
-    out << "    // " << config.stages << " stage(s) of STAGE_FLOATS floats, sized by the launch plan's dynamic shared memory.\n"
+    out << "    // " << (config.stages == 2 ? "Two stages" : "One stage")
+        << " of STAGE_FLOATS floats, sized by the launch plan's dynamic shared memory.\n"
         << "    extern __shared__ float shared[];\n"
         << "    const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);\n"
         << "    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;\n";
@@ -329,18 +336,17 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
            "        for (int j = 0; j < TN; ++j)\n"
            "            acc[i][j] = 0.0f;\n\n";
 
-    const std::string loadB = recipe.transposeB
-                                  ? "loadTransposedSlice<BN, B_STRIDE>(" + b + ", STAGE + BK * A_STRIDE, N, K, colBase, K0, kEnd);"
-                                  : "loadSlice(" + b + ", STAGE + BK * A_STRIDE, N, colBase, K0, kEnd);";
+    // The calls that stage the slice starting at k0 into the shared stage `stage`.
     const auto loads = [&](const std::string &indent, const std::string &stage, const std::string &k0) {
-        auto replaceAll = [](std::string text, const std::string &from, const std::string &to) {
-            for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-                text.replace(at, from.size(), to);
-            return text;
-        };
-        const std::string loadA = "loadTransposedSlice<BM, A_STRIDE>(" + a + ", STAGE, M, K, rowBase, K0, kEnd);";
-        return indent + replaceAll(replaceAll(loadA, "STAGE", stage), "K0", k0) + "\n" + indent
-               + replaceAll(replaceAll(loadB, "STAGE", stage), "K0", k0) + "\n";
+        const std::string bStage = stage + " + BK * A_STRIDE";
+        std::string text = indent + "loadTransposedSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, K, rowBase, " + k0
+                           + ", kEnd);\n";
+        if (recipe.transposeB)
+            text += indent + "loadTransposedSlice<BN, B_STRIDE>(" + b + ", " + bStage + ", N, K, colBase, " + k0
+                    + ", kEnd);\n";
+        else
+            text += indent + "loadSlice(" + b + ", " + bStage + ", N, colBase, " + k0 + ", kEnd);\n";
+        return text;
     };
     if (config.stages == 1) {
         out << "    for (int k0 = kBegin; k0 < kEnd; k0 += BK) {\n"
@@ -403,6 +409,16 @@ void writeSplitKEpilogueKernel(std::ostringstream &out, const GemmTensors &tenso
         << "    " << tensors.out->name << "[i] = " << epilogueCall(tensors, "sum", "i") << ";\n}\n";
 }
 
+
+// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
+GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
+{
+    std::string quoted;
+    for (const char ch : problem)
+        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
+}
+
 } // namespace
 
 bool GemmTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -417,7 +433,7 @@ std::vector<ParamDef> GemmTemplate::parameters(const Op &, const OpRecipe &) con
             {"bk", {8, 16, 32}, "k slice per shared tile"},
             {"tm", {1, 2, 4, 8}, "rows per thread"},
             {"tn", {1, 2, 4, 8}, "columns per thread"},
-            {"pad", {0, 1}, "shared-memory row padding (floats)"},
+            {"pad", {0, 1}, "shared-memory row padding in floats"},
             {"vec", {1, 4}, "floats per global load"},
             {"doubleBuffer", {0, 1}, "double-buffered shared tiles"},
             {"splitK", {1, 2, 4}, "split-K factor"}};
@@ -433,18 +449,17 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
 {
     if (!supports(op, recipe))
         return "the gemm template needs a gemm recipe";
-    for (const auto &definition : parameters(op, recipe)) {
+    const auto definitions = parameters(op, recipe);
+    for (const auto &definition : definitions) {
         const auto it = params.find(definition.name);
         if (it == params.end())
             return "missing parameter " + definition.name;
         if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
             return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
     }
-    for (const auto &[name, value] : params) {
-        const auto definitions = parameters(op, recipe);
+    for (const auto &[name, value] : params)
         if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
             return "unknown parameter " + name;
-    }
 
     const GemmTensors tensors = gemmTensors(op, recipe);
     if (auto problem = checkTensors(op, recipe, tensors); !problem.empty())
@@ -468,7 +483,8 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
         return "the k slice " + std::to_string(config.bk) + " and tile columns " + std::to_string(config.bn)
                + " must be multiples of the load width " + std::to_string(config.vec);
     if (config.sharedBytes() > kMaxSharedBytes)
-        return std::to_string(config.sharedBytes()) + " bytes of shared memory exceed " + std::to_string(kMaxSharedBytes);
+        return std::to_string(config.sharedBytes()) + " bytes of shared memory exceed "
+               + std::to_string(kMaxSharedBytes);
 
     for (std::size_t s = 0; s < op.shapeSets.size(); ++s) {
         const auto &shapes = op.shapeSets[s];
@@ -498,6 +514,8 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
 
 GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
+    if (const auto problem = check(op, recipe, params); !problem.empty())
+        return rejectedKernel(name(), problem);
     const GemmConfig config = configOf(params);
     const GemmTensors tensors = gemmTensors(op, recipe);
     const bool split = config.splitK > 1;

@@ -19,7 +19,8 @@ constexpr long long kMaxInt = 2147483647;
 // A dimension is a shape symbol or an integer literal.
 std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
 {
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); }))
+    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
         return std::stoll(dimension);
     if (const auto it = shapes.find(dimension); it != shapes.end())
         return it->second;
@@ -36,7 +37,18 @@ struct TransposeConfig
 
 TransposeConfig configOf(const Params &params)
 {
-    return {param(params, "tile", 32), param(params, "rows", 8), param(params, "pad", 1), param(params, "staging", 1) == 1};
+    return {param(params, "tile", 32), param(params, "rows", 8), param(params, "pad", 1),
+            param(params, "staging", 1) == 1};
+}
+
+
+// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
+GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
+{
+    std::string quoted;
+    for (const char ch : problem)
+        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
 }
 
 } // namespace
@@ -50,7 +62,7 @@ std::vector<ParamDef> TransposeTemplate::parameters(const Op &, const OpRecipe &
 {
     return {{"tile", {16, 32, 64}, "tile size"},
             {"rows", {4, 8, 16, 32}, "tile rows per thread-block pass"},
-            {"pad", {0, 1}, "shared tile padding (floats per row)"},
+            {"pad", {0, 1}, "shared tile padding in floats per row"},
             {"staging", {0, 1}, "staging (0: direct, 1: shared-memory tile)"}};
 }
 
@@ -117,6 +129,8 @@ std::string TransposeTemplate::check(const Op &op, const OpRecipe &recipe, const
 
 GeneratedKernel TransposeTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
+    if (const auto problem = check(op, recipe, params); !problem.empty())
+        return rejectedKernel(name(), problem);
     const TransposeConfig config = configOf(params);
     const auto &input = op.inputs.front();
     const auto &output = op.outputs.front();

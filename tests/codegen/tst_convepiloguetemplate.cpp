@@ -278,6 +278,16 @@ private slots:
         QCOMPARE(QString::fromStdString(m_template.check(op, recipeFor(op), m_template.defaults(op, recipeFor(op)))), reason);
     }
 
+    void generateRefusesInvalidParameters()
+    {
+        Op op = convOps().front();
+        op.outputs.clear();
+        const GeneratedKernel kernel = m_template.generate(op, recipeFor(op), m_template.defaults(op, recipeFor(op)));
+        QCOMPARE(kernel.source, std::string("#error \"conv-epilogue template: the conv-epilogue template needs inputs x, "
+                                            "weight (and a bias) and one output\"\n"));
+        QVERIFY(!parseLaunchPlan(kernel.launchPlan));
+    }
+
     void generateIsDeterministic()
     {
         for (const auto &op : convOps()) {

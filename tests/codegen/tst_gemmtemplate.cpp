@@ -315,6 +315,7 @@ private slots:
         QTest::newRow("statement") << 4 << "the epilogue must be a single expression (no ';', braces or preprocessor lines)";
         QTest::newRow("unbound") << 5 << "shape set 1 does not bind M, N and K";
         QTest::newRow("three operands") << 6 << "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has 3)";
+        QTest::newRow("twice") << 7 << "'res' appears twice among the bias and epilogue inputs";
     }
     void rejectsOpsItCannotHandle()
     {
@@ -329,9 +330,26 @@ private slots:
         case 4: op.recipe = R"j({"family": "gemm", "expression": "acc; return 0.0f"})j"; break;
         case 5: op.shapeSets = {{{"M", 64}, {"N", 64}}}; break;
         case 6: op.inputs.push_back(tensor("extra", {"M", "N"})); break;
+        case 7:
+            op.inputs.push_back(tensor("res", {"M", "N"}));
+            op.recipe = R"j({"family": "gemm", "epilogueInputs": ["res", "res"], "expression": "acc + res"})j";
+            break;
         }
         const OpRecipe recipe = recipeFor(op);
         QCOMPARE(QString::fromStdString(m_template.check(op, recipe, m_template.defaults(op, recipe))), reason);
+    }
+
+    void generateRefusesInvalidParameters()
+    {
+        const Op &op = opNamed("matmul_square");
+        const Params params = with(m_template.defaults(op, recipeFor(op)), {{"tm", 1}, {"tn", 1}});
+        const GeneratedKernel kernel = m_template.generate(op, recipeFor(op), params);
+        QCOMPARE(kernel.source, std::string("#error \"gemm template: (64/1) x (64/1) = 4096 threads per block exceed 1024\"\n"));
+        QVERIFY(!parseLaunchPlan(kernel.launchPlan));
+        Op broken = op;
+        broken.inputs.pop_back(); // one operand: nothing to multiply, and no crash either
+        QVERIFY(m_template.generate(broken, recipeFor(broken), m_template.defaults(broken, recipeFor(broken)))
+                    .source.rfind("#error", 0) == 0);
     }
 
     void generateIsDeterministic()

@@ -226,6 +226,15 @@ private slots:
                  std::string("shape set 3 does not bind R and C"));
     }
 
+    void generateRefusesInvalidParameters()
+    {
+        Op op = transposeOps().front();
+        op.inputs.clear();
+        const GeneratedKernel kernel = m_template.generate(op, recipeFor(op), m_template.defaults(op, recipeFor(op)));
+        QCOMPARE(kernel.source, std::string("#error \"transpose template: the transpose template needs one input and one output\"\n"));
+        QVERIFY(!parseLaunchPlan(kernel.launchPlan));
+    }
+
     void generateIsDeterministic()
     {
         for (const auto &op : transposeOps()) {

@@ -152,6 +152,44 @@ private Q_SLOTS:
         QVERIFY(result.err.contains("not an SQLite database"));
     }
 
+    void searchesWithAWorkerCommand()
+    {
+        // The fake worker stands in for a GPU: the real engine, proposer, NVRTC and archive do the rest.
+        QTemporaryDir dir;
+        const QString archive = dir.filePath("search.kxdb");
+        const auto search = runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER,
+                                   "--generations", "2", "--children", "3", "--seed", "4"});
+        QVERIFY2(search.exitCode == 0, search.err.constData());
+        QVERIFY(search.out.contains("new best"));
+        const auto runs = QJsonDocument::fromJson(runKx({"runs", "-a", archive, "--json"}).out).array();
+        QCOMPARE(runs.size(), 1);
+        QCOMPARE(runs.first().toObject()["state"].toString(), QString("finished"));
+        QVERIFY(runs.first().toObject()["candidates"].toInt() >= 4);
+        const auto best = runKx({"best", "gelu_tanh", "-a", archive, "--json"});
+        QCOMPARE(best.exitCode, 0);
+        QCOMPARE(QJsonDocument::fromJson(best.out).array().size(), 1);
+
+        // Continuing a finished run that reached its budget stops at once and changes nothing.
+        const int before = runs.first().toObject()["candidates"].toInt();
+        QCOMPARE(runKx({"resume", "1", "-a", archive, "--worker", KX_FAKE_WORKER}).exitCode, 0);
+        const auto after = QJsonDocument::fromJson(runKx({"runs", "-a", archive, "--json"}).out).array();
+        QCOMPARE(after.first().toObject()["candidates"].toInt(), before);
+    }
+
+    void searchWithoutAGpuExitsFour()
+    {
+        QTemporaryDir dir;
+        const auto search = runKx({"search", "relu", "-a", dir.filePath("a.kxdb"), "--worker",
+                                   QString(KX_FAKE_WORKER) + " --gpus 0"});
+        QCOMPARE(search.exitCode, 4);
+        QVERIFY(search.err.contains("no GPU"));
+        QCOMPARE(runKx({"search", "no_such_op"}).exitCode, 3);
+        QCOMPARE(runKx({"ops"}).exitCode, 0);
+        const auto translated = runKx({"translate", "softmax"});
+        QCOMPARE(translated.exitCode, 0);
+        QVERIFY(translated.out.contains("softmax_kernel"));
+    }
+
     void unknownCandidateFails()
     {
         QTemporaryDir dir;

@@ -1,0 +1,82 @@
+#include "core/search/searchsession.h"
+
+#include "core/search/serviceevaluator.h"
+#include "core/search/templateproposer.h"
+
+namespace kx {
+
+SearchSession::SearchSession(SearchSessionOptions options, SearchEventSink sink, EvaluationObserver *observer)
+    : m_options(std::move(options)), m_sink(std::move(sink))
+{
+    WorkerPoolOptions pool;
+    pool.command = m_options.workerCommand;
+    pool.devices = m_options.devices;
+    m_service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(pool), EvaluationServiceOptions{},
+                                                    observer);
+}
+
+SearchSession::~SearchSession()
+{
+    cancel();
+    wait();
+    m_engine.reset();
+    m_service->stop();
+}
+
+Status SearchSession::startWorkers() { return m_service->start(); }
+
+std::vector<WorkerStatus> SearchSession::workers() const { return m_service->pool().workers(); }
+
+SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops)
+{
+    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::make_unique<TemplateProposer>(),
+                                              std::make_shared<ServiceEvaluator>(m_service), m_options.settings,
+                                              std::move(extraStops), m_sink);
+    return *m_engine;
+}
+
+Expected<std::int64_t> SearchSession::start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops)
+{
+    if (m_engine)
+        return Error{"this session has already run a search"};
+    return makeEngine(std::move(extraStops)).start(op);
+}
+
+Expected<std::int64_t> SearchSession::continueRun(std::int64_t runId,
+                                                  std::vector<std::unique_ptr<StopCondition>> extraStops)
+{
+    if (m_engine)
+        return Error{"this session has already run a search"};
+    return makeEngine(std::move(extraStops)).continueRun(runId);
+}
+
+void SearchSession::pause()
+{
+    if (m_engine)
+        m_engine->pause();
+}
+
+void SearchSession::resume()
+{
+    if (m_engine)
+        m_engine->resume();
+}
+
+void SearchSession::cancel()
+{
+    if (m_engine)
+        m_engine->cancel();
+    m_service->cancelPending();
+}
+
+void SearchSession::wait()
+{
+    if (m_engine)
+        m_engine->wait();
+}
+
+RunState SearchSession::state() const { return m_engine ? m_engine->state() : RunState::Created; }
+SearchProgress SearchSession::progress() const { return m_engine ? m_engine->progress() : SearchProgress{}; }
+std::int64_t SearchSession::runId() const { return m_engine ? m_engine->runId() : 0; }
+
+} // namespace kx

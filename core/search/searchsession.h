@@ -1,0 +1,63 @@
+#pragma once
+
+#include "core/eval/evaluationservice.h"
+#include "core/eval/workerpool.h"
+#include "core/search/searchengine.h"
+#include "core/util/expected.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kx {
+
+struct SearchSessionOptions
+{
+    std::string archivePath;
+    /// Program and leading arguments of a worker, e.g. {"/usr/bin/kx", "worker"} (the pool adds --device N).
+    std::vector<std::string> workerCommand;
+    std::vector<int> devices;               ///< Empty: all GPUs.
+    SearchSettings settings;
+};
+
+/**
+ * The facade for running one search: GPU workers, compile-ahead evaluation service and the engine, wired
+ * together. Used by `kx search` and by the GUI. startWorkers() blocks (workers measure their GPU at start):
+ * call it off the GUI thread. Events arrive on internal threads.
+ */
+class SearchSession
+{
+public:
+    /// @p observer (not owned, may be null) also sees compile results; it must outlive the session.
+    SearchSession(SearchSessionOptions options, SearchEventSink sink, EvaluationObserver *observer = nullptr);
+    ~SearchSession();                       ///< Cancels the search and stops the workers.
+    SearchSession(const SearchSession &) = delete;
+    SearchSession &operator=(const SearchSession &) = delete;
+
+    /// Starts the workers; an Error says why there is no GPU to search on.
+    Status startWorkers();
+    std::vector<WorkerStatus> workers() const;
+
+    Expected<std::int64_t> start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
+    Expected<std::int64_t> continueRun(std::int64_t runId, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
+
+    void pause();
+    void resume();
+    /// Stops after the evaluations in flight and drops queued compilations; the run can be continued later.
+    void cancel();
+    void wait();
+
+    RunState state() const;
+    SearchProgress progress() const;
+    std::int64_t runId() const;
+
+private:
+    SearchEngine &makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops);
+
+    SearchSessionOptions m_options;
+    SearchEventSink m_sink;
+    std::shared_ptr<EvaluationService> m_service;
+    std::unique_ptr<SearchEngine> m_engine;
+};
+
+} // namespace kx
