@@ -3,10 +3,13 @@
 #include "format.h"
 
 #include "core/archive/archive.h"
+#include "core/eval/launchplan.h"
 #include "core/util/clock.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 namespace kx::cli {
@@ -20,6 +23,43 @@ struct ResultOptions
     bool json = false;
 };
 
+// How close a kernel is to the physical floor of its op on its GPU: floor time / measured time, where the
+// floor is the larger of minimal bytes / measured bandwidth and minimal FLOPs / peak throughput.
+struct Roofline
+{
+    double achievedGBs = 0;
+    double achievedTflops = 0;
+    double fraction = 0;
+};
+
+Roofline rooflineOf(const Archive &archive, const BestKernel &kernel)
+{
+    Roofline roofline;
+    const auto op = archive.op(kernel.opName);
+    if (!op || op->shapeSets.empty() || kernel.medianMs <= 0)
+        return roofline;
+    const auto bytes = evaluateIntExpression(op->bytesMovedExpr, op->shapeSets.front());
+    const auto flops = evaluateIntExpression(op->flopsExpr, op->shapeSets.front());
+    GpuInfo gpu;
+    for (const auto &evaluation : archive.evaluations(kernel.candidateId))
+        if (evaluation.gpu.name == kernel.gpuName)
+            gpu = evaluation.gpu;
+    const double seconds = kernel.medianMs * 1e-3;
+    double floorSeconds = 0;
+    if (bytes) {
+        roofline.achievedGBs = double(*bytes) / seconds / 1e9;
+        if (gpu.measuredBandwidthGBs > 0)
+            floorSeconds = std::max(floorSeconds, double(*bytes) / (gpu.measuredBandwidthGBs * 1e9));
+    }
+    if (flops) {
+        roofline.achievedTflops = double(*flops) / seconds / 1e12;
+        if (gpu.peakTflops > 0)
+            floorSeconds = std::max(floorSeconds, double(*flops) / (gpu.peakTflops * 1e12));
+    }
+    roofline.fraction = floorSeconds / seconds;
+    return roofline;
+}
+
 int runBest(const ResultOptions &options)
 {
     auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadOnly);
@@ -28,13 +68,18 @@ int runBest(const ResultOptions &options)
     const auto best = archive->bestKernels(options.op, options.gpu);
     if (options.json) {
         nlohmann::json out = nlohmann::json::array();
-        for (const auto &kernel : best)
+        for (const auto &kernel : best) {
+            const Roofline roofline = rooflineOf(*archive, kernel);
             out.push_back({{"op", kernel.opName},
                            {"gpu", kernel.gpuName},
                            {"candidate", kernel.candidateId},
                            {"speedup", kernel.speedup},
                            {"medianMs", kernel.medianMs},
-                           {"baselineMs", kernel.baselineMs}});
+                           {"baselineMs", kernel.baselineMs},
+                           {"achievedGBs", roofline.achievedGBs},
+                           {"achievedTflops", roofline.achievedTflops},
+                           {"rooflineFraction", roofline.fraction}});
+        }
         std::cout << out.dump(2) << '\n';
         return Ok;
     }
@@ -44,11 +89,15 @@ int runBest(const ResultOptions &options)
         return options.op.empty() ? Ok : Failure;
     }
     std::cout << column("OP", 32) << column("GPU", 26) << column("CANDIDATE", 14) << column("SPEEDUP", 10)
-              << column("KERNEL", 14) << "EAGER\n";
-    for (const auto &kernel : best)
+              << column("KERNEL", 14) << column("EAGER", 14) << "ROOFLINE\n";
+    for (const auto &kernel : best) {
+        const Roofline roofline = rooflineOf(*archive, kernel);
+        char fraction[16];
+        std::snprintf(fraction, sizeof fraction, "%.0f%%", roofline.fraction * 100);
         std::cout << column(kernel.opName, 32) << column(kernel.gpuName, 26) << column(shortId(kernel.candidateId), 14)
                   << column(formatSpeedup(kernel.speedup), 10) << column(formatMs(kernel.medianMs), 14)
-                  << formatMs(kernel.baselineMs) << '\n';
+                  << column(formatMs(kernel.baselineMs), 14) << fraction << '\n';
+    }
     return Ok;
 }
 

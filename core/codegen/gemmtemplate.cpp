@@ -266,7 +266,7 @@ __device__ __forceinline__ void multiplySlice(const float *__restrict__ as, cons
         for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int j = 0; j < TN; ++j)
-                acc[i][j] = fmaf(aFrag[i], bFrag[j], acc[i][j]) + undefinedName;
+                acc[i][j] = fmaf(aFrag[i], bFrag[j], acc[i][j]);
     }
 }
 )";
