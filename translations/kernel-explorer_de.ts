@@ -27,6 +27,22 @@
         <source>&quot;%1&quot; cannot be opened as an archive: %2</source>
         <translation>„%1“ kann nicht als Archiv geöffnet werden: %2</translation>
     </message>
+    <message>
+        <source>No archive is open.</source>
+        <translation>Es ist kein Archiv geöffnet.</translation>
+    </message>
+    <message>
+        <source>The archive is open read-only.</source>
+        <translation>Das Archiv ist schreibgeschützt geöffnet.</translation>
+    </message>
+    <message>
+        <source>Unknown reason &quot;%1&quot;.</source>
+        <translation>Unbekannter Grund „%1“.</translation>
+    </message>
+    <message>
+        <source>The candidate %1 is not in the archive.</source>
+        <translation>Der Kandidat %1 ist nicht im Archiv.</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::ArchiveStatusWidget</name>
@@ -94,6 +110,76 @@
     <message>
         <source>CUDA vector and scalar types</source>
         <translation>CUDA-Vektor- und Skalartypen</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::DiffView</name>
+    <message>
+        <source>Next Change</source>
+        <translation>Nächste Änderung</translation>
+    </message>
+    <message>
+        <source>Previous Change</source>
+        <translation>Vorherige Änderung</translation>
+    </message>
+    <message>
+        <source>The older kernel (left)</source>
+        <translation>Der ältere Kernel (links)</translation>
+    </message>
+    <message>
+        <source>The newer kernel (right)</source>
+        <translation>Der neuere Kernel (rechts)</translation>
+    </message>
+    <message>
+        <source>Next change (%1)</source>
+        <translation>Nächste Änderung (%1)</translation>
+    </message>
+    <message>
+        <source>Previous change (%1)</source>
+        <translation>Vorherige Änderung (%1)</translation>
+    </message>
+    <message>
+        <source>CUDA Source</source>
+        <translation>CUDA-Quelltext</translation>
+    </message>
+    <message>
+        <source>Launch Plan</source>
+        <translation>Startplan</translation>
+    </message>
+    <message>
+        <source>Select a kernel to compare it with its parent.</source>
+        <translation>Wählen Sie einen Kernel, um ihn mit seinem Elternteil zu vergleichen.</translation>
+    </message>
+    <message>
+        <source>The kernels could not be read: %1</source>
+        <translation>Die Kernels konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>The candidate %1 is not in the archive.</source>
+        <translation>Der Kandidat %1 ist nicht im Archiv.</translation>
+    </message>
+    <message>
+        <source>The kernel has no parent; choose another one to compare with.</source>
+        <translation>Der Kernel hat keinen Elternteil; wählen Sie einen anderen zum Vergleich.</translation>
+    </message>
+    <message>
+        <source>No differences.</source>
+        <translation>Keine Unterschiede.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s): </source>
+        <translation>
+            <numerusform>%n Änderung: </numerusform>
+            <numerusform>%n Änderungen: </numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 changed, %2 added, %3 removed lines</source>
+        <translation>%1 geänderte, %2 hinzugefügte, %3 entfernte Zeilen</translation>
+    </message>
+    <message>
+        <source>change %1 of %2</source>
+        <translation>Änderung %1 von %2</translation>
     </message>
 </context>
 <context>
@@ -437,6 +523,145 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::LineageOverview</name>
+    <message>
+        <source>Overview: click or drag to move the view</source>
+        <translation>Übersicht: klicken oder ziehen, um die Ansicht zu verschieben</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::LineagePage</name>
+    <message>
+        <source>correct, 8× faster</source>
+        <translation>korrekt, 8× schneller</translation>
+    </message>
+    <message>
+        <source>correct, 1.5× faster</source>
+        <translation>korrekt, 1,5× schneller</translation>
+    </message>
+    <message>
+        <source>correct, slower</source>
+        <translation>korrekt, langsamer</translation>
+    </message>
+    <message>
+        <source>incorrect</source>
+        <translation>falsch</translation>
+    </message>
+    <message>
+        <source>timeout, crash, fault</source>
+        <translation>Zeitüberschreitung, Absturz, Fehler</translation>
+    </message>
+    <message>
+        <source>compile error</source>
+        <translation>Kompilierfehler</translation>
+    </message>
+    <message>
+        <source>not evaluated yet</source>
+        <translation>noch nicht bewertet</translation>
+    </message>
+    <message>
+        <source>Path to &amp;Best</source>
+        <translation>Pfad zum &amp;Besten</translation>
+    </message>
+    <message>
+        <source>&amp;Collapse Failed</source>
+        <translation>Fehlgeschlagene &amp;einklappen</translation>
+    </message>
+    <message>
+        <source>The run whose lineage is shown</source>
+        <translation>Der Lauf, dessen Stammbaum gezeigt wird</translation>
+    </message>
+    <message>
+        <source>Colour by the results on this GPU</source>
+        <translation>Nach den Ergebnissen auf dieser GPU färben</translation>
+    </message>
+    <message>
+        <source>Any GPU</source>
+        <translation>Jede GPU</translation>
+    </message>
+    <message>
+        <source>Find by id, operator or description</source>
+        <translation>Nach ID, Operator oder Beschreibung suchen</translation>
+    </message>
+    <message>
+        <source>Highlight the path from the root to the fastest correct kernel (Ctrl+B)</source>
+        <translation>Den Pfad von der Wurzel zum schnellsten korrekten Kernel hervorheben (Strg+B)</translation>
+    </message>
+    <message>
+        <source>Hide branches in which nothing is correct (Ctrl+K)</source>
+        <translation>Zweige ausblenden, in denen nichts korrekt ist (Strg+K)</translation>
+    </message>
+    <message>
+        <source>&amp;Fit</source>
+        <translation>&amp;Einpassen</translation>
+    </message>
+    <message>
+        <source>Fit the lineage into the view (F)</source>
+        <translation>Den Stammbaum in die Ansicht einpassen (F)</translation>
+    </message>
+    <message>
+        <source>Zoom in (+ or the mouse wheel)</source>
+        <translation>Vergrößern (+ oder Mausrad)</translation>
+    </message>
+    <message>
+        <source>Zoom out (-)</source>
+        <translation>Verkleinern (-)</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3</source>
+        <translation>Lauf %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>No run</source>
+        <translation>Kein Lauf</translation>
+    </message>
+    <message>
+        <source>Reading the run…</source>
+        <translation>Lauf wird gelesen …</translation>
+    </message>
+    <message>
+        <source>Choose a run, or start a search.</source>
+        <translation>Wählen Sie einen Lauf oder starten Sie eine Suche.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n candidate(s), %1 correct</source>
+        <translation>
+            <numerusform>%n Kandidat, %1 korrekt</numerusform>
+            <numerusform>%n Kandidaten, %1 korrekt</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Best: %1 %2</source>
+        <translation>Bester: %1 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n match(es)</source>
+        <translation>
+            <numerusform>%n Treffer</numerusform>
+            <numerusform>%n Treffer</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::LineageScene</name>
+    <message>
+        <source>pending</source>
+        <translation>ausstehend</translation>
+    </message>
+    <message>
+        <source>compile error</source>
+        <translation>Kompilierfehler</translation>
+    </message>
+    <message>
+        <source>incorrect</source>
+        <translation>falsch</translation>
+    </message>
+    <message>
+        <source>crash/timeout</source>
+        <translation>Absturz/Zeitüberschreitung</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::MainWindow</name>
     <message>
         <source>Kernel archives (*.kxdb);;All files (*)</source>
@@ -565,6 +790,843 @@
     <message>
         <source>&lt;h3&gt;Kernel Explorer %1&lt;/h3&gt;&lt;p&gt;Turns PyTorch ops into fast, verified CUDA kernels by evolutionary search, and keeps every kernel it evaluated in an archive you can browse offline.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Kernel Explorer %1&lt;/h3&gt;&lt;p&gt;Macht aus PyTorch-Ops durch evolutionäre Suche schnelle, geprüfte CUDA-Kernels und bewahrt jeden bewerteten Kernel in einem Archiv auf, das Sie offline durchsuchen können.&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Lineage</source>
+        <translation>Stammbaum</translation>
+    </message>
+    <message>
+        <source>Open O&amp;p…</source>
+        <translation>O&amp;p öffnen …</translation>
+    </message>
+    <message>
+        <source>Choose an op to search on</source>
+        <translation>Eine Op für die Suche wählen</translation>
+    </message>
+    <message>
+        <source>&amp;Search</source>
+        <translation>&amp;Suche</translation>
+    </message>
+    <message>
+        <source>Run Controls</source>
+        <translation>Laufsteuerung</translation>
+    </message>
+    <message>
+        <source>Diff</source>
+        <translation>Vergleich</translation>
+    </message>
+    <message>
+        <source>Plots</source>
+        <translation>Diagramme</translation>
+    </message>
+    <message>
+        <source>Review</source>
+        <translation>Prüfung</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>Urteil</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>&amp;Bearbeiten</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>&amp;Rückgängig</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>&amp;Wiederholen</translation>
+    </message>
+    <message>
+        <source>&amp;Review</source>
+        <translation>&amp;Prüfung</translation>
+    </message>
+    <message>
+        <source>&amp;Accept Kernel…</source>
+        <translation>Kernel &amp;annehmen…</translation>
+    </message>
+    <message>
+        <source>&amp;Reject Kernel…</source>
+        <translation>Kernel a&amp;blehnen…</translation>
+    </message>
+    <message>
+        <source>&amp;Export Kernel…</source>
+        <translation>Kernel &amp;exportieren…</translation>
+    </message>
+    <message>
+        <source>Export Kernel To</source>
+        <translation>Kernel exportieren nach</translation>
+    </message>
+    <message>
+        <source>The candidate %1 or its op is not in the archive.</source>
+        <translation>Der Kandidat %1 oder seine Op ist nicht im Archiv.</translation>
+    </message>
+    <message>
+        <source>Exported to %1.</source>
+        <translation>Nach %1 exportiert.</translation>
+    </message>
+    <message>
+        <source>Export Kernel</source>
+        <translation>Kernel exportieren</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::OpenDialog</name>
+    <message>
+        <source>Open Op</source>
+        <translation>Op öffnen</translation>
+    </message>
+    <message>
+        <source>Search ops by name or description</source>
+        <translation>Ops nach Name oder Beschreibung suchen</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Startwert</translation>
+    </message>
+    <message>
+        <source>Started</source>
+        <translation>Gestartet</translation>
+    </message>
+    <message>
+        <source>PyTorch reference:</source>
+        <translation>PyTorch-Referenz:</translation>
+    </message>
+    <message>
+        <source>Earlier runs in this archive:</source>
+        <translation>Frühere Läufe in diesem Archiv:</translation>
+    </message>
+    <message>
+        <source>KernelBench problems imported into this archive are listed here; this archive has none.</source>
+        <translation>In dieses Archiv importierte KernelBench-Aufgaben erscheinen hier; dieses Archiv enthält keine.</translation>
+    </message>
+    <message>
+        <source>The archive&apos;s ops could not be read: %1</source>
+        <translation>Die Ops des Archivs konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n op(s) imported into this archive (KernelBench and others) are listed after the built-in ones.</source>
+        <translation>
+            <numerusform>%n in dieses Archiv importierte Op (KernelBench und andere) steht nach den eingebauten.</numerusform>
+            <numerusform>%n in dieses Archiv importierte Ops (KernelBench und andere) stehen nach den eingebauten.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>built-in</source>
+        <translation>eingebaut</translation>
+    </message>
+    <message>
+        <source>KernelBench</source>
+        <translation>KernelBench</translation>
+    </message>
+    <message>
+        <source>manual</source>
+        <translation>manuell</translation>
+    </message>
+    <message>
+        <source>%1  (recent)</source>
+        <translation>%1  (zuletzt)</translation>
+    </message>
+    <message>
+        <source>%1  (%2)</source>
+        <translation>%1  (%2)</translation>
+    </message>
+    <message>
+        <source>No op matches.</source>
+        <translation>Keine Op passt.</translation>
+    </message>
+    <message>
+        <source>Inputs: %1</source>
+        <translation>Eingaben: %1</translation>
+    </message>
+    <message>
+        <source>Shapes (timed): %1</source>
+        <translation>Formen (gemessen): %1</translation>
+    </message>
+    <message>
+        <source>Shapes (checked): %1</source>
+        <translation>Formen (geprüft): %1</translation>
+    </message>
+    <message>
+        <source>The runs could not be read: %1</source>
+        <translation>Die Läufe konnten nicht gelesen werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::PlotsPage</name>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <source>Speedup per GPU…</source>
+        <translation>Beschleunigung je GPU…</translation>
+    </message>
+    <message>
+        <source>Best Speedup over the Search…</source>
+        <translation>Beste Beschleunigung im Suchverlauf…</translation>
+    </message>
+    <message>
+        <source>Runtime Distribution…</source>
+        <translation>Laufzeitverteilung…</translation>
+    </message>
+    <message>
+        <source>Roofline…</source>
+        <translation>Roofline…</translation>
+    </message>
+    <message>
+        <source>Op:</source>
+        <translation>Op:</translation>
+    </message>
+    <message>
+        <source>Run:</source>
+        <translation>Lauf:</translation>
+    </message>
+    <message>
+        <source>Export Plot…</source>
+        <translation>Diagramm exportieren…</translation>
+    </message>
+    <message>
+        <source>Speedup per GPU</source>
+        <translation>Beschleunigung je GPU</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>Kandidat</translation>
+    </message>
+    <message>
+        <source>Speedup over PyTorch (×)</source>
+        <translation>Beschleunigung gegenüber PyTorch (×)</translation>
+    </message>
+    <message>
+        <source>Best speedup over the search</source>
+        <translation>Beste Beschleunigung im Suchverlauf</translation>
+    </message>
+    <message>
+        <source>Candidates evaluated</source>
+        <translation>Bewertete Kandidaten</translation>
+    </message>
+    <message>
+        <source>Best speedup (×)</source>
+        <translation>Beste Beschleunigung (×)</translation>
+    </message>
+    <message>
+        <source>Runtime of the selected kernel</source>
+        <translation>Laufzeit des gewählten Kernels</translation>
+    </message>
+    <message>
+        <source>Time per run (ms)</source>
+        <translation>Zeit je Lauf (ms)</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>Arithmetic intensity (FLOP/byte)</source>
+        <translation>Arithmetische Intensität (FLOP/Byte)</translation>
+    </message>
+    <message>
+        <source>GFLOP/s</source>
+        <translation>GFLOP/s</translation>
+    </message>
+    <message>
+        <source>Reading…</source>
+        <translation>Wird gelesen…</translation>
+    </message>
+    <message>
+        <source>The plots could not be read: %1</source>
+        <translation>Die Diagrammdaten konnten nicht gelesen werden: %1</translation>
+    </message>
+    <message>
+        <source>Select a kernel for its runtime and roofline.</source>
+        <translation>Wählen Sie einen Kernel für Laufzeit und Roofline.</translation>
+    </message>
+    <message>
+        <source>Selected kernel: %1</source>
+        <translation>Gewählter Kernel: %1</translation>
+    </message>
+    <message>
+        <source>All runs</source>
+        <translation>Alle Läufe</translation>
+    </message>
+    <message>
+        <source>Run %1 (%2)</source>
+        <translation>Lauf %1 (%2)</translation>
+    </message>
+    <message>
+        <source>No correct evaluations yet.</source>
+        <translation>Noch keine korrekten Bewertungen.</translation>
+    </message>
+    <message>
+        <source>%1 on %2: %3</source>
+        <translation>%1 auf %2: %3</translation>
+    </message>
+    <message>
+        <source>%1: not measured correct on %2</source>
+        <translation>%1: auf %2 nicht korrekt gemessen</translation>
+    </message>
+    <message>
+        <source>Nothing evaluated yet.</source>
+        <translation>Noch nichts bewertet.</translation>
+    </message>
+    <message>
+        <source>%1: best %2 after %3 candidates</source>
+        <translation>%1: beste %2 nach %3 Kandidaten</translation>
+    </message>
+    <message>
+        <source>Select a kernel.</source>
+        <translation>Wählen Sie einen Kernel.</translation>
+    </message>
+    <message>
+        <source>The kernel has no timing samples.</source>
+        <translation>Der Kernel hat keine Zeitmessungen.</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>PyTorch reference</source>
+        <translation>PyTorch-Referenz</translation>
+    </message>
+    <message>
+        <source>%1 on %2: median %3 ms, IQR %4–%5 ms, %6 samples</source>
+        <translation>%1 auf %2: Median %3 ms, IQR %4–%5 ms, %6 Messungen</translation>
+    </message>
+    <message>
+        <source>Reference</source>
+        <translation>Referenz</translation>
+    </message>
+    <message>
+        <source>No roofline: %1</source>
+        <translation>Keine Roofline: %1</translation>
+    </message>
+    <message>
+        <source>%1 roof</source>
+        <translation>Dach von %1</translation>
+    </message>
+    <message>
+        <source>%1: %2 GB/s measured bandwidth, %3 GFLOP/s peak</source>
+        <translation>%1: %2 GB/s gemessene Bandbreite, %3 GFLOP/s Spitze</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>unbekannt</translation>
+    </message>
+    <message>
+        <source>Kernel on %1</source>
+        <translation>Kernel auf %1</translation>
+    </message>
+    <message>
+        <source>%1: %2 ms → %3 GB/s (%4% of measured bandwidth), %5 GFLOP/s</source>
+        <translation>%1: %2 ms → %3 GB/s (%4 % der gemessenen Bandbreite), %5 GFLOP/s</translation>
+    </message>
+    <message>
+        <source> (%1% of peak)</source>
+        <translation> (%1 % der Spitze)</translation>
+    </message>
+    <message>
+        <source>Faster than the memory system allows: the timing cannot be right.</source>
+        <translation>Schneller als der Speicher erlaubt: die Zeitmessung kann nicht stimmen.</translation>
+    </message>
+    <message>
+        <source>The plot could not be written to &quot;%1&quot;.</source>
+        <translation>Das Diagramm konnte nicht nach „%1“ geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Export Plot</source>
+        <translation>Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;PDF document (*.pdf)</source>
+        <translation>PNG-Bild (*.png);;PDF-Dokument (*.pdf)</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ReviewEvidence</name>
+    <message>
+        <source>Not evaluated.</source>
+        <translation>Nicht bewertet.</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Kernel median (CUDA events)</source>
+        <translation>Kernel-Median (CUDA-Events)</translation>
+    </message>
+    <message>
+        <source>Kernel median (wall clock)</source>
+        <translation>Kernel-Median (Wanduhr)</translation>
+    </message>
+    <message>
+        <source>%1 ms (%2× the event time)</source>
+        <translation>%1 ms (%2× die Event-Zeit)</translation>
+    </message>
+    <message>
+        <source>Reference median</source>
+        <translation>Referenz-Median</translation>
+    </message>
+    <message>
+        <source>Roofline floor</source>
+        <translation>Roofline-Untergrenze</translation>
+    </message>
+    <message>
+        <source>%1 ms: measured %2 ms is %3× below it</source>
+        <translation>%1 ms: gemessene %2 ms liegen %3× darunter</translation>
+    </message>
+    <message>
+        <source>%1 ms: measured %2 ms is above it</source>
+        <translation>%1 ms: gemessene %2 ms liegen darüber</translation>
+    </message>
+    <message>
+        <source>Samples</source>
+        <translation>Messungen</translation>
+    </message>
+    <message>
+        <source>Outcome</source>
+        <translation>Ergebnis</translation>
+    </message>
+    <message>
+        <source>Checks passed</source>
+        <translation>Bestandene Prüfungen</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Failed check</source>
+        <translation>Fehlgeschlagene Prüfung</translation>
+    </message>
+    <message>
+        <source>Flag: %1</source>
+        <translation>Markierung: %1</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ReviewPage</name>
+    <message>
+        <source>Accept…</source>
+        <translation>Annehmen…</translation>
+    </message>
+    <message>
+        <source>Reject…</source>
+        <translation>Ablehnen…</translation>
+    </message>
+    <message>
+        <source>Accept the selected kernel (A)</source>
+        <translation>Den gewählten Kernel annehmen (A)</translation>
+    </message>
+    <message>
+        <source>Reject the selected kernel (R)</source>
+        <translation>Den gewählten Kernel ablehnen (R)</translation>
+    </message>
+    <message>
+        <source>The review queue could not be read: %1</source>
+        <translation>Die Prüfliste konnte nicht gelesen werden: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) await review, most suspicious first.</source>
+        <translation>
+            <numerusform>%n Kernel wartet auf Prüfung, verdächtigste zuerst.</numerusform>
+            <numerusform>%n Kernels warten auf Prüfung, verdächtigste zuerst.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Select a kernel to see the evidence.</source>
+        <translation>Wählen Sie einen Kernel, um die Belege zu sehen.</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ReviewQueueModel</name>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Op</source>
+        <translation>Op</translation>
+    </message>
+    <message>
+        <source>Speedup</source>
+        <translation>Beschleunigung</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Flags</source>
+        <translation>Markierungen</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>Beschreibung</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::RunPanel</name>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>keine Grenze</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source>&amp;Start Search</source>
+        <translation>Suche &amp;starten</translation>
+    </message>
+    <message>
+        <source>&amp;Pause</source>
+        <translation>&amp;Pausieren</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>&amp;Fortsetzen</translation>
+    </message>
+    <message>
+        <source>S&amp;top</source>
+        <translation>S&amp;topp</translation>
+    </message>
+    <message>
+        <source>&amp;Continue Run</source>
+        <translation>Lauf &amp;weiterführen</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> min</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>alle</translation>
+    </message>
+    <message>
+        <source>GPUs to search on: empty for all, or device numbers such as 0,1</source>
+        <translation>GPUs für die Suche: leer für alle, oder Gerätenummern wie 0,1</translation>
+    </message>
+    <message>
+        <source>Start a search on the chosen op (Ctrl+R)</source>
+        <translation>Eine Suche für die gewählte Op starten (Strg+R)</translation>
+    </message>
+    <message>
+        <source>Pause after the current evaluations (F6)</source>
+        <translation>Nach den laufenden Bewertungen pausieren (F6)</translation>
+    </message>
+    <message>
+        <source>Resume the paused search (Shift+F6)</source>
+        <translation>Die pausierte Suche fortsetzen (Umschalt+F6)</translation>
+    </message>
+    <message>
+        <source>Stop after the evaluations in flight; the run can be continued (Shift+F5)</source>
+        <translation>Nach den laufenden Bewertungen anhalten; der Lauf kann weitergeführt werden (Umschalt+F5)</translation>
+    </message>
+    <message>
+        <source>Continue the run selected in the lineage with its own settings (Ctrl+F5)</source>
+        <translation>Den im Stammbaum gewählten Lauf mit seinen eigenen Einstellungen weiterführen (Strg+F5)</translation>
+    </message>
+    <message>
+        <source>Searching: run %1.</source>
+        <translation>Suche läuft: Lauf %1.</translation>
+    </message>
+    <message>
+        <source>No GPU to search on: %1
+Browsing the archive still works.</source>
+        <translation>Keine GPU für die Suche: %1
+Das Archiv lässt sich weiterhin durchsehen.</translation>
+    </message>
+    <message>
+        <source>The search could not start: %1</source>
+        <translation>Die Suche konnte nicht starten: %1</translation>
+    </message>
+    <message>
+        <source>Finished: %1.</source>
+        <translation>Beendet: %1.</translation>
+    </message>
+    <message>
+        <source>Stopped. Continue the run to go on from here.</source>
+        <translation>Angehalten. Führen Sie den Lauf weiter, um von hier fortzufahren.</translation>
+    </message>
+    <message>
+        <source>The search failed: %1</source>
+        <translation>Die Suche ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Choose…</source>
+        <translation>Wählen …</translation>
+    </message>
+    <message>
+        <source>Open an op (Ctrl+Shift+O)</source>
+        <translation>Eine Op öffnen (Strg+Umschalt+O)</translation>
+    </message>
+    <message>
+        <source>Budget</source>
+        <translation>Budget</translation>
+    </message>
+    <message>
+        <source>&amp;Generations:</source>
+        <translation>&amp;Generationen:</translation>
+    </message>
+    <message>
+        <source>C&amp;andidates:</source>
+        <translation>K&amp;andidaten:</translation>
+    </message>
+    <message>
+        <source>&amp;Time:</source>
+        <translation>&amp;Zeit:</translation>
+    </message>
+    <message>
+        <source>&amp;No improvement for:</source>
+        <translation>&amp;Keine Verbesserung seit:</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>Suche</translation>
+    </message>
+    <message>
+        <source>S&amp;eed:</source>
+        <translation>St&amp;artwert:</translation>
+    </message>
+    <message>
+        <source>C&amp;hildren per generation:</source>
+        <translation>&amp;Kinder pro Generation:</translation>
+    </message>
+    <message>
+        <source>G&amp;PUs:</source>
+        <translation>G&amp;PUs:</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2</translation>
+    </message>
+    <message>
+        <source>No op chosen: File ▸ Open Op…</source>
+        <translation>Keine Op gewählt: Datei ▸ Op öffnen …</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a GPU number (use all, or numbers such as 0,1)</source>
+        <translation>„%1“ ist keine GPU-Nummer (alle, oder Nummern wie 0,1)</translation>
+    </message>
+    <message>
+        <source>Choose an op first (File ▸ Open Op…).</source>
+        <translation>Wählen Sie zuerst eine Op (Datei ▸ Op öffnen …).</translation>
+    </message>
+    <message>
+        <source>Starting the GPU workers…</source>
+        <translation>GPU-Worker werden gestartet …</translation>
+    </message>
+    <message>
+        <source>Select a run in the lineage first.</source>
+        <translation>Wählen Sie zuerst einen Lauf im Stammbaum.</translation>
+    </message>
+    <message>
+        <source>Starting the GPU workers to continue run %1…</source>
+        <translation>GPU-Worker werden gestartet, um Lauf %1 weiterzuführen …</translation>
+    </message>
+    <message>
+        <source>%v of %m candidates</source>
+        <translation>%v von %m Kandidaten</translation>
+    </message>
+    <message>
+        <source>generation %v of %m</source>
+        <translation>Generation %v von %m</translation>
+    </message>
+    <message>
+        <source>generation %1</source>
+        <translation>Generation %1</translation>
+    </message>
+    <message>
+        <source>Proposed %1 · compiled %2 · verified %3 · failed %4</source>
+        <translation>Vorgeschlagen %1 · kompiliert %2 · verifiziert %3 · fehlgeschlagen %4</translation>
+    </message>
+    <message>
+        <source>About %1 left</source>
+        <translation>Noch etwa %1</translation>
+    </message>
+    <message>
+        <source>best %1 (%2)</source>
+        <translation>bester %1 (%2)</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::SearchBridge</name>
+    <message>
+        <source>No archive is open.</source>
+        <translation>Kein Archiv ist geöffnet.</translation>
+    </message>
+    <message>
+        <source>No worker program is set.</source>
+        <translation>Kein Worker-Programm ist eingestellt.</translation>
+    </message>
+    <message>
+        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built): searching needs it.</source>
+        <translation>Diesem Build fehlt NVRTC (das CUDA-Toolkit fehlte beim Bauen): die Suche braucht es.</translation>
+    </message>
+    <message>
+        <source>Stopped before the search began.</source>
+        <translation>Angehalten, bevor die Suche begann.</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::VerdictCommand</name>
+    <message>
+        <source>Accept %1</source>
+        <translation>%1 annehmen</translation>
+    </message>
+    <message>
+        <source>Reject %1</source>
+        <translation>%1 ablehnen</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::VerdictController</name>
+    <message>
+        <source>Verdicts need an archive opened for writing.</source>
+        <translation>Urteile brauchen ein zum Schreiben geöffnetes Archiv.</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::VerdictDialog</name>
+    <message>
+        <source>&amp;Accept</source>
+        <translation>&amp;Annehmen</translation>
+    </message>
+    <message>
+        <source>&amp;Reject</source>
+        <translation>A&amp;blehnen</translation>
+    </message>
+    <message>
+        <source>Verdict on %1</source>
+        <translation>Urteil über %1</translation>
+    </message>
+    <message>
+        <source>What you checked, and why you decided so</source>
+        <translation>Was Sie geprüft haben und warum Sie so entschieden haben</translation>
+    </message>
+    <message>
+        <source>Verdict:</source>
+        <translation>Urteil:</translation>
+    </message>
+    <message>
+        <source>Reason:</source>
+        <translation>Grund:</translation>
+    </message>
+    <message>
+        <source>Note:</source>
+        <translation>Notiz:</translation>
+    </message>
+    <message>
+        <source>Record Verdict</source>
+        <translation>Urteil speichern</translation>
+    </message>
+    <message>
+        <source>Verified speedup</source>
+        <translation>Bestätigte Beschleunigung</translation>
+    </message>
+    <message>
+        <source>Incorrect results</source>
+        <translation>Falsche Ergebnisse</translation>
+    </message>
+    <message>
+        <source>Suspicious timing</source>
+        <translation>Verdächtige Zeitmessung</translation>
+    </message>
+    <message>
+        <source>Exploits the benchmark harness</source>
+        <translation>Nutzt die Messumgebung aus</translation>
+    </message>
+    <message>
+        <source>Does not generalise to other shapes</source>
+        <translation>Gilt nicht für andere Formen</translation>
+    </message>
+    <message>
+        <source>Duplicate of another kernel</source>
+        <translation>Duplikat eines anderen Kernels</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>Anderes</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::WorkersList</name>
+    <message>
+        <source>GPU #</source>
+        <translation>GPU-Nr.</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Zustand</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Restarts</source>
+        <translation>Neustarts</translation>
+    </message>
+    <message>
+        <source>Last error</source>
+        <translation>Letzter Fehler</translation>
+    </message>
+    <message>
+        <source>starting</source>
+        <translation>startet</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>bereit</translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation>beschäftigt</translation>
+    </message>
+    <message>
+        <source>restarting</source>
+        <translation>startet neu</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>ausgefallen</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>beendet</translation>
+    </message>
+    <message>
+        <source>(unknown)</source>
+        <translation>(unbekannt)</translation>
     </message>
 </context>
 <context>

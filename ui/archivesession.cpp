@@ -5,6 +5,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace kx::ui {
 
 namespace {
@@ -81,6 +83,72 @@ void ArchiveSession::close()
     m_archive.reset();
     m_path.clear();
     emit archiveChanged();
+}
+
+Status ArchiveSession::writable() const
+{
+    if (!m_archive)
+        return Error{tr("No archive is open.").toStdString()};
+    if (m_archive->isReadOnly())
+        return Error{tr("The archive is open read-only.").toStdString()};
+    return Status::ok();
+}
+
+Expected<std::int64_t> ArchiveSession::addVerdict(const Verdict &verdict)
+{
+    if (Status status = writable(); !status)
+        return status.error();
+    const std::vector<std::string> &codes = verdictReasonCodes();
+    if (std::find(codes.begin(), codes.end(), verdict.reasonCode) == codes.end())
+        return Error{tr("Unknown reason \"%1\".").arg(QString::fromStdString(verdict.reasonCode)).toStdString()};
+    std::int64_t id = 0;
+    try {
+        if (!m_archive->candidate(verdict.candidateId))
+            return Error{tr("The candidate %1 is not in the archive.")
+                             .arg(QString::fromStdString(verdict.candidateId).left(12))
+                             .toStdString()};
+        Transaction tx = m_archive->begin();
+        id = m_archive->addVerdict(tx, verdict);
+        tx.commit();
+    } catch (const std::exception &error) {
+        return Error{error.what()};
+    }
+    emit verdictsChanged(QString::fromStdString(verdict.candidateId));
+    return id;
+}
+
+Status ArchiveSession::retractVerdict(std::int64_t verdictId, const QString &candidateId)
+{
+    if (Status status = writable(); !status)
+        return status;
+    try {
+        Transaction tx = m_archive->begin();
+        m_archive->retractVerdict(tx, verdictId);
+        tx.commit();
+    } catch (const std::exception &error) {
+        return Error{error.what()};
+    }
+    emit verdictsChanged(candidateId);
+    return Status::ok();
+}
+
+Expected<bool> ArchiveSession::addCandidate(const Candidate &candidate)
+{
+    if (Status status = writable(); !status)
+        return status.error();
+    Candidate stored = candidate;
+    if (stored.id.empty())
+        stored.id = makeCandidateId(stored.source, stored.launchPlan);
+    bool added = false;
+    try {
+        Transaction tx = m_archive->begin();
+        added = m_archive->addCandidate(tx, stored);
+        tx.commit();
+    } catch (const std::exception &error) {
+        return Error{error.what()};
+    }
+    emit candidateAdded(QString::fromStdString(stored.id));
+    return added;
 }
 
 bool ArchiveSession::adopt(const QString &path, ArchiveMode mode, QString *errorMessage)

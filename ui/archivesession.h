@@ -39,11 +39,23 @@ public:
     /// The writable (or, for read-only files, read-only) connection; null when none is open.
     Archive *archive() const { return m_archive.get(); }
 
+    // Writes through core's API, each in its own transaction; failures come back as Error.
+    /// Records a verdict (reason code from verdictReasonCodes()) and returns its id.
+    Expected<std::int64_t> addVerdict(const Verdict &verdict);
+    Status retractVerdict(std::int64_t verdictId, const QString &candidateId);
+    /// Stores a candidate; true when it is new, false when the same content was already stored.
+    Expected<bool> addCandidate(const Candidate &candidate);
+
 signals:
     /// The open archive was replaced or closed.
     void archiveChanged();
+    /// A verdict of the candidate was recorded or retracted.
+    void verdictsChanged(const QString &candidateId);
+    /// A candidate was stored.
+    void candidateAdded(const QString &candidateId);
 
 private:
+    Status writable() const;
     bool adopt(const QString &path, ArchiveMode mode, QString *errorMessage);
 
     QString m_path;

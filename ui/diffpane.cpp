@@ -3,7 +3,6 @@
 #include "ui/codeview.h"
 
 #include <QHBoxLayout>
-#include <QScrollBar>
 #include <QSplitter>
 
 namespace kx::ui {
@@ -68,14 +67,19 @@ DiffPane::DiffPane(QsciLexer *leftLexer, QsciLexer *rightLexer, QWidget *parent)
 
 void DiffPane::syncScrollBars(CodeView *from, CodeView *to)
 {
-    // Both views hold the same number of rows, so equal scroll positions show the same rows.
-    connect(from->verticalScrollBar(), &QScrollBar::valueChanged, to, [to](int value) {
-        if (to->verticalScrollBar()->value() != value)
-            to->verticalScrollBar()->setValue(value);
-    });
-    connect(from->horizontalScrollBar(), &QScrollBar::valueChanged, to, [to](int value) {
-        if (to->horizontalScrollBar()->value() != value)
-            to->horizontalScrollBar()->setValue(value);
+    // Both views hold the same number of rows, so equal positions show the same rows. Scintilla reports
+    // every scroll (wheel, keys, scroll bar, programmatic) through SCN_UPDATEUI.
+    connect(from, &QsciScintillaBase::SCN_UPDATEUI, to, [from, to](int updated) {
+        if (updated & QsciScintillaBase::SC_UPDATE_V_SCROLL) {
+            const int line = from->firstVisibleLine();
+            if (to->firstVisibleLine() != line)
+                to->setFirstVisibleLine(line);
+        }
+        if (updated & QsciScintillaBase::SC_UPDATE_H_SCROLL) {
+            const long offset = from->SendScintilla(QsciScintillaBase::SCI_GETXOFFSET);
+            if (to->SendScintilla(QsciScintillaBase::SCI_GETXOFFSET) != offset)
+                to->SendScintilla(QsciScintillaBase::SCI_SETXOFFSET, offset);
+        }
     });
 }
 

@@ -67,8 +67,8 @@ int LineageGraph::addNode(const LineageNode &node, bool *added)
     const int index = int(m_nodes.size());
     m_nodes.append(node);
     m_index.insert(node.id, index);
-    m_parents.append({});
-    m_children.append({});
+    m_parents.append(QVector<int>());
+    m_children.append(QVector<int>());
     for (const QString &parentId : node.parentIds) {
         const int parent = indexOf(parentId);
         if (parent >= 0) {

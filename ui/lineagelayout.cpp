@@ -1,6 +1,7 @@
 #include "ui/lineagelayout.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 

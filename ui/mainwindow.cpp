@@ -5,7 +5,17 @@
 #include "ui/candidateview.h"
 #include "ui/evaluationspanel.h"
 #include "ui/kernelspage.h"
+#include "ui/diffview.h"
+#include "ui/kernelexport.h"
+#include "ui/lineagepage.h"
+#include "ui/opendialog.h"
+#include "ui/plotspage.h"
 #include "ui/recentarchives.h"
+#include "ui/reviewpage.h"
+#include "ui/archivereader.h"
+#include "ui/verdictcontroller.h"
+#include "ui/runpanel.h"
+#include "ui/searchbridge.h"
 #include "ui/uiresources.h"
 
 #include "core/archive/archivelocation.h"
@@ -28,6 +38,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QUndoStack>
 
 #include <algorithm>
 
@@ -67,6 +78,9 @@ MainWindow::MainWindow(QWidget *parent)
     , m_candidateView(new CandidateView(this))
     , m_evaluationsPanel(new EvaluationsPanel(this))
     , m_archiveStatus(new ArchiveStatusWidget(this))
+    , m_searchBridge(new SearchBridge(this))
+    , m_lineagePage(new LineagePage(this))
+    , m_runPanel(new RunPanel(m_searchBridge, this))
 {
     initResources();
     setWindowIcon(appIcon());
@@ -80,11 +94,14 @@ MainWindow::MainWindow(QWidget *parent)
     m_pages->setTabBarAutoHide(true);
     setCentralWidget(m_pages);
     addPage(m_kernelsPage, tr("Kernels"));
+    addPage(m_lineagePage, tr("Lineage"));
 
     createActions();
     createMenus();
     createDocks();
     statusBar()->addPermanentWidget(m_archiveStatus);
+    connectSearch();
+    createReviewParts();
 
     connect(m_session, &ArchiveSession::archiveChanged, this, &MainWindow::onArchiveChanged);
     connect(m_recent, &RecentArchives::changed, this, &MainWindow::updateRecentMenu);
@@ -149,6 +166,11 @@ void MainWindow::createActions()
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
+    m_openOpAction = new QAction(tr("Open O&p…"), this);
+    m_openOpAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    m_openOpAction->setToolTip(tr("Choose an op to search on"));
+    connect(m_openOpAction, &QAction::triggered, this, &MainWindow::openOp);
+
     m_filterAction = new QAction(tr("&Filter Kernels"), this);
     m_filterAction->setShortcut(QKeySequence::Find);
     connect(m_filterAction, &QAction::triggered, this, [this] {
@@ -163,6 +185,7 @@ void MainWindow::createMenus()
     file->addAction(m_newAction);
     file->addAction(m_openAction);
     file->addAction(m_openReadOnlyAction);
+    file->addAction(m_openOpAction);
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_reloadAction);
@@ -182,6 +205,11 @@ void MainWindow::createMenus()
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_filterAction);
 
+    m_searchMenu = menuBar()->addMenu(tr("&Search"));
+    for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
+                            m_runPanel->stopAction(), m_runPanel->continueAction()})
+        m_searchMenu->addAction(action);
+
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *aboutAction = help->addAction(tr("&About Kernel Explorer"), this, &MainWindow::about);
     aboutAction->setMenuRole(QAction::AboutRole);
@@ -200,6 +228,159 @@ void MainWindow::createDocks()
     m_evaluationsDock->setObjectName(QStringLiteral("evaluationsDock"));
     m_evaluationsDock->setWidget(m_evaluationsPanel);
     addDock(m_evaluationsDock, Qt::RightDockWidgetArea);
+
+    m_runDock = new QDockWidget(tr("Run Controls"), this);
+    m_runDock->setObjectName(QStringLiteral("runDock"));
+    m_runDock->setWidget(m_runPanel);
+    addDock(m_runDock, Qt::LeftDockWidgetArea);
+}
+
+void MainWindow::connectSearch()
+{
+    connect(m_runPanel, &RunPanel::chooseOpRequested, this, &MainWindow::openOp);
+    connect(m_lineagePage, &LineagePage::runChanged, m_runPanel, &RunPanel::setSelectedRun);
+    connect(m_lineagePage, &LineagePage::currentCandidateChanged, this, [this](const QString &id) {
+        if (!m_kernelsPage->selectCandidate(id))
+            showCandidate(id); // A live candidate the kernels table has not read yet.
+    });
+    connect(this, &MainWindow::candidateShown, m_lineagePage, &LineagePage::selectCandidate);
+    connect(m_searchBridge, &SearchBridge::started, this, [this](qint64 runId) {
+        m_lineagePage->showRun(runId);
+        m_lineagePage->reloadRuns();
+        m_pages->setCurrentWidget(m_lineagePage);
+    });
+    connect(m_searchBridge, &SearchBridge::candidateProposed, m_lineagePage, &LineagePage::addCandidate);
+    connect(m_searchBridge, &SearchBridge::candidateEvaluated, m_lineagePage,
+            [this](const Candidate &, const Evaluation &evaluation) { m_lineagePage->addEvaluation(evaluation); });
+    connect(m_searchBridge, &SearchBridge::finished, this, [this] {
+        m_lineagePage->reloadRuns();
+        reload();
+    });
+}
+
+void MainWindow::createReviewParts()
+{
+    m_diffView = new DiffView(this);
+    m_plotsPage = new PlotsPage(this);
+    m_reviewPage = new ReviewPage(this);
+    m_verdicts = new VerdictController(m_session, this);
+    addPage(m_diffView, tr("Diff"));
+    addPage(m_plotsPage, tr("Plots"));
+    addPage(m_reviewPage, tr("Review"));
+
+    connect(this, &MainWindow::candidateShown, this, [this](const QString &id) {
+        m_shownCandidateId = id;
+        m_diffView->showCandidate(id);
+        m_plotsPage->setCandidate(id);
+    });
+    connect(m_reviewPage, &ReviewPage::reviewRequested, m_verdicts, &VerdictController::review);
+    connect(m_reviewPage, &ReviewPage::currentCandidateChanged, this, [this](const QString &id) {
+        if (!id.isEmpty() && m_pages->currentWidget() == m_reviewPage)
+            showCandidate(id);
+    });
+    connect(m_verdicts, &VerdictController::errorOccurred, this,
+            [this](const QString &message) { m_errors.report(tr("Verdict"), message); });
+    // A verdict changes the badges, the queue and the details: read them again.
+    connect(m_session, &ArchiveSession::verdictsChanged, this, [this](const QString &candidateId) {
+        m_kernelsPage->reload();
+        m_reviewPage->reload();
+        m_archiveStatus->refresh();
+        if (candidateId == m_shownCandidateId)
+            showCandidate(candidateId);
+    });
+
+    QMenu *edit = new QMenu(tr("&Edit"), this);
+    QAction *undo = m_verdicts->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction *redo = m_verdicts->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    menuBar()->insertMenu(m_viewMenu->menuAction(), edit);
+
+    QMenu *review = new QMenu(tr("&Review"), this);
+    QAction *accept = review->addAction(tr("&Accept Kernel…"), this,
+                                        [this] { m_verdicts->review(reviewCandidateId(), true); });
+    accept->setShortcut(QKeySequence(Qt::Key_A));
+    accept->setObjectName(QStringLiteral("acceptAction"));
+    QAction *reject = review->addAction(tr("&Reject Kernel…"), this,
+                                        [this] { m_verdicts->review(reviewCandidateId(), false); });
+    reject->setShortcut(QKeySequence(Qt::Key_R));
+    reject->setObjectName(QStringLiteral("rejectAction"));
+    review->addSeparator();
+    review->addAction(m_diffView->previousChangeAction());
+    review->addAction(m_diffView->nextChangeAction());
+    review->addSeparator();
+    review->addAction(tr("&Export Kernel…"), this, [this] {
+        const QString id = reviewCandidateId();
+        if (id.isEmpty())
+            return;
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Export Kernel To"), dialogDirectory());
+        if (!folder.isEmpty())
+            exportKernel(id, folder);
+    });
+    menuBar()->insertMenu(m_viewMenu->menuAction(), review);
+}
+
+QString MainWindow::reviewCandidateId() const
+{
+    if (m_pages->currentWidget() == m_reviewPage && !m_reviewPage->currentCandidateId().isEmpty())
+        return m_reviewPage->currentCandidateId();
+    return m_shownCandidateId;
+}
+
+void MainWindow::exportKernel(const QString &candidateId, const QString &parentFolder)
+{
+    struct Exportable
+    {
+        std::optional<Candidate> candidate;
+        std::optional<Op> op;
+        std::optional<Verdict> verdict;
+    };
+    if (!m_session->isOpen())
+        return;
+    const std::string id = candidateId.toStdString();
+    readArchiveAsync(m_session->path(), [id](const Archive &archive) {
+        Exportable data;
+        data.candidate = archive.candidate(id);
+        if (data.candidate) {
+            data.op = archive.op(data.candidate->opName);
+            data.verdict = archive.currentVerdict(id);
+        }
+        return data;
+    }).then(this, [this, parentFolder, candidateId](const ReadResult<Exportable> &result) {
+        QString error = result.error;
+        if (error.isEmpty() && (!result.value.candidate || !result.value.op))
+            error = tr("The candidate %1 or its op is not in the archive.").arg(candidateId.left(12));
+        if (error.isEmpty()) {
+            auto written = KernelExport::write(*result.value.candidate, *result.value.op, result.value.verdict,
+                                               parentFolder);
+            if (written) {
+                statusBar()->showMessage(tr("Exported to %1.").arg(QDir::toNativeSeparators(written->folder)), 8000);
+                emit kernelExported(written->folder);
+                return;
+            }
+            error = QString::fromStdString(written.error().message);
+        }
+        m_errors.report(tr("Export Kernel"), error);
+        emit kernelExported({});
+    });
+}
+
+void MainWindow::openOp()
+{
+    OpenDialog dialog(m_session->path(), this);
+    if (m_runPanel->op())
+        dialog.selectOp(QString::fromStdString(m_runPanel->op()->name));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    m_runPanel->setOp(dialog.selectedOp());
+    m_runDock->show();
+    m_runDock->raise();
+    if (const std::int64_t runId = dialog.selectedRunId(); runId > 0) {
+        m_lineagePage->showRun(runId);
+        m_pages->setCurrentWidget(m_lineagePage);
+    }
 }
 
 void MainWindow::addPage(QWidget *page, const QString &title)
@@ -292,6 +473,11 @@ void MainWindow::onArchiveChanged()
     m_closeAction->setEnabled(open);
     m_loader->clear();
     m_kernelsPage->setArchivePath(path);
+    m_lineagePage->setArchivePath(path);
+    m_searchBridge->setArchivePath(path);
+    m_diffView->setArchivePath(path);
+    m_plotsPage->setArchivePath(path);
+    m_reviewPage->setArchivePath(path);
     if (open) {
         m_recent->add(path);
         QSettings().setValue(QLatin1String(kLastArchiveKey), path);

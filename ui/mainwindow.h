@@ -17,6 +17,13 @@ class CandidateLoader;
 class CandidateView;
 class EvaluationsPanel;
 class KernelsPage;
+class LineagePage;
+class RunPanel;
+class SearchBridge;
+class DiffView;
+class PlotsPage;
+class ReviewPage;
+class VerdictController;
 class RecentArchives;
 
 /**
@@ -58,11 +65,26 @@ public:
     KernelsPage *kernelsPage() const { return m_kernelsPage; }
     CandidateView *candidateView() const { return m_candidateView; }
     EvaluationsPanel *evaluationsPanel() const { return m_evaluationsPanel; }
+    LineagePage *lineagePage() const { return m_lineagePage; }
+    DiffView *diffView() const { return m_diffView; }
+    PlotsPage *plotsPage() const { return m_plotsPage; }
+    ReviewPage *reviewPage() const { return m_reviewPage; }
+    VerdictController *verdicts() const { return m_verdicts; }
+    /// The kernel that review and export act on: the review page's while it is shown, else the selection.
+    QString reviewCandidateId() const;
+    /// Writes the accepted kernel as a folder under parentFolder (off the GUI thread for the reads).
+    void exportKernel(const QString &candidateId, const QString &parentFolder);
+    RunPanel *runPanel() const { return m_runPanel; }
+    SearchBridge *searchBridge() const { return m_searchBridge; }
+    /// File > Open Op: chooses the op the run controls search on.
+    void openOp();
     ArchiveStatusWidget *archiveStatus() const { return m_archiveStatus; }
 
 signals:
     /// The detail views now show this candidate (empty: nothing selected).
     void candidateShown(const QString &candidateId);
+    /// An export finished: the folder written, or empty when it failed (the error was reported).
+    void kernelExported(const QString &folder);
 
 protected:
     void closeEvent(QCloseEvent *event) override;
@@ -73,6 +95,8 @@ private:
     void createActions();
     void createMenus();
     void createDocks();
+    void connectSearch();
+    void createReviewParts();
     void updateRecentMenu();
     void onArchiveChanged();
     void showCandidate(const QString &candidateId);
@@ -92,6 +116,17 @@ private:
     CandidateView *m_candidateView;
     EvaluationsPanel *m_evaluationsPanel;
     ArchiveStatusWidget *m_archiveStatus;
+    SearchBridge *m_searchBridge;
+    LineagePage *m_lineagePage;
+    RunPanel *m_runPanel;
+    QDockWidget *m_runDock = nullptr;
+    QMenu *m_searchMenu = nullptr;
+    DiffView *m_diffView = nullptr;
+    PlotsPage *m_plotsPage = nullptr;
+    ReviewPage *m_reviewPage = nullptr;
+    VerdictController *m_verdicts = nullptr;
+    QString m_shownCandidateId;
+    QAction *m_openOpAction = nullptr;
     QDockWidget *m_sourceDock = nullptr;
     QDockWidget *m_evaluationsDock = nullptr;
     QToolBar *m_toolBar = nullptr;

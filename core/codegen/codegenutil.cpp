@@ -1,5 +1,7 @@
 #include "core/codegen/codegenutil.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 
 namespace kx::codegen {
@@ -70,6 +72,54 @@ std::vector<long long> symbolValues(const Op &op, const std::string &symbol)
         if (const auto it = shapes.find(symbol); it != shapes.end())
             values.push_back(it->second);
     return values;
+}
+
+std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
+{
+    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
+        return std::stoll(dimension);
+    if (const auto it = shapes.find(dimension); it != shapes.end())
+        return it->second;
+    return std::nullopt;
+}
+
+bool isIdentifier(const std::string &name)
+{
+    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+        return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+}
+
+std::string checkParamValues(const Params &params, const std::vector<ParamDef> &definitions)
+{
+    for (const auto &definition : definitions) {
+        const auto it = params.find(definition.name);
+        if (it == params.end())
+            return "missing parameter " + definition.name;
+        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
+            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
+    }
+    return {};
+}
+
+std::string checkParams(const Params &params, const std::vector<ParamDef> &definitions)
+{
+    if (auto problem = checkParamValues(params, definitions); !problem.empty())
+        return problem;
+    for (const auto &[name, value] : params)
+        if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
+            return "unknown parameter " + name;
+    return {};
+}
+
+GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
+{
+    std::string quoted;
+    for (const char ch : problem)
+        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
 }
 
 } // namespace kx::codegen

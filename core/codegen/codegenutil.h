@@ -1,10 +1,11 @@
 #pragma once
 
-// Small helpers shared by the code templates: launch-plan JSON and source headers.
+// Small helpers shared by the code templates: launch-plan JSON, source headers and parameter checks.
 #include "core/codegen/kerneltemplate.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,5 +41,22 @@ int param(const Params &params, const std::string &name, int fallback = 0);
 
 /// Shape symbol value of every shape set of the op (for divisibility checks); empty when not a symbol.
 std::vector<long long> symbolValues(const Op &op, const std::string &symbol);
+
+/// The size of a dimension in one shape set: an integer literal, or the value the set binds to a shape symbol;
+/// nullopt when it is neither.
+std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes);
+
+/// Whether name can stand as a C identifier in generated code (a letter or '_', then letters, digits, '_').
+bool isIdentifier(const std::string &name);
+
+/// Empty when every defined parameter is present with one of its allowed values, otherwise why not.
+/// Parameters the definitions do not name pass.
+std::string checkParamValues(const Params &params, const std::vector<ParamDef> &definitions);
+
+/// checkParamValues(), and also rejects parameters the definitions do not name.
+std::string checkParams(const Params &params, const std::vector<ParamDef> &definitions);
+
+/// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
+GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem);
 
 } // namespace kx::codegen

@@ -4,8 +4,6 @@
 #include "core/codegen/elementwisetemplate.h"
 
 #include <algorithm>
-#include <cctype>
-#include <optional>
 #include <set>
 #include <sstream>
 
@@ -17,25 +15,6 @@ namespace {
 
 constexpr const char *kLibraryOp = "aten::conv2d";
 constexpr long long kMaxInt = 2147483647;
-
-// A dimension is a shape symbol or an integer literal.
-std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
-{
-    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
-        return std::stoll(dimension);
-    if (const auto it = shapes.find(dimension); it != shapes.end())
-        return it->second;
-    return std::nullopt;
-}
-
-bool isIdentifier(const std::string &name)
-{
-    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-        return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
-}
 
 // The bias is the input the recipe names, or else a third input.
 const TensorSpec *biasOf(const Op &op, const OpRecipe &recipe)
@@ -61,16 +40,6 @@ std::string planeExpression(const TensorSpec &output)
     return output.shape[2] + " * " + output.shape[3];
 }
 
-
-// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
-GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
-{
-    std::string quoted;
-    for (const char ch : problem)
-        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
-    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
-}
-
 } // namespace
 
 bool ConvEpilogueTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -94,17 +63,8 @@ std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, co
 {
     if (!supports(op, recipe))
         return "the conv-epilogue template needs a conv-epilogue recipe";
-    const auto definitions = parameters(op, recipe);
-    for (const auto &definition : definitions) {
-        const auto it = params.find(definition.name);
-        if (it == params.end())
-            return "missing parameter " + definition.name;
-        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
-            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
-    }
-    for (const auto &[name, value] : params)
-        if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
-            return "unknown parameter " + name;
+    if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
+        return problem;
 
     const auto &allowed = op.policy.allowedLibraryOps;
     if (!op.policy.allowLibrarySteps || std::find(allowed.begin(), allowed.end(), kLibraryOp) == allowed.end())

@@ -48,13 +48,8 @@ std::string ElementwiseTemplate::check(const Op &op, const OpRecipe &recipe, con
 {
     if (!supports(op, recipe))
         return "the elementwise template needs an elementwise recipe with inputs and one output";
-    for (const auto &definition : parameters(op, recipe)) {
-        const auto it = params.find(definition.name);
-        if (it == params.end())
-            return "missing parameter " + definition.name;
-        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
-            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
-    }
+    if (auto problem = checkParamValues(params, parameters(op, recipe)); !problem.empty())
+        return problem;
     const auto &outputShape = op.outputs.front().shape;
     const int vec = param(params, "vec", 1);
     for (const auto &tensor : op.inputs) {

@@ -3,9 +3,7 @@
 #include "core/codegen/codegenutil.h"
 
 #include <algorithm>
-#include <cctype>
 #include <functional>
-#include <optional>
 #include <set>
 #include <sstream>
 
@@ -32,25 +30,6 @@ const std::set<std::string> &reservedNames()
         "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel", "splitk_epilogue_kernel", "size_t",
         "float", "int", "long", "double", "const", "return", "if", "for", "auto"};
     return names;
-}
-
-bool isIdentifier(const std::string &name)
-{
-    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-        return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
-}
-
-// A dimension is a shape symbol or an integer literal.
-std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
-{
-    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
-        return std::stoll(dimension);
-    if (const auto it = shapes.find(dimension); it != shapes.end())
-        return it->second;
-    return std::nullopt;
 }
 
 std::string shapeText(const std::vector<std::string> &shape)
@@ -409,16 +388,6 @@ void writeSplitKEpilogueKernel(std::ostringstream &out, const GemmTensors &tenso
         << "    " << tensors.out->name << "[i] = " << epilogueCall(tensors, "sum", "i") << ";\n}\n";
 }
 
-
-// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
-GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
-{
-    std::string quoted;
-    for (const char ch : problem)
-        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
-    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
-}
-
 } // namespace
 
 bool GemmTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -449,17 +418,8 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
 {
     if (!supports(op, recipe))
         return "the gemm template needs a gemm recipe";
-    const auto definitions = parameters(op, recipe);
-    for (const auto &definition : definitions) {
-        const auto it = params.find(definition.name);
-        if (it == params.end())
-            return "missing parameter " + definition.name;
-        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
-            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
-    }
-    for (const auto &[name, value] : params)
-        if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
-            return "unknown parameter " + name;
+    if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
+        return problem;
 
     const GemmTensors tensors = gemmTensors(op, recipe);
     if (auto problem = checkTensors(op, recipe, tensors); !problem.empty())

@@ -2,8 +2,6 @@
 
 #include "core/codegen/codegenutil.h"
 
-#include <algorithm>
-
 namespace kx::rows {
 
 using codegen::param;
@@ -21,13 +19,8 @@ Params commonDefaults() { return {{"mapping", 1}, {"block", 256}, {"vec", 1}, {"
 std::string checkCommon(const Op &op, const OpRecipe &recipe, const Params &params,
                         const std::vector<ParamDef> &definitions)
 {
-    for (const auto &definition : definitions) {
-        const auto it = params.find(definition.name);
-        if (it == params.end())
-            return "missing parameter " + definition.name;
-        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
-            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
-    }
+    if (auto problem = codegen::checkParamValues(params, definitions); !problem.empty())
+        return problem;
     if (op.inputs.empty() || op.outputs.size() != 1)
         return "row templates need at least one input and exactly one output";
     if (op.inputs.front().dtype != "float32")

@@ -2,9 +2,6 @@
 
 #include "core/codegen/codegenutil.h"
 
-#include <algorithm>
-#include <cctype>
-#include <optional>
 #include <sstream>
 
 namespace kx {
@@ -15,17 +12,6 @@ namespace {
 
 constexpr long long kMaxGridY = 65535;
 constexpr long long kMaxInt = 2147483647;
-
-// A dimension is a shape symbol or an integer literal.
-std::optional<long long> dimensionValue(const std::string &dimension, const ShapeSet &shapes)
-{
-    const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
-    if (!dimension.empty() && std::all_of(dimension.begin(), dimension.end(), digit))
-        return std::stoll(dimension);
-    if (const auto it = shapes.find(dimension); it != shapes.end())
-        return it->second;
-    return std::nullopt;
-}
 
 struct TransposeConfig
 {
@@ -39,16 +25,6 @@ TransposeConfig configOf(const Params &params)
 {
     return {param(params, "tile", 32), param(params, "rows", 8), param(params, "pad", 1),
             param(params, "staging", 1) == 1};
-}
-
-
-// What generate() gives for parameters check() rejects: code that fails to compile with the reason, and no plan.
-GeneratedKernel rejectedKernel(const std::string &templateName, const std::string &problem)
-{
-    std::string quoted;
-    for (const char ch : problem)
-        quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
-    return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
 }
 
 } // namespace
@@ -75,17 +51,8 @@ std::string TransposeTemplate::check(const Op &op, const OpRecipe &recipe, const
 {
     if (!supports(op, recipe))
         return "the transpose template needs a transpose recipe";
-    const auto definitions = parameters(op, recipe);
-    for (const auto &definition : definitions) {
-        const auto it = params.find(definition.name);
-        if (it == params.end())
-            return "missing parameter " + definition.name;
-        if (std::find(definition.values.begin(), definition.values.end(), it->second) == definition.values.end())
-            return definition.label + " " + std::to_string(it->second) + " is not one of the allowed values";
-    }
-    for (const auto &[name, value] : params)
-        if (std::none_of(definitions.begin(), definitions.end(), [&](const ParamDef &d) { return d.name == name; }))
-            return "unknown parameter " + name;
+    if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
+        return problem;
 
     if (op.inputs.size() != 1 || op.outputs.size() != 1)
         return "the transpose template needs one input and one output";

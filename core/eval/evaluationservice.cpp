@@ -1,5 +1,6 @@
 #include "core/eval/evaluationservice.h"
 
+#include "core/eval/evalcompletion.h"
 #include "core/eval/workerpool.h"
 #include "core/util/clock.h"
 
@@ -111,11 +112,7 @@ void EvaluationService::submit(Op op, Candidate candidate, EvalSettings settings
 
 std::future<Expected<Evaluation>> EvaluationService::submit(Op op, Candidate candidate, EvalSettings settings)
 {
-    auto promise = std::make_shared<std::promise<Expected<Evaluation>>>();
-    auto future = promise->get_future();
-    submit(std::move(op), std::move(candidate), settings,
-           [promise](Expected<Evaluation> result) { promise->set_value(std::move(result)); });
-    return future;
+    return futureOf([&](Completion done) { submit(std::move(op), std::move(candidate), settings, std::move(done)); });
 }
 
 std::size_t EvaluationService::cancelPending()
@@ -254,16 +251,12 @@ Evaluation EvaluationService::hostEvaluation(const Job &job, EvalStatus status, 
 
 void EvaluationService::finish(const Job &job, Expected<Evaluation> result)
 {
-    try {
+    runCompletion([&] {
         if (result && m_observer)
             m_observer->evaluated(job.candidate, *result);
         if (job.done)
             job.done(std::move(result));
-    } catch (const std::exception &error) {
-        std::cerr << "kx: an evaluation completion threw: " << error.what() << '\n';
-    } catch (...) {
-        std::cerr << "kx: an evaluation completion threw\n";
-    }
+    });
 }
 
 } // namespace kx

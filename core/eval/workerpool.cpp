@@ -1,12 +1,12 @@
 #include "core/eval/workerpool.h"
 
+#include "core/eval/evalcompletion.h"
 #include "core/eval/protocol.h"
 #include "core/eval/workerprocess.h"
 #include "core/util/clock.h"
 
 #include <algorithm>
 #include <cctype>
-#include <iostream>
 #include <optional>
 
 namespace kx {
@@ -212,10 +212,7 @@ void WorkerPool::submit(EvaluateRequest request, Completion done)
 
 std::future<Expected<Evaluation>> WorkerPool::submit(EvaluateRequest request)
 {
-    auto promise = std::make_shared<std::promise<Expected<Evaluation>>>();
-    auto future = promise->get_future();
-    submit(std::move(request), [promise](Expected<Evaluation> result) { promise->set_value(std::move(result)); });
-    return future;
+    return futureOf([&](Completion done) { submit(std::move(request), std::move(done)); });
 }
 
 std::size_t WorkerPool::cancelPending()
@@ -664,14 +661,7 @@ void WorkerPool::complete(Job &job, Expected<Evaluation> result)
 {
     if (!job.done)
         return;
-    try {
-        job.done(std::move(result));
-    } catch (const std::exception &error) {
-        // A throwing completion must not take the worker thread (and with it the process) down.
-        std::cerr << "kx: an evaluation completion threw: " << error.what() << '\n';
-    } catch (...) {
-        std::cerr << "kx: an evaluation completion threw\n";
-    }
+    runCompletion([&] { job.done(std::move(result)); });
 }
 
 } // namespace kx

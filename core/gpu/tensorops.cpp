@@ -181,13 +181,18 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
 {
     if (args.size() != tensorArgs.size())
         return Error{"library step " + atenOp + ": internal argument mismatch"};
+    // The result goes to the last output argument, or else to the last scratch buffer (a later kernel step
+    // reads it, e.g. a fused epilogue after a convolution).
     int destination = -1;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i].kind == PlanArg::Kind::Output)
-            destination = int(i);
+    for (const auto kind : {PlanArg::Kind::Output, PlanArg::Kind::Scratch}) {
+        for (std::size_t i = 0; i < args.size(); ++i)
+            if (args[i].kind == kind)
+                destination = int(i);
+        if (destination >= 0)
+            break;
     }
     if (destination < 0)
-        return Error{"library step " + atenOp + " has no output argument to write its result to"};
+        return Error{"library step " + atenOp + " has no output or scratch argument to write its result to"};
     try {
         std::string name = atenOp;
         std::string overload;
@@ -230,7 +235,7 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
         const auto result = stack.front().toTensor();
         auto out = wrap(tensorArgs[std::size_t(destination)]);
         if (result.numel() != out.numel())
-            return Error{atenOp + " returned " + std::to_string(result.numel()) + " elements, output '"
+            return Error{atenOp + " returned " + std::to_string(result.numel()) + " elements, '"
                          + args[std::size_t(destination)].name + "' holds " + std::to_string(out.numel())};
         out.copy_(result.reshape(out.sizes()));
         return {};

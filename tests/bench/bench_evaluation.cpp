@@ -34,7 +34,8 @@ std::vector<Variant> variants(int count)
     for (int i = 0; int(result.size()) < count; ++i) {
         const int block = blocks[i % 4];
         const bool vector = (i / 4) % 2 == 1;
-        const int unroll = 1 + i / 8; // keeps sources distinct beyond eight candidates
+        // "unroll N": a grid N times smaller, so each thread of the grid-stride loop handles N times the elements.
+        const int unroll = 1 + i / 8;
         Variant v;
         v.label = std::string(vector ? "float4" : "scalar") + ", block " + std::to_string(block)
                   + (unroll > 1 ? ", unroll " + std::to_string(unroll) : "");

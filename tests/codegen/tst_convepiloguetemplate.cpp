@@ -1,21 +1,15 @@
 // The conv-epilogue template: parameter checks, the library step, real NVRTC compiles and plan resolution.
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+
+#include "templatetestsupport.h"
 
 #include <QtTest>
 
-#include <algorithm>
-#include <random>
-
 using namespace kx;
+using namespace kx::test;
 
 namespace {
-
-TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype = "float32")
-{
-    return TensorSpec{name, std::move(shape), dtype};
-}
 
 Op convOp(const std::string &name, std::vector<ShapeSet> shapeSets, const std::string &recipe)
 {
@@ -52,62 +46,6 @@ std::vector<Op> convOps()
     return ops;
 }
 
-OpRecipe recipeFor(const Op &op)
-{
-    const auto recipe = recipeOf(op);
-    if (!recipe)
-        qFatal("bad test recipe: %s", recipe.error().message.c_str());
-    return *recipe;
-}
-
-// Generates, compiles with NVRTC and resolves the plan against every shape set; empty when all is well.
-QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
-{
-    const OpRecipe recipe = recipeFor(op);
-    const QString what = QString::fromStdString(op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params}));
-    if (const auto problem = kernelTemplate.check(op, recipe, params); !problem.empty())
-        return what + ": check() rejects it: " + QString::fromStdString(problem);
-    const GeneratedKernel kernel = kernelTemplate.generate(op, recipe, params);
-    CompileOptions options;
-    options.arch = arch;
-    options.wantPtx = false;
-    const CompileResult compiled = NvrtcCompiler().compile(kernel.source, options);
-    if (!compiled.ok)
-        return what + ": NVRTC: " + QString::fromStdString(compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source);
-    const auto plan = parseLaunchPlan(kernel.launchPlan);
-    if (!plan)
-        return what + ": plan: " + QString::fromStdString(plan.error().message);
-    const auto signatures = parseKernelSignatures(kernel.source);
-    for (const auto &shapes : op.shapeSets) {
-        const auto resolved = resolveLaunchPlan(*plan, op, shapes, signatures);
-        if (!resolved)
-            return what + ": resolve: " + QString::fromStdString(resolved.error().message + "\n" + kernel.launchPlan);
-    }
-    return {};
-}
-
-// Every combination of the parameter space, in a seeded random order.
-std::vector<Params> shuffledSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed)
-{
-    std::vector<Params> all{{}};
-    for (const auto &definition : kernelTemplate.parameters(op, recipeFor(op))) {
-        std::vector<Params> extended;
-        for (const auto &params : all)
-            for (const int value : definition.values) {
-                Params next = params;
-                next[definition.name] = value;
-                extended.push_back(next);
-            }
-        all = extended;
-    }
-    std::shuffle(all.begin(), all.end(), std::mt19937(seed));
-    return all;
-}
-
-#define REQUIRE_NVRTC()                                                                                                \
-    if (!NvrtcCompiler::available())                                                                                   \
-        QSKIP("this build has no NVRTC (no CUDA toolkit was found when it was configured): nothing to compile with");
-
 } // namespace
 
 class TestConvEpilogueTemplate : public QObject
@@ -128,12 +66,7 @@ private slots:
 
     void defaultsCompileAndResolve_data()
     {
-        QTest::addColumn<int>("op");
-        QTest::addColumn<QString>("arch");
-        const auto ops = convOps();
-        for (std::size_t i = 0; i < ops.size(); ++i)
-            for (const char *arch : {"sm_80", "sm_90"})
-                QTest::newRow((ops[i].name + " " + arch).c_str()) << int(i) << QString(arch);
+        addOpAndArchRows(convOps());
     }
     void defaultsCompileAndResolve()
     {
@@ -149,21 +82,11 @@ private slots:
     void everyValidCombinationCompilesAndResolves()
     {
         REQUIRE_NVRTC();
-        int compiled = 0, rejected = 0;
-        for (const auto &op : convOps()) {
-            for (const auto &params : shuffledSpace(m_template, op, 41)) {
-                if (!m_template.check(op, recipeFor(op), params).empty()) {
-                    ++rejected;
-                    continue;
-                }
-                const QString problem = verifyCandidate(m_template, op, params, compiled % 2 ? "sm_90" : "sm_80");
-                QVERIFY2(problem.isEmpty(), qPrintable(problem));
-                ++compiled;
-            }
-        }
+        const SpaceVerification space = verifyWholeSpace(m_template, convOps(), 41);
+        QVERIFY2(space.problem.isEmpty(), qPrintable(space.problem));
         // 24 combinations per op; the odd op cannot take float4 (12 rejected).
-        QCOMPARE(compiled, 24 + 12 + 24);
-        QCOMPARE(rejected, 12);
+        QCOMPARE(space.compiled, 24 + 12 + 24);
+        QCOMPARE(space.rejected, 12);
     }
 
     // The library step's contract: aten::conv2d(x, weight) written into scratch "conv" of 4 * B*C_out*OH*OW bytes.
@@ -232,13 +155,7 @@ private slots:
         QFETCH(QString, changes);
         QFETCH(QString, reason);
         const Op conv = convOps()[std::size_t(op)];
-        Params params = m_template.defaults(conv, recipeFor(conv));
-        for (const QString &change : changes.split(',')) {
-            if (change.startsWith('-'))
-                params.erase(change.mid(1).toStdString());
-            else
-                params[change.section('=', 0, 0).toStdString()] = change.section('=', 1).toInt();
-        }
+        const Params params = withChanges(m_template.defaults(conv, recipeFor(conv)), changes);
         QCOMPARE(QString::fromStdString(m_template.check(conv, recipeFor(conv), params)), reason);
     }
 
@@ -291,9 +208,7 @@ private slots:
     void generateIsDeterministic()
     {
         for (const auto &op : convOps()) {
-            for (const auto &params : shuffledSpace(m_template, op, 3)) {
-                if (!m_template.check(op, recipeFor(op), params).empty())
-                    continue;
+            for (const auto &params : validSpace(m_template, op, 3)) {
                 const GeneratedKernel first = m_template.generate(op, recipeFor(op), params);
                 const GeneratedKernel second = m_template.generate(op, recipeFor(op), params);
                 QCOMPARE(first.source, second.source);

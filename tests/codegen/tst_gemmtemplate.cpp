@@ -1,20 +1,15 @@
 // The gemm template: parameter checks, generated source and plan, real NVRTC compiles and plan resolution.
 #include "core/codegen/gemmtemplate.h"
 #include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+
+#include "templatetestsupport.h"
 
 #include <QtTest>
 
-#include <random>
-
 using namespace kx;
+using namespace kx::test;
 
 namespace {
-
-TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype = "float32")
-{
-    return TensorSpec{name, std::move(shape), dtype};
-}
 
 // The ops under test; each has a shape set whose sizes are not multiples of any tile.
 std::vector<Op> gemmOps()
@@ -65,69 +60,6 @@ const Op &opNamed(const std::string &name)
             return op;
     qFatal("no test op %s", name.c_str());
 }
-
-OpRecipe recipeFor(const Op &op)
-{
-    const auto recipe = recipeOf(op);
-    if (!recipe)
-        qFatal("bad test recipe: %s", recipe.error().message.c_str());
-    return *recipe;
-}
-
-// Generates, compiles with NVRTC and resolves the plan against every shape set; empty when all is well.
-QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
-{
-    const OpRecipe recipe = recipeFor(op);
-    const QString what = QString::fromStdString(op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params}));
-    if (const auto problem = kernelTemplate.check(op, recipe, params); !problem.empty())
-        return what + ": check() rejects it: " + QString::fromStdString(problem);
-    const GeneratedKernel kernel = kernelTemplate.generate(op, recipe, params);
-    CompileOptions options;
-    options.arch = arch;
-    options.wantPtx = false;
-    const CompileResult compiled = NvrtcCompiler().compile(kernel.source, options);
-    if (!compiled.ok)
-        return what + ": NVRTC: " + QString::fromStdString(compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source);
-    const auto plan = parseLaunchPlan(kernel.launchPlan);
-    if (!plan)
-        return what + ": plan: " + QString::fromStdString(plan.error().message);
-    const auto signatures = parseKernelSignatures(kernel.source);
-    for (const auto &shapes : op.shapeSets) {
-        const auto resolved = resolveLaunchPlan(*plan, op, shapes, signatures);
-        if (!resolved)
-            return what + ": resolve: " + QString::fromStdString(resolved.error().message + "\n" + kernel.launchPlan);
-    }
-    return {};
-}
-
-// Valid parameter combinations drawn uniformly from the parameter space with a fixed seed.
-std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count)
-{
-    const OpRecipe recipe = recipeFor(op);
-    const auto definitions = kernelTemplate.parameters(op, recipe);
-    std::mt19937 generator(seed);
-    std::vector<Params> samples;
-    for (int attempt = 0; attempt < 100000 && int(samples.size()) < count; ++attempt) {
-        Params params;
-        for (const auto &definition : definitions)
-            params[definition.name] = definition.values[generator() % definition.values.size()];
-        if (kernelTemplate.check(op, recipe, params).empty()
-            && std::find(samples.begin(), samples.end(), params) == samples.end())
-            samples.push_back(params);
-    }
-    return samples;
-}
-
-Params with(Params params, const Params &changes)
-{
-    for (const auto &[name, value] : changes)
-        params[name] = value;
-    return params;
-}
-
-#define REQUIRE_NVRTC()                                                                                                \
-    if (!NvrtcCompiler::available())                                                                                   \
-        QSKIP("this build has no NVRTC (no CUDA toolkit was found when it was configured): nothing to compile with");
 
 } // namespace
 
@@ -294,13 +226,7 @@ private slots:
         QFETCH(QString, changes);
         QFETCH(QString, reason);
         const Op &gemm = opNamed(op.toStdString());
-        Params params = m_template.defaults(gemm, recipeFor(gemm));
-        for (const QString &change : changes.split(',')) {
-            if (change.startsWith('-'))
-                params.erase(change.mid(1).toStdString());
-            else
-                params[change.section('=', 0, 0).toStdString()] = change.section('=', 1).toInt();
-        }
+        const Params params = withChanges(m_template.defaults(gemm, recipeFor(gemm)), changes);
         QCOMPARE(QString::fromStdString(m_template.check(gemm, recipeFor(gemm), params)), reason);
     }
 

@@ -305,6 +305,32 @@ extern "C" __global__ void relu(const float* x, float* out, int n)
     }
 }
 
+TEST_CASE("a kernel that stops working after the checked runs is caught by the timed-output check")
+{
+    // Counts its launches in a module global and skips the work once the ten checked runs are over.
+    const char *source = R"(
+__device__ unsigned int calls;
+extern "C" __global__ void relu(const float* x, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (calls < 10 && i < n)
+        out[i] = fmaxf(x[i], 0.0f);
+}
+extern "C" __global__ void count()
+{
+    calls += 1;
+}
+)";
+    const auto plan = R"json({"steps": [
+        {"kernel": "relu", "grid": ["ceil_div(N, 256)"], "block": ["256"], "args": [{"input": "x"}, {"output": "out"}, {"int": "N"}]},
+        {"kernel": "count", "grid": ["1"], "block": ["1"], "args": []}]})json";
+    const auto outcome = evaluateRelu(source, plan);
+    CHECK(statusText(outcome.evaluation.status) == statusText(EvalStatus::Incorrect));
+    CHECK(outcome.evaluation.correctness.failure.find("timed runs") != std::string::npos);
+    CHECK(outcome.evaluation.correctness.trials == 5);
+    MESSAGE(outcome.evaluation.message);
+}
+
 TEST_CASE("asking for more shared memory than exists is a launch error, and the worker carries on")
 {
     const auto plan = elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json", "[]", "200 * 1024");

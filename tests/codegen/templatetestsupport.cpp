@@ -1,0 +1,137 @@
+#include "templatetestsupport.h"
+
+#include "core/eval/launchplan.h"
+
+#include <algorithm>
+#include <random>
+
+namespace kx::test {
+
+TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype)
+{
+    return TensorSpec{name, std::move(shape), dtype};
+}
+
+OpRecipe recipeFor(const Op &op)
+{
+    const auto recipe = recipeOf(op);
+    if (!recipe)
+        qFatal("bad test recipe: %s", recipe.error().message.c_str());
+    return *recipe;
+}
+
+QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
+{
+    const OpRecipe recipe = recipeFor(op);
+    const QString what = QString::fromStdString(op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params}));
+    if (const auto problem = kernelTemplate.check(op, recipe, params); !problem.empty())
+        return what + ": check() rejects it: " + QString::fromStdString(problem);
+    const GeneratedKernel kernel = kernelTemplate.generate(op, recipe, params);
+    CompileOptions options;
+    options.arch = arch;
+    options.wantPtx = false;
+    const CompileResult compiled = NvrtcCompiler().compile(kernel.source, options);
+    if (!compiled.ok)
+        return what + ": NVRTC: " + QString::fromStdString(compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    if (!plan)
+        return what + ": plan: " + QString::fromStdString(plan.error().message);
+    const auto signatures = parseKernelSignatures(kernel.source);
+    for (const auto &shapes : op.shapeSets) {
+        const auto resolved = resolveLaunchPlan(*plan, op, shapes, signatures);
+        if (!resolved)
+            return what + ": resolve: " + QString::fromStdString(resolved.error().message + "\n" + kernel.launchPlan);
+    }
+    return {};
+}
+
+std::vector<Params> shuffledSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed)
+{
+    std::vector<Params> all{{}};
+    for (const auto &definition : kernelTemplate.parameters(op, recipeFor(op))) {
+        std::vector<Params> extended;
+        for (const auto &params : all)
+            for (const int value : definition.values) {
+                Params next = params;
+                next[definition.name] = value;
+                extended.push_back(next);
+            }
+        all = extended;
+    }
+    std::shuffle(all.begin(), all.end(), std::mt19937(seed));
+    return all;
+}
+
+std::vector<Params> validSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed)
+{
+    const OpRecipe recipe = recipeFor(op);
+    std::vector<Params> valid;
+    for (auto &params : shuffledSpace(kernelTemplate, op, seed))
+        if (kernelTemplate.check(op, recipe, params).empty())
+            valid.push_back(std::move(params));
+    return valid;
+}
+
+SpaceVerification verifyWholeSpace(const KernelTemplate &kernelTemplate, const std::vector<Op> &ops, unsigned seed)
+{
+    SpaceVerification result;
+    for (const auto &op : ops) {
+        for (const auto &params : shuffledSpace(kernelTemplate, op, seed)) {
+            if (!kernelTemplate.check(op, recipeFor(op), params).empty()) {
+                ++result.rejected;
+                continue;
+            }
+            result.problem = verifyCandidate(kernelTemplate, op, params, result.compiled % 2 ? "sm_90" : "sm_80");
+            if (!result.problem.isEmpty())
+                return result;
+            ++result.compiled;
+        }
+    }
+    return result;
+}
+
+void addOpAndArchRows(const std::vector<Op> &ops)
+{
+    QTest::addColumn<int>("op");
+    QTest::addColumn<QString>("arch");
+    for (std::size_t i = 0; i < ops.size(); ++i)
+        for (const char *arch : {"sm_80", "sm_90"})
+            QTest::newRow((ops[i].name + " " + arch).c_str()) << int(i) << QString(arch);
+}
+
+std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count)
+{
+    const OpRecipe recipe = recipeFor(op);
+    const auto definitions = kernelTemplate.parameters(op, recipe);
+    std::mt19937 generator(seed);
+    std::vector<Params> samples;
+    for (int attempt = 0; attempt < 100000 && int(samples.size()) < count; ++attempt) {
+        Params params;
+        for (const auto &definition : definitions)
+            params[definition.name] = definition.values[generator() % definition.values.size()];
+        if (kernelTemplate.check(op, recipe, params).empty()
+            && std::find(samples.begin(), samples.end(), params) == samples.end())
+            samples.push_back(params);
+    }
+    return samples;
+}
+
+Params with(Params params, const Params &changes)
+{
+    for (const auto &[name, value] : changes)
+        params[name] = value;
+    return params;
+}
+
+Params withChanges(Params params, const QString &changes)
+{
+    for (const QString &change : changes.split(',')) {
+        if (change.startsWith('-'))
+            params.erase(change.mid(1).toStdString());
+        else
+            params[change.section('=', 0, 0).toStdString()] = change.section('=', 1).toInt();
+    }
+    return params;
+}
+
+} // namespace kx::test

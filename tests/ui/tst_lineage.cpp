@@ -1,0 +1,412 @@
+// The lineage: graph bookkeeping, layered layout, scene items, keyboard navigation, search, path to the best,
+// collapsing failed branches, and dropping stale background layouts.
+#include "ui/lineagegraph.h"
+#include "ui/lineagelayout.h"
+#include "ui/lineagenodeitem.h"
+#include "ui/lineagepage.h"
+#include "ui/lineagescene.h"
+#include "ui/lineageview.h"
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+#include <QThreadPool>
+
+#include <random>
+
+using namespace kx;
+using namespace kx::ui;
+
+namespace {
+
+constexpr std::int64_t kRun = 7;
+
+Candidate candidate(const std::string &id, std::vector<std::string> parents, const std::string &op,
+                    Origin origin = Origin::Mutated)
+{
+    Candidate c;
+    c.id = id;
+    c.opName = "relu";
+    c.parentIds = std::move(parents);
+    c.operatorName = op;
+    c.description = op + " of " + id;
+    c.origin = origin;
+    c.runId = kRun;
+    return c;
+}
+
+Evaluation evaluation(const std::string &id, const std::string &gpu, EvalStatus status, double speedup = 0)
+{
+    Evaluation e;
+    e.candidateId = id;
+    e.gpu.name = gpu;
+    e.status = status;
+    e.speedup = status == EvalStatus::Correct ? speedup : 0;
+    return e;
+}
+
+/**
+ *            root (gen 0)
+ *           /     \
+ *      aaaa        bbbb        (gen 1: mutate-block, block-size)
+ *     /    \      /
+ *  dddd     cccc (crossover of aaaa and bbbb)     (gen 2; dddd fails to compile)
+ *    |
+ *  eeee (incorrect, gen 3)
+ */
+struct Sample
+{
+    std::vector<std::pair<Candidate, int>> candidates{
+        {candidate("root0000", {}, "translate", Origin::Translated), 0},
+        {candidate("aaaa1111", {"root0000"}, "mutate-block"), 1},
+        {candidate("bbbb2222", {"root0000"}, "block-size"), 1},
+        {candidate("cccc3333", {"aaaa1111", "bbbb2222"}, "crossover", Origin::Crossover), 2},
+        {candidate("dddd4444", {"aaaa1111"}, "unroll"), 2},
+        {candidate("eeee5555", {"dddd4444"}, "repair"), 3},
+    };
+    std::vector<Evaluation> evaluations{
+        evaluation("root0000", "GPU X", EvalStatus::Correct, 1.0),
+        evaluation("aaaa1111", "GPU X", EvalStatus::Correct, 2.0),
+        evaluation("bbbb2222", "GPU X", EvalStatus::Correct, 1.5),
+        evaluation("bbbb2222", "GPU Y", EvalStatus::Correct, 3.0),
+        evaluation("cccc3333", "GPU X", EvalStatus::Correct, 4.0),
+        evaluation("dddd4444", "GPU X", EvalStatus::CompileError),
+        evaluation("eeee5555", "GPU X", EvalStatus::Incorrect),
+    };
+
+    LineageGraph graph() const
+    {
+        LineageGraph g;
+        for (const auto &[c, generation] : candidates)
+            g.addNode(LineageGraph::nodeFromCandidate(c, generation));
+        for (const Evaluation &e : evaluations)
+            g.addEvaluation(e);
+        return g;
+    }
+};
+
+} // namespace
+
+class TestLineage : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+    void graphMergesAndLinksLateParents();
+    void layoutIsLayeredByGeneration();
+    void layoutInvariantsOnRandomLineages_data();
+    void layoutInvariantsOnRandomLineages();
+    void sceneHasEveryEdge();
+    void keyboardNavigation();
+    void search();
+    void pathToBest();
+    void collapseFailed();
+    void staleLayoutsAreDropped();
+    void liveEventsOfOtherRunsAreIgnored();
+
+private:
+    /// A page showing the sample, fed as live events, laid out.
+    void fillPage(LineagePage &page);
+};
+
+void TestLineage::graphMergesAndLinksLateParents()
+{
+    LineageGraph g;
+    // A child before its parent (a live event overtaking the archive read) still gets its edge.
+    const int child = g.addNode(LineageGraph::nodeFromCandidate(candidate("c", {"p"}, "unroll"), 1));
+    QVERIFY(g.parents(child).isEmpty());
+    bool added = false;
+    const int parent = g.addNode(LineageGraph::nodeFromCandidate(candidate("p", {}, "translate"), 0), &added);
+    QVERIFY(added);
+    QCOMPARE(g.parents(child), QVector<int>{parent});
+    QCOMPARE(g.children(parent), QVector<int>{child});
+    // The same candidate again merges: no new node, results combine per GPU.
+    g.addEvaluation(evaluation("c", "GPU X", EvalStatus::Incorrect));
+    g.addEvaluation(evaluation("c", "GPU X", EvalStatus::Correct, 2.5));
+    g.addEvaluation(evaluation("c", "GPU Y", EvalStatus::Timeout));
+    g.addNode(LineageGraph::nodeFromCandidate(candidate("c", {"p"}, "unroll"), 1), &added);
+    QVERIFY(!added);
+    QCOMPARE(g.size(), 2);
+    QCOMPARE(g.outcome(child, QStringLiteral("GPU X")), LineageOutcome::Correct);
+    QCOMPARE(g.outcome(child, QStringLiteral("GPU Y")), LineageOutcome::Failure);
+    QCOMPARE(g.outcome(child, QStringLiteral("GPU Z")), LineageOutcome::Pending);
+    QCOMPARE(g.outcome(child), LineageOutcome::Correct);
+    QCOMPARE(g.speedup(child, QStringLiteral("GPU X")), 2.5);
+    QCOMPARE(g.speedup(child, QStringLiteral("GPU Y")), 0.0);
+    QCOMPARE(g.gpuNames(), (QStringList{QStringLiteral("GPU X"), QStringLiteral("GPU Y")}));
+    QVERIFY(!g.addEvaluation(evaluation("unknown", "GPU X", EvalStatus::Correct, 1)));
+}
+
+void TestLineage::layoutIsLayeredByGeneration()
+{
+    const LineageGraph g = Sample().graph();
+    const LineageLayoutMetrics metrics;
+    const LineageLayout layout = layoutLineage(g, {}, metrics);
+    QCOMPARE(layout.nodeCount, g.size());
+    auto pos = [&](const char *id) { return layout.positions.at(g.indexOf(QLatin1String(id))); };
+    // One row per generation, top down.
+    QCOMPARE(pos("aaaa1111").y(), pos("bbbb2222").y());
+    QCOMPARE(pos("cccc3333").y(), pos("dddd4444").y());
+    QVERIFY(pos("root0000").y() < pos("aaaa1111").y());
+    QVERIFY(pos("aaaa1111").y() < pos("cccc3333").y());
+    QVERIFY(pos("cccc3333").y() < pos("eeee5555").y());
+    // Siblings do not overlap.
+    QVERIFY(std::abs(pos("aaaa1111").x() - pos("bbbb2222").x()) >= metrics.nodeSize.width());
+    QVERIFY(std::abs(pos("cccc3333").x() - pos("dddd4444").x()) >= metrics.nodeSize.width());
+    // Ordered to avoid crossings: the crossover child of aaaa and bbbb sits right of aaaa's other child,
+    // and a single child sits straight under its parent.
+    QVERIFY(pos("aaaa1111").x() < pos("bbbb2222").x());
+    QVERIFY(pos("dddd4444").x() < pos("cccc3333").x());
+    QCOMPARE(pos("eeee5555").x(), pos("dddd4444").x());
+    QVERIFY(layout.bounds.contains(pos("eeee5555")));
+}
+
+void TestLineage::layoutInvariantsOnRandomLineages_data()
+{
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<int>("seed");
+    QTest::newRow("small") << 30 << 1;
+    QTest::newRow("medium") << 500 << 2;
+    QTest::newRow("large") << 3000 << 3;
+}
+
+void TestLineage::layoutInvariantsOnRandomLineages()
+{
+    QFETCH(int, nodes);
+    QFETCH(int, seed);
+    std::mt19937 random(seed);
+    LineageGraph g;
+    g.addNode(LineageGraph::nodeFromCandidate(candidate("n0", {}, "translate"), 0));
+    for (int i = 1; i < nodes; ++i) {
+        const int generation = 1 + (i - 1) / 8;
+        // Parents from the previous generation or earlier; some crossovers.
+        const int firstOfPrevious = generation == 1 ? 0 : 1 + (generation - 2) * 8;
+        std::uniform_int_distribution<int> pick(std::max(0, firstOfPrevious - 8), std::min(i - 1, firstOfPrevious + 7));
+        std::vector<std::string> parents{"n" + std::to_string(pick(random))};
+        if (random() % 4 == 0) {
+            const std::string other = "n" + std::to_string(pick(random));
+            if (other != parents.front())
+                parents.push_back(other);
+        }
+        g.addNode(LineageGraph::nodeFromCandidate(candidate("n" + std::to_string(i), parents, "mutate"), generation));
+    }
+    const LineageLayoutMetrics metrics;
+    const LineageLayout layout = layoutLineage(g, {}, metrics);
+    QCOMPARE(layout.positions.size(), nodes);
+    QMap<int, QList<qreal>> rows;
+    for (int i = 0; i < nodes; ++i) {
+        const int generation = g.node(i).generation;
+        QCOMPARE(layout.positions.at(i).y(), generation * (metrics.nodeSize.height() + metrics.verticalGap));
+        rows[generation] << layout.positions.at(i).x();
+    }
+    for (QList<qreal> &xs : rows) {
+        std::sort(xs.begin(), xs.end());
+        for (int k = 1; k < xs.size(); ++k)
+            QVERIFY2(xs.at(k) - xs.at(k - 1) >= metrics.nodeSize.width() + metrics.horizontalGap - 1e-6,
+                     "nodes of a generation overlap");
+    }
+    LineageScene scene;
+    scene.applyLayout(g, layout);
+    int edges = 0;
+    for (int i = 0; i < nodes; ++i)
+        edges += g.parents(i).size();
+    QCOMPARE(int(scene.edgeItems().size()), edges);
+    QCOMPARE(scene.nodeItemCount(), nodes);
+}
+
+void TestLineage::sceneHasEveryEdge()
+{
+    const LineageGraph g = Sample().graph();
+    LineageScene scene;
+    scene.applyLayout(g, layoutLineage(g));
+    QCOMPARE(scene.nodeItemCount(), g.size());
+    QSet<QString> edges;
+    QStringList crossoverEdges;
+    for (LineageEdgeItem *edge : scene.edgeItems()) {
+        const QString text = g.node(edge->parent()).id.left(4) + QLatin1String("->") + g.node(edge->child()).id.left(4);
+        edges.insert(text);
+        QCOMPARE(edge->label(), g.node(edge->child()).operatorName);
+        if (g.node(edge->child()).id.startsWith(QLatin1String("cccc")))
+            crossoverEdges << text + (edge->isSecondParent() ? QLatin1String(" (second)") : QString());
+        QVERIFY(edge->isVisible());
+    }
+    QCOMPARE(edges, (QSet<QString>{QStringLiteral("root->aaaa"), QStringLiteral("root->bbbb"), QStringLiteral("aaaa->cccc"),
+                                   QStringLiteral("bbbb->cccc"), QStringLiteral("aaaa->dddd"), QStringLiteral("dddd->eeee")}));
+    crossoverEdges.sort();
+    QCOMPARE(crossoverEdges, (QStringList{QStringLiteral("aaaa->cccc"), QStringLiteral("bbbb->cccc (second)")}));
+    // A second layout moves the same items instead of making new ones.
+    scene.applyLayout(g, layoutLineage(g));
+    QCOMPARE(int(scene.edgeItems().size()), 6);
+    QCOMPARE(scene.items().size(), 6 + g.size());
+}
+
+void TestLineage::fillPage(LineagePage &page)
+{
+    page.showRun(kRun); // No archive: only live events fill it.
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    const Sample sample;
+    for (const auto &[c, generation] : sample.candidates)
+        page.addCandidate(c, generation);
+    for (const Evaluation &e : sample.evaluations)
+        page.addEvaluation(e);
+    QTRY_VERIFY(!applied.isEmpty());
+    QTRY_COMPARE(page.scene()->nodeItemCount(), 6);
+    QCOMPARE(page.graph().size(), 6);
+}
+
+void TestLineage::keyboardNavigation()
+{
+    LineagePage page;
+    page.resize(900, 700);
+    page.show();
+    fillPage(page);
+    QSignalSpy selected(&page, &LineagePage::currentCandidateChanged);
+    QVERIFY(page.selectCandidate(QStringLiteral("root0000")));
+    QCOMPARE(page.currentCandidateId(), QStringLiteral("root0000"));
+    QVERIFY(selected.isEmpty()); // Selecting from outside does not echo.
+
+    struct Step
+    {
+        Qt::Key key;
+        const char *expected;
+    };
+    const Step steps[] = {
+        {Qt::Key_Down, "aaaa1111"},  // first child (leftmost)
+        {Qt::Key_Right, "bbbb2222"}, // sibling
+        {Qt::Key_Right, "bbbb2222"}, // no further sibling: stays
+        {Qt::Key_Left, "aaaa1111"},
+        {Qt::Key_Down, "dddd4444"},  // aaaa's leftmost child
+        {Qt::Key_Right, "cccc3333"}, // crossover child shares the first parent
+        {Qt::Key_Up, "aaaa1111"},    // first parent of the crossover
+        {Qt::Key_Up, "root0000"},
+        {Qt::Key_Up, "root0000"},    // a root has no parent
+    };
+    for (const Step &step : steps) {
+        QTest::keyClick(page.view(), step.key);
+        QCOMPARE(page.currentCandidateId(), QLatin1String(step.expected));
+    }
+    QVERIFY(!selected.isEmpty());
+    QCOMPARE(selected.last().first().toString(), QStringLiteral("root0000"));
+}
+
+void TestLineage::search()
+{
+    LineagePage page;
+    fillPage(page);
+    page.setSearchText(QStringLiteral("crossover"));
+    QCOMPARE(page.matches(), QVector<int>{page.graph().indexOf(QStringLiteral("cccc3333"))});
+    QVERIFY(page.scene()->nodeItem(page.graph().indexOf(QStringLiteral("cccc3333")))->look().match);
+    QVERIFY(!page.scene()->nodeItem(page.graph().indexOf(QStringLiteral("aaaa1111")))->look().match);
+    QSignalSpy selected(&page, &LineagePage::currentCandidateChanged);
+    QVERIFY(page.selectNextMatch());
+    QCOMPARE(page.currentCandidateId(), QStringLiteral("cccc3333"));
+    QCOMPARE(selected.last().first().toString(), QStringLiteral("cccc3333"));
+
+    page.setSearchText(QStringLiteral("BBBB")); // id prefix, any case
+    QCOMPARE(page.matches(), QVector<int>{page.graph().indexOf(QStringLiteral("bbbb2222"))});
+    page.setSearchText(QStringLiteral("of "));   // every description
+    QCOMPARE(page.matches().size(), 6);
+    page.setSearchText(QStringLiteral("nothing like this"));
+    QVERIFY(page.matches().isEmpty());
+    QVERIFY(!page.selectNextMatch());
+}
+
+void TestLineage::pathToBest()
+{
+    LineagePage page;
+    fillPage(page);
+    const LineageGraph &g = page.graph();
+    auto ids = [&g](const QVector<int> &path) {
+        QStringList out;
+        for (int i : path)
+            out << g.node(i).id.left(4);
+        return out;
+    };
+    page.setGpu(QStringLiteral("GPU X"));
+    QCOMPARE(ids(page.pathToBest()), (QStringList{QStringLiteral("root"), QStringLiteral("aaaa"), QStringLiteral("cccc")}));
+    page.setShowPathToBest(true);
+    QStringList highlighted;
+    for (LineageEdgeItem *edge : page.scene()->edgeItems())
+        if (edge->zValue() > 0)
+            highlighted << g.node(edge->parent()).id.left(4) + QLatin1String("->") + g.node(edge->child()).id.left(4);
+    highlighted.sort();
+    QCOMPARE(highlighted, (QStringList{QStringLiteral("aaaa->cccc"), QStringLiteral("root->aaaa")}));
+    QVERIFY(page.scene()->nodeItem(g.indexOf(QStringLiteral("cccc3333")))->look().best);
+    QVERIFY(page.scene()->nodeItem(g.indexOf(QStringLiteral("aaaa1111")))->look().onPath);
+    QVERIFY(!page.scene()->nodeItem(g.indexOf(QStringLiteral("bbbb2222")))->look().onPath);
+
+    // On another GPU another kernel is best, and colours follow that GPU.
+    page.setGpu(QStringLiteral("GPU Y"));
+    QCOMPARE(ids(page.pathToBest()), (QStringList{QStringLiteral("root"), QStringLiteral("bbbb")}));
+    QCOMPARE(page.scene()->nodeItem(g.indexOf(QStringLiteral("aaaa1111")))->look().fill,
+             LineageScene::outcomeColor(LineageOutcome::Pending, 0));
+    QCOMPARE(page.scene()->nodeItem(g.indexOf(QStringLiteral("bbbb2222")))->look().fill,
+             LineageScene::outcomeColor(LineageOutcome::Correct, 3.0));
+    QVERIFY(LineageScene::outcomeColor(LineageOutcome::Correct, 3.0) != LineageScene::outcomeColor(LineageOutcome::Correct, 1.2));
+}
+
+void TestLineage::collapseFailed()
+{
+    LineagePage page;
+    fillPage(page);
+    page.setGpu(QStringLiteral("GPU X"));
+    const LineageGraph &g = page.graph();
+    const int d = g.indexOf(QStringLiteral("dddd4444"));
+    const int e = g.indexOf(QStringLiteral("eeee5555"));
+    const int a = g.indexOf(QStringLiteral("aaaa1111"));
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    page.setCollapseFailed(true);
+    QTRY_VERIFY(!applied.isEmpty());
+    QVERIFY(!page.scene()->nodeItem(d)->isVisible());
+    QVERIFY(!page.scene()->nodeItem(e)->isVisible());
+    QVERIFY(page.scene()->nodeItem(a)->isVisible());
+    QCOMPARE(page.scene()->nodeItem(a)->look().hiddenChildren, 1);
+    for (LineageEdgeItem *edge : page.scene()->edgeItems())
+        QCOMPARE(edge->isVisible(), edge->child() != d && edge->child() != e);
+    QVERIFY(!page.selectCandidate(QStringLiteral("dddd4444")));
+
+    applied.clear();
+    page.setCollapseFailed(false);
+    QTRY_VERIFY(!applied.isEmpty());
+    QVERIFY(page.scene()->nodeItem(d)->isVisible());
+    QCOMPARE(page.scene()->nodeItem(a)->look().hiddenChildren, 0);
+}
+
+void TestLineage::staleLayoutsAreDropped()
+{
+    LineagePage page;
+    fillPage(page);
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::processEvents();
+    const int before = page.appliedLayoutCount();
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    const quint64 first = page.requestLayout();
+    const quint64 second = page.requestLayout();
+    QVERIFY(second > first);
+    // Let both background layouts finish and their results arrive.
+    QThreadPool::globalInstance()->waitForDone();
+    QTRY_COMPARE(applied.size(), 1);
+    QCoreApplication::processEvents();
+    QCOMPARE(applied.size(), 1);
+    QCOMPARE(applied.first().first().value<quint64>(), second);
+    QCOMPARE(page.appliedLayoutGeneration(), second);
+    QCOMPARE(page.appliedLayoutCount(), before + 1);
+}
+
+void TestLineage::liveEventsOfOtherRunsAreIgnored()
+{
+    LineagePage page;
+    page.showRun(kRun);
+    Candidate other = candidate("zzzz", {}, "translate");
+    other.runId = kRun + 1;
+    page.addCandidate(other, 0);
+    QCOMPARE(page.graph().size(), 0);
+    page.addCandidate(candidate("yyyy", {}, "translate"), 0);
+    QCOMPARE(page.graph().size(), 1);
+    page.showRun(kRun + 1);
+    QCOMPARE(page.graph().size(), 0);
+}
+
+QTEST_MAIN(TestLineage)
+#include "tst_lineage.moc"

@@ -1,0 +1,270 @@
+// The plots page: data prepared from an archive, the widgets built from it, tooltips and export.
+#include "ui/plotsdata.h"
+#include "ui/plotspage.h"
+
+#include "core/archive/archive.h"
+#include "core/archive/archivejson.h"
+
+#include <nlohmann/json.hpp>
+#include <qcustomplot.h>
+
+#include <QFile>
+#include <QImage>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <fstream>
+
+using namespace kx;
+using namespace kx::ui;
+
+namespace {
+
+const QString kH100 = QStringLiteral("NVIDIA H100 80GB HBM3");
+const QString kH200 = QStringLiteral("NVIDIA H200");
+const char kTranslated[] = "adf9f184100be56fb77740bb17870407d2917ee0e59456e5184a120f48e8e68e";
+const char kCrossover[] = "e8fbd32f7a1f58b1aa0d14118d7d47b10721acd5d22040e47e5925b3194f450c";
+const char kImpossible[] = "fdd3e059";
+
+bool importSample(const QString &path)
+{
+    std::ifstream in(KX_TEST_DATA_DIR "/sample-archive.json");
+    auto archive = Archive::open(QFile::encodeName(path).toStdString());
+    if (!in || !archive)
+        return false;
+    return bool(importArchive(**archive, nlohmann::json::parse(in)));
+}
+
+std::unique_ptr<Archive> openArchive(const QString &path, ArchiveMode mode = ArchiveMode::ReadOnly)
+{
+    auto archive = Archive::open(QFile::encodeName(path).toStdString(), mode);
+    return archive ? std::move(*archive) : nullptr;
+}
+
+void saveScreenshot(QWidget *widget, const QString &name)
+{
+    const QString dir = qEnvironmentVariable("KX_SCREENSHOT_DIR");
+    if (!dir.isEmpty())
+        QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name));
+}
+
+void compareSeries(const std::vector<double> &actual, const std::vector<double> &expected)
+{
+    QCOMPARE(actual.size(), expected.size());
+    for (std::size_t i = 0; i < actual.size(); ++i)
+        QVERIFY2(qFuzzyCompare(actual[i] + 1, expected[i] + 1),
+                 qPrintable(QStringLiteral("element %1: %2 != %3").arg(i).arg(actual[i]).arg(expected[i])));
+}
+
+} // namespace
+
+class TestPlots : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void speedupsPerCandidateAndGpu();
+    void bestSpeedupSkipsImpossibleAndRejected();
+    void distributionAndRoofline();
+    void workloadErrors();
+    void runScope();
+    void pageBuildsPlotsWithToolTips();
+    void exportsPngAndPdf();
+
+private:
+    QTemporaryDir m_dir;
+    QString m_path;
+    std::string m_impossible;
+};
+
+void TestPlots::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(m_dir.isValid());
+    m_path = m_dir.filePath(QStringLiteral("sample.kxdb"));
+    QVERIFY(importSample(m_path));
+    m_impossible = *openArchive(m_path)->resolveCandidateId(kImpossible);
+}
+
+void TestPlots::speedupsPerCandidateAndGpu()
+{
+    auto archive = openArchive(m_path);
+    const PlotsData data = PlotsData::prepare(*archive, {QStringLiteral("relu"), std::nullopt, {}});
+    QCOMPARE(data.ops, QStringList{QStringLiteral("relu")});
+    QCOMPARE(data.opName, QStringLiteral("relu"));
+    QCOMPARE(data.gpus, (QStringList{kH100, kH200}));
+    // The incorrect candidate has no bar; the others in creation order.
+    QCOMPARE(data.candidateIds.size(), 4);
+    QCOMPARE(data.candidateIds.first(), QString::fromLatin1(kTranslated));
+    QCOMPARE(data.candidateIds.at(2), QString::fromLatin1(kCrossover));
+    QCOMPARE(data.candidateIds.last(), QString::fromStdString(m_impossible));
+    QCOMPARE(data.candidateLabels.size(), 4);
+    QVERIFY(data.candidateLabels.first().contains(QLatin1String("translate")));
+    QCOMPARE(data.speedups.size(), std::size_t(2));
+    compareSeries(data.speedups[0], {0.9839, 1.0488, 1.0529, 90.0});
+    compareSeries(data.speedups[1], {0.995, 1.0584, 1.0814, 0.0});
+}
+
+void TestPlots::bestSpeedupSkipsImpossibleAndRejected()
+{
+    auto archive = openArchive(m_path);
+    PlotsData data = PlotsData::prepare(*archive, {QStringLiteral("relu"), std::nullopt, {}});
+    QCOMPARE(data.progress.size(), std::size_t(2));
+    // H100 in time order: 0.98, 1.05, incorrect, 1.053, 90x flagged impossible (does not count).
+    QCOMPARE(data.progress[0].gpu, kH100);
+    compareSeries(data.progress[0].evaluated, {1, 2, 3, 4, 5});
+    compareSeries(data.progress[0].bestSpeedup, {0.9839, 1.0488, 1.0488, 1.0529, 1.0529});
+    compareSeries(data.progress[1].bestSpeedup, {0.995, 1.0584, 1.0814});
+
+    // A rejected kernel no longer counts either.
+    const QString copy = m_dir.filePath(QStringLiteral("rejected.kxdb"));
+    QVERIFY(importSample(copy));
+    {
+        auto writable = openArchive(copy, ArchiveMode::ReadWrite);
+        Transaction tx = writable->begin();
+        Verdict verdict;
+        verdict.candidateId = kCrossover;
+        verdict.accepted = false;
+        verdict.reasonCode = "not-general";
+        writable->addVerdict(tx, verdict);
+        tx.commit();
+    }
+    data = PlotsData::prepare(*openArchive(copy), {QStringLiteral("relu"), std::nullopt, {}});
+    compareSeries(data.progress[0].bestSpeedup, {0.9839, 1.0488, 1.0488, 1.0488, 1.0488});
+    compareSeries(data.progress[1].bestSpeedup, {0.995, 1.0584, 1.0584});
+}
+
+void TestPlots::distributionAndRoofline()
+{
+    auto archive = openArchive(m_path);
+    const PlotsData data = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(m_impossible)});
+    // The op follows the candidate.
+    QCOMPARE(data.opName, QStringLiteral("relu"));
+    QCOMPARE(data.candidateId, QString::fromStdString(m_impossible));
+    QCOMPARE(data.distributions.size(), std::size_t(1));
+    QCOMPARE(data.distributions[0].gpu, kH100);
+    QCOMPARE(data.distributions[0].candidateMs.size(), std::size_t(12));
+    QCOMPARE(data.distributions[0].baselineMs.size(), std::size_t(12));
+
+    QCOMPARE(data.roofline.size(), std::size_t(1));
+    const PlotsData::RooflinePoint &point = data.roofline[0];
+    // 8*N bytes and N FLOPs at N = 67108864, in 0.0021 ms.
+    QCOMPARE(point.gpu, kH100);
+    QCOMPARE(point.bandwidthGBs, 3010.0);
+    QVERIFY(qFuzzyCompare(point.peakGflops, 66900.0));
+    QVERIFY(qFuzzyCompare(point.intensity, 0.125));
+    QVERIFY(qFuzzyCompare(point.achievedGBs, 536870912.0 / 2.1e-6 / 1e9));
+    QVERIFY(qFuzzyCompare(point.achievedGflops, 67108864.0 / 2.1e-6 / 1e9));
+    QVERIFY(point.achievedGBs > point.bandwidthGBs); // Why it is flagged impossible.
+
+    // Two GPUs for the crossover kernel.
+    const PlotsData crossover = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromLatin1(kCrossover)});
+    QCOMPARE(crossover.roofline.size(), std::size_t(2));
+    QCOMPARE(crossover.distributions.size(), std::size_t(2));
+    QCOMPARE(crossover.distributions[1].gpu, kH200);
+}
+
+void TestPlots::workloadErrors()
+{
+    Op op;
+    op.shapeSets = {{{"N", 10}}};
+    op.bytesMovedExpr = "4 * N";
+    op.flopsExpr = "2 * M";
+    const Workload workload = Workload::of(op);
+    QCOMPARE(workload.bytes, std::optional<std::int64_t>(40));
+    QVERIFY(!workload.flops);
+    QVERIFY(!workload.error.isEmpty());
+    QVERIFY(!Workload::of(Op{}).bytes);
+    QVERIFY(!Workload::of(Op{}).error.isEmpty());
+}
+
+void TestPlots::runScope()
+{
+    auto archive = openArchive(m_path);
+    const std::vector<Run> runs = archive->runs("relu");
+    QCOMPARE(runs.size(), std::size_t(1));
+    const PlotsData data = PlotsData::prepare(*archive, {QStringLiteral("relu"), runs[0].id, {}});
+    QCOMPARE(data.runId, std::optional<std::int64_t>(runs[0].id));
+    QCOMPARE(data.runs.size(), std::size_t(1));
+    QCOMPARE(data.candidateIds.size(), 4);
+    // An unknown run falls back to the whole op; an unknown op gives empty series.
+    QVERIFY(!PlotsData::prepare(*archive, {QStringLiteral("relu"), 9999, {}}).runId);
+    const PlotsData none = PlotsData::prepare(*archive, {QStringLiteral("nope"), std::nullopt, {}});
+    QVERIFY(none.candidateIds.isEmpty());
+    QVERIFY(none.progress.empty());
+}
+
+void TestPlots::pageBuildsPlotsWithToolTips()
+{
+    PlotsPage page;
+    page.resize(1400, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    page.setCandidate(QString::fromStdString(m_impossible));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    QVERIFY(!page.isLoading());
+
+    QCustomPlot *bars = page.plot(PlotsPage::SpeedupBarsPlot);
+    QCOMPARE(bars->plottableCount(), 2); // One bar series per GPU.
+    auto h100 = qobject_cast<QCPBars *>(bars->plottable(0));
+    QVERIFY(h100);
+    QCOMPARE(h100->name(), kH100);
+    QCOMPARE(h100->dataCount(), 4);
+    QVERIFY(page.toolTipFor(PlotsPage::SpeedupBarsPlot, h100, 3).contains(QLatin1String("90")));
+    QVERIFY(page.toolTipFor(PlotsPage::ProgressPlot, h100, 3).isEmpty()); // Wrong plot.
+
+    QCustomPlot *progress = page.plot(PlotsPage::ProgressPlot);
+    QCOMPARE(progress->graphCount(), 2);
+    QCOMPARE(progress->graph(0)->dataCount(), 5);
+
+    QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
+    QCOMPARE(distribution->plottableCount(), 2); // Kernel boxes and reference boxes.
+    QVERIFY(page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0).contains(QLatin1String("Reference")));
+
+    QCustomPlot *roofline = page.plot(PlotsPage::RooflinePlot);
+    QCOMPARE(roofline->graphCount(), 2); // The roof and the kernel's point.
+    QCOMPARE(roofline->xAxis->scaleType(), QCPAxis::stLogarithmic);
+    const QString tip = page.toolTipFor(PlotsPage::RooflinePlot, roofline->graph(1), 0);
+    QVERIFY2(tip.contains(QLatin1String("Faster than the memory system allows")), qPrintable(tip));
+
+    // Hovering over a bar finds it: the tooltip logic resolves the plottable under the mouse.
+    int index = -1;
+    const double x = bars->xAxis->coordToPixel(4 - 0.2), y = bars->yAxis->coordToPixel(45);
+    QCPAbstractPlottable *under = bars->plottableAt(QPointF(x, y), false, &index);
+    QCOMPARE(under, static_cast<QCPAbstractPlottable *>(h100));
+    QCOMPARE(index, 3);
+    saveScreenshot(&page, QStringLiteral("plots.png"));
+}
+
+void TestPlots::exportsPngAndPdf()
+{
+    PlotsPage page;
+    page.resize(1200, 800);
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    const QString png = m_dir.filePath(QStringLiteral("bars.png"));
+    const QString pdf = m_dir.filePath(QStringLiteral("progress.pdf"));
+    QString error;
+    QVERIFY2(page.exportPlot(PlotsPage::SpeedupBarsPlot, png, &error), qPrintable(error));
+    QVERIFY2(page.exportPlot(PlotsPage::ProgressPlot, pdf, &error), qPrintable(error));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 640);
+    QFile file(pdf);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.read(5).startsWith("%PDF"));
+    QVERIFY(file.size() > 1000);
+    // A folder that does not exist: an error, no crash.
+    QVERIFY(!page.exportPlot(PlotsPage::RooflinePlot, m_dir.filePath(QStringLiteral("no/such/dir/x.png")), &error));
+    QVERIFY(error.contains(QLatin1String("x.png")));
+}
+
+QTEST_MAIN(TestPlots)
+#include "tst_plots.moc"

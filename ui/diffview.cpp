@@ -1,0 +1,267 @@
+#include "ui/diffview.h"
+
+#include "ui/archivereader.h"
+#include "ui/cudalexer.h"
+#include "ui/diffpane.h"
+#include "ui/format.h"
+
+#include <Qsci/qscilexerjson.h>
+
+#include <QAction>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QStyle>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include <optional>
+
+namespace kx::ui {
+
+struct DiffView::Loaded
+{
+    std::optional<Candidate> left;
+    std::optional<Candidate> right;
+    std::vector<Candidate> choices;         ///< Candidates of the right one's op, oldest first.
+};
+
+namespace {
+
+/// Plans are compared in one canonical layout, so that formatting alone never shows as a change.
+QString canonicalPlan(const std::string &text)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(text), &error);
+    if (error.error != QJsonParseError::NoError || document.isNull())
+        return QString::fromStdString(text);
+    return QString::fromUtf8(document.toJson(QJsonDocument::Indented));
+}
+
+QString choiceLabel(const Candidate &candidate)
+{
+    QString label = Format::shortId(candidate.id) + QStringLiteral("  ") + Format::origin(candidate.origin);
+    if (!candidate.operatorName.empty())
+        label += QStringLiteral(" (%1)").arg(Format::text(candidate.operatorName));
+    return label;
+}
+
+} // namespace
+
+DiffView::DiffView(QWidget *parent)
+    : QWidget(parent)
+    , m_leftCombo(new QComboBox(this))
+    , m_rightCombo(new QComboBox(this))
+    , m_summary(new QLabel(this))
+    , m_tabs(new QTabWidget(this))
+    , m_sourcePane(new DiffPane(new CudaLexer, new CudaLexer, this))
+    , m_planPane(new DiffPane(new QsciLexerJSON, new QsciLexerJSON, this))
+    , m_nextAction(new QAction(tr("Next Change"), this))
+    , m_previousAction(new QAction(tr("Previous Change"), this))
+{
+    m_leftCombo->setObjectName(QStringLiteral("leftCandidate"));
+    m_rightCombo->setObjectName(QStringLiteral("rightCandidate"));
+    m_leftCombo->setToolTip(tr("The older kernel (left)"));
+    m_rightCombo->setToolTip(tr("The newer kernel (right)"));
+    for (QComboBox *combo : {m_leftCombo, m_rightCombo}) {
+        combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        connect(combo, &QComboBox::currentIndexChanged, this, &DiffView::onChoiceChanged);
+    }
+    m_summary->setObjectName(QStringLiteral("diffSummary"));
+
+    m_nextAction->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Down), QKeySequence(Qt::Key_F8)});
+    m_previousAction->setShortcuts({QKeySequence(Qt::ALT | Qt::Key_Up), QKeySequence(Qt::SHIFT | Qt::Key_F8)});
+    for (QAction *action : {m_nextAction, m_previousAction}) {
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        addAction(action);
+    }
+    m_nextAction->setToolTip(tr("Next change (%1)").arg(m_nextAction->shortcut().toString(QKeySequence::NativeText)));
+    m_previousAction->setToolTip(
+        tr("Previous change (%1)").arg(m_previousAction->shortcut().toString(QKeySequence::NativeText)));
+    m_nextAction->setIcon(style()->standardIcon(QStyle::SP_ArrowDown));
+    m_previousAction->setIcon(style()->standardIcon(QStyle::SP_ArrowUp));
+    connect(m_nextAction, &QAction::triggered, this, [this] { currentPane()->nextChange(); });
+    connect(m_previousAction, &QAction::triggered, this, [this] { currentPane()->previousChange(); });
+
+    auto previousButton = new QToolButton(this);
+    previousButton->setDefaultAction(m_previousAction);
+    auto nextButton = new QToolButton(this);
+    nextButton->setDefaultAction(m_nextAction);
+
+    auto bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 4);
+    bar->addWidget(m_leftCombo);
+    bar->addWidget(new QLabel(QStringLiteral("→"), this));
+    bar->addWidget(m_rightCombo);
+    bar->addWidget(previousButton);
+    bar->addWidget(nextButton);
+    bar->addWidget(m_summary, 1);
+
+    m_sourcePane->setObjectName(QStringLiteral("sourceDiff"));
+    m_planPane->setObjectName(QStringLiteral("planDiff"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_sourcePane, tr("CUDA Source"));
+    m_tabs->addTab(m_planPane, tr("Launch Plan"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &DiffView::updateSummary);
+    for (DiffPane *pane : {m_sourcePane, m_planPane})
+        connect(pane, &DiffPane::currentHunkChanged, this, &DiffView::updateSummary);
+
+    auto layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(m_tabs, 1);
+    showMessage(tr("Select a kernel to compare it with its parent."));
+}
+
+DiffPane *DiffView::currentPane() const
+{
+    return m_tabs->currentWidget() == m_planPane ? m_planPane : m_sourcePane;
+}
+
+void DiffView::setArchivePath(const QString &path)
+{
+    m_archivePath = path;
+    ++m_generation;
+    m_loading = false;
+    m_leftId.clear();
+    m_rightId.clear();
+    m_choices.clear();
+    fillChoices(m_leftCombo, {});
+    fillChoices(m_rightCombo, {});
+    m_sourcePane->clear();
+    m_planPane->clear();
+    showMessage(tr("Select a kernel to compare it with its parent."));
+}
+
+void DiffView::showCandidate(const QString &candidateId)
+{
+    if (candidateId.isEmpty())
+        return;
+    load({}, candidateId, true);
+}
+
+void DiffView::compare(const QString &leftId, const QString &rightId)
+{
+    load(leftId, rightId, false);
+}
+
+void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFirstParent)
+{
+    if (m_archivePath.isEmpty() || rightId.isEmpty())
+        return;
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    const std::string right = rightId.toStdString();
+    const std::string left = leftId.toStdString();
+    readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent](const Archive &archive) {
+        Loaded loaded;
+        loaded.right = archive.candidate(right);
+        if (!loaded.right)
+            return loaded;
+        if (leftIsFirstParent)
+            loaded.left = loaded.right->parentIds.empty() ? loaded.right : archive.candidate(loaded.right->parentIds.front());
+        else
+            loaded.left = archive.candidate(left);
+        loaded.choices = archive.candidates(loaded.right->opName);
+        return loaded;
+    }).then(this, [this, generation, leftId, rightId](const ReadResult<Loaded> &result) {
+        if (generation != m_generation)
+            return;
+        m_loading = false;
+        if (!result.ok()) {
+            showMessage(tr("The kernels could not be read: %1").arg(result.error));
+            emit loaded(m_summary->text());
+        } else if (!result.value.right || !result.value.left) {
+            const QString missing = !result.value.right ? rightId : leftId;
+            showMessage(tr("The candidate %1 is not in the archive.").arg(missing.left(12)));
+            emit loaded(m_summary->text());
+        } else {
+            showLoaded(result.value);
+            emit loaded({});
+        }
+    });
+}
+
+void DiffView::showLoaded(const Loaded &result)
+{
+    m_leftId = Format::text(result.left->id);
+    m_rightId = Format::text(result.right->id);
+    m_choices = result.choices;
+    // The left one may belong to another op; offer it too.
+    const bool leftListed = std::any_of(m_choices.begin(), m_choices.end(),
+                                        [&](const Candidate &c) { return c.id == result.left->id; });
+    if (!leftListed)
+        m_choices.insert(m_choices.begin(), *result.left);
+    fillChoices(m_leftCombo, m_leftId);
+    fillChoices(m_rightCombo, m_rightId);
+    m_sourcePane->setTexts(Format::text(result.left->source), Format::text(result.right->source));
+    m_planPane->setTexts(canonicalPlan(result.left->launchPlan), canonicalPlan(result.right->launchPlan));
+    m_tabs->setEnabled(true);
+    updateSummary();
+}
+
+void DiffView::fillChoices(QComboBox *combo, const QString &selectedId)
+{
+    m_updatingChoices = true;
+    combo->clear();
+    for (const Candidate &candidate : m_choices) {
+        combo->addItem(choiceLabel(candidate), Format::text(candidate.id));
+        combo->setItemData(combo->count() - 1, Format::text(candidate.description), Qt::ToolTipRole);
+    }
+    combo->setCurrentIndex(combo->findData(selectedId));
+    combo->setEnabled(combo->count() > 0);
+    m_updatingChoices = false;
+}
+
+void DiffView::onChoiceChanged()
+{
+    if (m_updatingChoices)
+        return;
+    const QString left = m_leftCombo->currentData().toString();
+    const QString right = m_rightCombo->currentData().toString();
+    if (!left.isEmpty() && !right.isEmpty() && (left != m_leftId || right != m_rightId))
+        compare(left, right);
+}
+
+QString DiffView::summaryText() const
+{
+    return m_summary->text();
+}
+
+void DiffView::updateSummary()
+{
+    if (m_leftId.isEmpty())
+        return;
+    const DiffPane *pane = currentPane();
+    const TextDiff &diff = pane->diff();
+    m_nextAction->setEnabled(pane->currentHunk() + 1 < pane->hunkCount());
+    m_previousAction->setEnabled(pane->currentHunk() > 0);
+    if (m_leftId == m_rightId) {
+        m_summary->setText(tr("The kernel has no parent; choose another one to compare with."));
+        return;
+    }
+    if (diff.isIdentical()) {
+        m_summary->setText(tr("No differences."));
+        return;
+    }
+    QString text = tr("%n change(s): ", nullptr, pane->hunkCount())
+                   + tr("%1 changed, %2 added, %3 removed lines").arg(diff.changed).arg(diff.added).arg(diff.removed);
+    if (pane->currentHunk() >= 0)
+        text += QStringLiteral(" · ") + tr("change %1 of %2").arg(pane->currentHunk() + 1).arg(pane->hunkCount());
+    m_summary->setText(text);
+}
+
+void DiffView::showMessage(const QString &message)
+{
+    m_summary->setText(message);
+    m_tabs->setEnabled(false);
+    m_nextAction->setEnabled(false);
+    m_previousAction->setEnabled(false);
+}
+
+} // namespace kx::ui

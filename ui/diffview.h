@@ -1,0 +1,78 @@
+#pragma once
+
+#include "core/domain/candidate.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QTabWidget;
+
+namespace kx::ui {
+
+class DiffPane;
+
+/**
+ * The diff page: any two candidates of an op side by side, source and launch plan. Following the
+ * selection it compares the candidate with its first parent; either side can be changed. Candidates
+ * are read off the GUI thread; a newer request supersedes an older one.
+ */
+class DiffView : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit DiffView(QWidget *parent = nullptr);
+
+    void setArchivePath(const QString &path);
+    /// Compares the candidate with its first parent (or with itself when it has none).
+    void showCandidate(const QString &candidateId);
+    /// Compares two candidates; the choices offered are the candidates of the right one's op.
+    void compare(const QString &leftId, const QString &rightId);
+
+    QString leftId() const { return m_leftId; }
+    QString rightId() const { return m_rightId; }
+    bool isLoading() const { return m_loading; }
+
+    DiffPane *sourcePane() const { return m_sourcePane; }
+    DiffPane *planPane() const { return m_planPane; }
+    DiffPane *currentPane() const;
+    QTabWidget *tabs() const { return m_tabs; }
+    QAction *nextChangeAction() const { return m_nextAction; }
+    QAction *previousChangeAction() const { return m_previousAction; }
+    QString summaryText() const;
+
+signals:
+    /// A comparison finished loading (or failed: then message is not empty).
+    void loaded(const QString &message);
+
+private:
+    struct Loaded;
+    void load(const QString &leftId, const QString &rightId, bool leftIsFirstParent);
+    void showLoaded(const Loaded &result);
+    void fillChoices(QComboBox *combo, const QString &selectedId);
+    void onChoiceChanged();
+    void updateSummary();
+    void showMessage(const QString &message);
+
+    QString m_archivePath;
+    QString m_leftId;
+    QString m_rightId;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+    bool m_updatingChoices = false;
+    std::vector<Candidate> m_choices;
+    QComboBox *m_leftCombo;
+    QComboBox *m_rightCombo;
+    QLabel *m_summary;
+    QTabWidget *m_tabs;
+    DiffPane *m_sourcePane;
+    DiffPane *m_planPane;
+    QAction *m_nextAction;
+    QAction *m_previousAction;
+};
+
+} // namespace kx::ui

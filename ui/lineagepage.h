@@ -1,0 +1,125 @@
+#pragma once
+
+#include "ui/lineagegraph.h"
+
+#include "core/domain/run.h"
+
+#include <QWidget>
+
+class QAction;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTimer;
+
+namespace kx {
+struct Candidate;
+struct Evaluation;
+}
+
+namespace kx::ui {
+
+class LineageOverview;
+class LineageScene;
+class LineageView;
+
+/**
+ * The lineage page: the candidates of one run as a tree growing down by generation, coloured by outcome and
+ * speedup on the chosen GPU. Reads the run off the GUI thread, grows live from the search's events, and
+ * lays out off the GUI thread too (a newer layout request makes older results stale; they are dropped).
+ */
+class LineagePage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    explicit LineagePage(QWidget *parent = nullptr);
+
+    /// The archive to read runs from (empty: nothing to show).
+    void setArchivePath(const QString &path);
+    /// Reads the list of runs again (after a search started or finished).
+    void reloadRuns();
+    /// Shows a run: reads its lineage from the archive, and keeps adding live events of that run.
+    void showRun(std::int64_t runId);
+    std::int64_t runId() const { return m_runId; }
+
+    /// Live events from the search (ignored unless they belong to the shown run).
+    void addCandidate(const kx::Candidate &candidate, int generation);
+    void addEvaluation(const kx::Evaluation &evaluation);
+
+    /// Selects the candidate's node (false when it is not in this lineage); does not emit.
+    bool selectCandidate(const QString &candidateId);
+    QString currentCandidateId() const;
+
+    void setGpu(const QString &gpu);
+    QString gpu() const;
+    void setSearchText(const QString &text);
+    /// Selects the next search hit; false when there is none.
+    bool selectNextMatch();
+    QVector<int> matches() const { return m_matches; }
+    void setShowPathToBest(bool show);
+    QVector<int> pathToBest() const;
+    void setCollapseFailed(bool collapse);
+    void navigate(int direction);   ///< A LineageView::Direction.
+    void focusSearch();
+
+    /// Lays out now (off the GUI thread); returns the request's generation.
+    quint64 requestLayout();
+    quint64 appliedLayoutGeneration() const { return m_appliedLayout; }
+    int appliedLayoutCount() const { return m_layoutsApplied; }
+    bool isLoading() const { return m_loading; }
+
+    const LineageGraph &graph() const { return m_graph; }
+    LineageScene *scene() const { return m_scene; }
+    LineageView *view() const { return m_view; }
+
+signals:
+    /// The user selected a node (empty: none).
+    void currentCandidateChanged(const QString &candidateId);
+    /// The run shown changed, with its stored state (Created when none).
+    void runChanged(std::int64_t runId, kx::RunState state);
+    void layoutApplied(quint64 generation);
+    /// A run's lineage was read (nodes: how many).
+    void loaded(int nodes);
+    void loadFailed(const QString &message);
+
+private:
+    void scheduleLayout();
+    void restyle();
+    void updateGpuCombo();
+    void updateStatus();
+    void onSelectionChanged();
+    void onRunComboChanged();
+    QVector<bool> visibility() const;
+
+    QString m_archivePath;
+    std::int64_t m_runId = 0;
+    LineageGraph m_graph;
+    QVector<int> m_matches;
+    int m_matchCursor = -1;
+    bool m_showPath = false;
+    bool m_collapseFailed = false;
+    bool m_structureChanged = false;
+    bool m_fitPending = false;
+    bool m_loading = false;
+    bool m_selecting = false;
+    quint64 m_loadGeneration = 0;
+    quint64 m_runsGeneration = 0;
+    quint64 m_layoutGeneration = 0;
+    quint64 m_appliedLayout = 0;
+    int m_layoutsApplied = 0;
+
+    LineageScene *m_scene;
+    LineageView *m_view;
+    LineageOverview *m_overview;
+    QComboBox *m_runCombo;
+    QComboBox *m_gpuCombo;
+    QLineEdit *m_search;
+    QLabel *m_status;
+    QAction *m_pathAction;
+    QAction *m_collapseAction;
+    QTimer *m_layoutTimer;
+    QTimer *m_lookTimer;
+};
+
+} // namespace kx::ui

@@ -1,0 +1,187 @@
+#include "ui/plotsdata.h"
+
+#include "ui/format.h"
+
+#include "core/eval/launchplan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace kx::ui {
+
+namespace {
+
+bool hasFlag(const Evaluation &evaluation, const char *kind)
+{
+    return std::any_of(evaluation.flags.begin(), evaluation.flags.end(),
+                       [kind](const Flag &flag) { return flag.kind == kind; });
+}
+
+/// The newest correct evaluation with timings on each GPU, in GPU name order.
+std::map<std::string, const Evaluation *> latestCorrectPerGpu(const std::vector<Evaluation> &evaluations)
+{
+    std::map<std::string, const Evaluation *> latest;
+    for (const Evaluation &evaluation : evaluations) {
+        if (evaluation.status != EvalStatus::Correct || evaluation.timing.medianMs <= 0)
+            continue;
+        const Evaluation *&slot = latest[evaluation.gpu.name];
+        if (!slot || evaluation.createdAtMs >= slot->createdAtMs)
+            slot = &evaluation;
+    }
+    return latest;
+}
+
+} // namespace
+
+Workload Workload::of(const Op &op)
+{
+    Workload workload;
+    if (op.shapeSets.empty()) {
+        workload.error = QStringLiteral("the op has no shapes");
+        return workload;
+    }
+    const ShapeSet &shapes = op.shapeSets.front();
+    QStringList errors;
+    if (!op.bytesMovedExpr.empty()) {
+        if (auto bytes = evaluateIntExpression(op.bytesMovedExpr, shapes))
+            workload.bytes = *bytes;
+        else
+            errors << QString::fromStdString(bytes.error().message);
+    }
+    if (!op.flopsExpr.empty()) {
+        if (auto flops = evaluateIntExpression(op.flopsExpr, shapes))
+            workload.flops = *flops;
+        else
+            errors << QString::fromStdString(flops.error().message);
+    }
+    if (op.bytesMovedExpr.empty() && op.flopsExpr.empty())
+        errors << QStringLiteral("the op states neither bytes moved nor FLOPs");
+    workload.error = errors.join(QStringLiteral("; "));
+    return workload;
+}
+
+PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
+{
+    PlotsData data;
+    for (const Op &op : archive.ops())
+        data.ops << Format::text(op.name);
+
+    std::optional<Candidate> selected;
+    if (!scope.candidateId.isEmpty())
+        selected = archive.candidate(scope.candidateId.toStdString());
+    data.opName = scope.opName;
+    if (data.opName.isEmpty())
+        data.opName = selected ? Format::text(selected->opName) : data.ops.value(0);
+    if (data.opName.isEmpty())
+        return data;
+    const std::string opName = data.opName.toStdString();
+    data.runs = archive.runs(opName);
+    if (scope.runId && std::any_of(data.runs.begin(), data.runs.end(), [&](const Run &run) { return run.id == *scope.runId; }))
+        data.runId = scope.runId;
+
+    // (a) and (b): every candidate in scope with its evaluations.
+    const std::vector<Candidate> candidates = data.runId ? archive.candidatesOfRun(*data.runId) : archive.candidates(opName);
+    struct Row
+    {
+        const Candidate *candidate;
+        std::map<std::string, double> bestPerGpu;
+        double best = 0;
+    };
+    std::vector<Row> rows;
+    std::set<std::string> gpuNames;
+    struct Event
+    {
+        std::int64_t at;
+        double speedup;                     ///< 0 when it does not count for the best.
+    };
+    std::map<std::string, std::vector<Event>> events;
+    for (const Candidate &candidate : candidates) {
+        const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
+        const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
+        const bool rejected = verdict && !verdict->accepted;
+        Row row{&candidate, {}, 0};
+        for (const Evaluation &evaluation : evaluations) {
+            gpuNames.insert(evaluation.gpu.name);
+            const bool correct = evaluation.status == EvalStatus::Correct && evaluation.speedup > 0;
+            const bool counts = correct && !rejected && !hasFlag(evaluation, "impossible");
+            events[evaluation.gpu.name].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
+            if (correct) {
+                double &best = row.bestPerGpu[evaluation.gpu.name];
+                best = std::max(best, evaluation.speedup);
+                row.best = std::max(row.best, evaluation.speedup);
+            }
+        }
+        if (!row.bestPerGpu.empty())
+            rows.push_back(std::move(row));
+    }
+    if (int(rows.size()) > kMaxBarCandidates) {
+        std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) { return a.best > b.best; });
+        rows.resize(std::size_t(kMaxBarCandidates));
+        std::stable_sort(rows.begin(), rows.end(), [](const Row &a, const Row &b) {
+            return a.candidate->createdAtMs < b.candidate->createdAtMs;
+        });
+    }
+    for (const std::string &gpu : gpuNames) {
+        data.gpus << Format::text(gpu);
+        std::vector<double> speedups;
+        for (const Row &row : rows) {
+            const auto it = row.bestPerGpu.find(gpu);
+            speedups.push_back(it == row.bestPerGpu.end() ? 0.0 : it->second);
+        }
+        data.speedups.push_back(std::move(speedups));
+
+        std::vector<Event> &gpuEvents = events[gpu];
+        std::stable_sort(gpuEvents.begin(), gpuEvents.end(), [](const Event &a, const Event &b) { return a.at < b.at; });
+        Progress progress{Format::text(gpu), {}, {}};
+        double best = 0;
+        for (std::size_t i = 0; i < gpuEvents.size(); ++i) {
+            best = std::max(best, gpuEvents[i].speedup);
+            progress.evaluated.push_back(double(i + 1));
+            progress.bestSpeedup.push_back(best);
+        }
+        data.progress.push_back(std::move(progress));
+    }
+    for (const Row &row : rows) {
+        data.candidateIds << Format::text(row.candidate->id);
+        QString label = Format::shortId(row.candidate->id).left(8);
+        if (!row.candidate->operatorName.empty())
+            label += QLatin1Char('\n') + Format::text(row.candidate->operatorName);
+        data.candidateLabels << label;
+    }
+
+    // (c) and (d): the selected candidate.
+    if (!selected)
+        return data;
+    data.candidateId = Format::text(selected->id);
+    const std::vector<Evaluation> evaluations = archive.evaluations(selected->id);
+    const auto latest = latestCorrectPerGpu(evaluations);
+    for (const auto &[gpu, evaluation] : latest) {
+        if (!evaluation->samplesMs.empty() || !evaluation->baselineSamplesMs.empty())
+            data.distributions.push_back({Format::text(gpu), evaluation->samplesMs, evaluation->baselineSamplesMs});
+    }
+    const std::optional<Op> op = archive.op(selected->opName);
+    const Workload workload = op ? Workload::of(*op) : Workload{};
+    if (!workload.bytes || *workload.bytes <= 0) {
+        data.rooflineNote = workload.error.isEmpty() ? QStringLiteral("the op states no bytes moved") : workload.error;
+        return data;
+    }
+    if (latest.empty())
+        data.rooflineNote = QStringLiteral("the kernel has no correct timed evaluation");
+    for (const auto &[gpu, evaluation] : latest) {
+        RooflinePoint point;
+        point.gpu = Format::text(gpu);
+        point.bandwidthGBs = evaluation->gpu.measuredBandwidthGBs;
+        point.peakGflops = evaluation->gpu.peakTflops * 1e3;
+        point.medianMs = evaluation->timing.medianMs;
+        const double seconds = evaluation->timing.medianMs * 1e-3;
+        point.achievedGBs = double(*workload.bytes) / seconds / 1e9;
+        const double flops = workload.flops ? double(*workload.flops) : 0.0;
+        point.achievedGflops = flops / seconds / 1e9;
+        point.intensity = flops / double(*workload.bytes);
+        data.roofline.push_back(point);
+    }
+    return data;
+}
+
+} // namespace kx::ui

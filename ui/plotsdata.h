@@ -1,0 +1,85 @@
+#pragma once
+
+#include "core/archive/archive.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kx::ui {
+
+/// The minimal work of an op at its default shapes, from its bytes/FLOPs expressions.
+struct Workload
+{
+    std::optional<std::int64_t> bytes;
+    std::optional<std::int64_t> flops;
+    QString error;                          ///< Why a value is missing, when one is.
+
+    static Workload of(const Op &op);
+};
+
+/// What the plots page shows for an op (or one of its runs) and the selected candidate.
+struct PlotsScope
+{
+    QString opName;                         ///< Empty: the selected candidate's op, else the first op.
+    std::optional<std::int64_t> runId;
+    QString candidateId;                    ///< The candidate for the distribution and roofline plots.
+};
+
+struct PlotsData
+{
+    QStringList ops;                        ///< Every op of the archive (for the scope chooser).
+    std::vector<Run> runs;                  ///< The runs of the chosen op.
+    QString opName;
+    std::optional<std::int64_t> runId;
+
+    // (a) Speedup per candidate and GPU: speedups[gpu][candidate], 0 where not measured correct.
+    QStringList gpus;
+    QStringList candidateIds;
+    QStringList candidateLabels;
+    std::vector<std::vector<double>> speedups;
+
+    // (b) Best speedup so far against the number of candidates evaluated, per GPU.
+    struct Progress
+    {
+        QString gpu;
+        std::vector<double> evaluated;      ///< 1, 2, 3 ...
+        std::vector<double> bestSpeedup;    ///< Running best of correct, unflagged-impossible, unrejected results.
+    };
+    std::vector<Progress> progress;
+
+    // (c) Timing samples of the selected candidate and of the reference, per GPU.
+    QString candidateId;
+    struct Distribution
+    {
+        QString gpu;
+        std::vector<double> candidateMs;
+        std::vector<double> baselineMs;
+    };
+    std::vector<Distribution> distributions;
+
+    // (d) The selected candidate against each GPU's roofline.
+    struct RooflinePoint
+    {
+        QString gpu;
+        double bandwidthGBs = 0;            ///< Measured DRAM bandwidth of the GPU.
+        double peakGflops = 0;              ///< fp32 peak (0 when unknown).
+        double medianMs = 0;
+        double achievedGBs = 0;
+        double achievedGflops = 0;
+        double intensity = 0;               ///< FLOP per byte.
+    };
+    std::vector<RooflinePoint> roofline;
+    QString rooflineNote;                   ///< Why there is no roofline point, when there is none.
+
+    /// Reads everything for the scope (on any thread: it only touches the given archive).
+    static PlotsData prepare(const Archive &archive, const PlotsScope &scope);
+
+    /// At most this many candidates in the bar chart: the fastest ones.
+    static constexpr int kMaxBarCandidates = 24;
+};
+
+} // namespace kx::ui

@@ -1,0 +1,535 @@
+#include "ui/plotspage.h"
+
+#include "ui/archivereader.h"
+#include "ui/format.h"
+
+#include <qcustomplot.h>
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace kx::ui {
+
+namespace {
+
+struct BoxStats
+{
+    double minimum = 0, lowerQuartile = 0, median = 0, upperQuartile = 0, maximum = 0;
+    QVector<double> outliers;
+};
+
+double quantile(const std::vector<double> &sorted, double q)
+{
+    const double position = q * double(sorted.size() - 1);
+    const auto below = std::size_t(std::floor(position));
+    const std::size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (sorted[above] - sorted[below]) * (position - double(below));
+}
+
+/// Tukey's box: whiskers reach the furthest samples within 1.5 IQR; the rest are outliers.
+BoxStats boxStats(std::vector<double> samples)
+{
+    BoxStats stats;
+    if (samples.empty())
+        return stats;
+    std::sort(samples.begin(), samples.end());
+    stats.lowerQuartile = quantile(samples, 0.25);
+    stats.median = quantile(samples, 0.5);
+    stats.upperQuartile = quantile(samples, 0.75);
+    const double reach = 1.5 * (stats.upperQuartile - stats.lowerQuartile);
+    stats.minimum = stats.upperQuartile;
+    stats.maximum = stats.lowerQuartile;
+    for (double sample : samples) {
+        if (sample < stats.lowerQuartile - reach || sample > stats.upperQuartile + reach) {
+            stats.outliers << sample;
+        } else {
+            stats.minimum = std::min(stats.minimum, sample);
+            stats.maximum = std::max(stats.maximum, sample);
+        }
+    }
+    return stats;
+}
+
+void styleAxes(QCustomPlot *plot, const QString &title, const QString &xLabel, const QString &yLabel)
+{
+    const QPalette pal = plot->palette();
+    plot->setBackground(pal.color(QPalette::Base));
+    plot->plotLayout()->insertRow(0);
+    auto heading = new QCPTextElement(plot, title, QFont(plot->font().family(), plot->font().pointSize() + 1, QFont::Bold));
+    heading->setTextColor(pal.color(QPalette::Text));
+    plot->plotLayout()->addElement(0, 0, heading);
+    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
+        axis->setBasePen(QPen(pal.color(QPalette::Text)));
+        axis->setTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
+        axis->setTickLabelColor(pal.color(QPalette::Text));
+        axis->setLabelColor(pal.color(QPalette::Text));
+        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
+    }
+    plot->xAxis->setLabel(xLabel);
+    plot->yAxis->setLabel(yLabel);
+    plot->legend->setBrush(pal.color(QPalette::Base));
+    plot->legend->setTextColor(pal.color(QPalette::Text));
+    plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
+}
+
+/// A centred note on an empty plot.
+void showNote(QCustomPlot *plot, const QString &text)
+{
+    auto note = new QCPItemText(plot);
+    note->position->setType(QCPItemPosition::ptAxisRectRatio);
+    note->position->setCoords(0.5, 0.5);
+    note->setText(text);
+    note->setColor(plot->palette().color(QPalette::PlaceholderText));
+}
+
+void resetPlot(QCustomPlot *plot)
+{
+    plot->clearPlottables();
+    plot->clearItems();
+    plot->legend->setVisible(false);
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot->xAxis->setScaleType(QCPAxis::stLinear);
+    plot->yAxis->setScaleType(QCPAxis::stLinear);
+    // Without "b" in the format, a label like "fdd3e059" is not typeset as a power of ten.
+    plot->xAxis->setNumberFormat(QStringLiteral("g"));
+}
+
+} // namespace
+
+PlotsPage::PlotsPage(QWidget *parent)
+    : QWidget(parent)
+    , m_opCombo(new QComboBox(this))
+    , m_runCombo(new QComboBox(this))
+    , m_status(new QLabel(this))
+{
+    m_opCombo->setObjectName(QStringLiteral("plotsOp"));
+    m_runCombo->setObjectName(QStringLiteral("plotsRun"));
+    m_opCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(m_opCombo, &QComboBox::currentIndexChanged, this, [this] {
+        if (!m_updatingChoices)
+            setScope(m_opCombo->currentText(), std::nullopt);
+    });
+    connect(m_runCombo, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_updatingChoices)
+            return;
+        const QVariant run = m_runCombo->currentData();
+        setScope(m_scope.opName.isEmpty() ? m_data.opName : m_scope.opName,
+                 run.isValid() ? std::optional<std::int64_t>(run.toLongLong()) : std::nullopt);
+    });
+
+    auto exportButton = new QToolButton(this);
+    exportButton->setText(tr("Export"));
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    auto exportMenu = new QMenu(exportButton);
+    const QString titles[PlotCount] = {tr("Speedup per GPU…"), tr("Best Speedup over the Search…"),
+                                       tr("Runtime Distribution…"), tr("Roofline…")};
+    for (int i = 0; i < PlotCount; ++i)
+        exportMenu->addAction(titles[i], this, [this, i] { chooseExport(Plot(i)); });
+    exportButton->setMenu(exportMenu);
+
+    auto bar = new QHBoxLayout;
+    bar->setContentsMargins(6, 4, 6, 4);
+    bar->addWidget(new QLabel(tr("Op:"), this));
+    bar->addWidget(m_opCombo);
+    bar->addWidget(new QLabel(tr("Run:"), this));
+    bar->addWidget(m_runCombo);
+    bar->addWidget(m_status, 1);
+    bar->addWidget(exportButton);
+
+    auto grid = new QGridLayout;
+    grid->setContentsMargins(4, 0, 4, 4);
+    const QString names[PlotCount] = {QStringLiteral("speedupPlot"), QStringLiteral("progressPlot"),
+                                      QStringLiteral("distributionPlot"), QStringLiteral("rooflinePlot")};
+    for (int i = 0; i < PlotCount; ++i) {
+        auto plot = new QCustomPlot(this);
+        plot->setObjectName(names[i]);
+        plot->setMinimumSize(320, 220);
+        plot->setContextMenuPolicy(Qt::CustomContextMenu);
+        plot->setMouseTracking(true);
+        connect(plot, &QCustomPlot::mouseMove, this, [this, i](QMouseEvent *event) {
+            showToolTip(Plot(i), event->pos());
+        });
+        connect(plot, &QWidget::customContextMenuRequested, this, [this, i, plot](const QPoint &pos) {
+            QMenu menu;
+            menu.addAction(tr("Export Plot…"), this, [this, i] { chooseExport(Plot(i)); });
+            menu.exec(plot->mapToGlobal(pos));
+        });
+        m_plots[i] = plot;
+        grid->addWidget(plot, i / 2, i % 2);
+    }
+    styleAxes(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over PyTorch (×)"));
+    styleAxes(m_plots[ProgressPlot], tr("Best speedup over the search"), tr("Candidates evaluated"),
+              tr("Best speedup (×)"));
+    styleAxes(m_plots[DistributionPlot], tr("Runtime of the selected kernel"), QString(), tr("Time per run (ms)"));
+    styleAxes(m_plots[RooflinePlot], tr("Roofline"), tr("Arithmetic intensity (FLOP/byte)"), tr("GFLOP/s"));
+
+    auto layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(bar);
+    layout->addLayout(grid, 1);
+    showData();
+}
+
+void PlotsPage::setArchivePath(const QString &path)
+{
+    m_archivePath = path;
+    m_scope = {};
+    m_data = {};
+    ++m_generation;
+    m_loading = false;
+    if (path.isEmpty())
+        showData();
+    else
+        reload();
+}
+
+void PlotsPage::setCandidate(const QString &candidateId)
+{
+    if (candidateId == m_scope.candidateId)
+        return;
+    m_scope.candidateId = candidateId;
+    // Following the selection into another op resets the scope to that op.
+    m_scope.opName.clear();
+    m_scope.runId.reset();
+    reload();
+}
+
+void PlotsPage::setScope(const QString &opName, std::optional<std::int64_t> runId)
+{
+    m_scope.opName = opName;
+    m_scope.runId = runId;
+    reload();
+}
+
+void PlotsPage::reload()
+{
+    if (m_archivePath.isEmpty())
+        return;
+    const quint64 generation = ++m_generation;
+    m_loading = true;
+    m_status->setText(tr("Reading…"));
+    const PlotsScope scope = m_scope;
+    readArchiveAsync(m_archivePath, [scope](const Archive &archive) { return PlotsData::prepare(archive, scope); })
+        .then(this, [this, generation](const ReadResult<PlotsData> &result) {
+            if (generation != m_generation)
+                return;
+            m_loading = false;
+            if (!result.ok()) {
+                m_status->setText(tr("The plots could not be read: %1").arg(result.error));
+                emit loadFailed(result.error);
+                return;
+            }
+            m_data = result.value;
+            showData();
+            emit loaded();
+        });
+}
+
+void PlotsPage::showData()
+{
+    m_tips.clear();
+    updateScopeChoices();
+    buildSpeedupBars();
+    buildProgress();
+    buildDistribution();
+    buildRoofline();
+    if (!m_loading)
+        m_status->setText(m_data.candidateId.isEmpty()
+                              ? tr("Select a kernel for its runtime and roofline.")
+                              : tr("Selected kernel: %1").arg(Format::shortId(m_data.candidateId.toStdString())));
+    for (QCustomPlot *plot : m_plots)
+        plot->replot();
+}
+
+void PlotsPage::updateScopeChoices()
+{
+    m_updatingChoices = true;
+    m_opCombo->clear();
+    m_opCombo->addItems(m_data.ops);
+    m_opCombo->setCurrentIndex(m_opCombo->findText(m_data.opName));
+    m_runCombo->clear();
+    m_runCombo->addItem(tr("All runs"));
+    for (const Run &run : m_data.runs) {
+        m_runCombo->addItem(tr("Run %1 (%2)").arg(run.id).arg(Format::timestamp(run.createdAtMs)), qlonglong(run.id));
+        if (m_data.runId == run.id)
+            m_runCombo->setCurrentIndex(m_runCombo->count() - 1);
+    }
+    m_updatingChoices = false;
+}
+
+QColor PlotsPage::gpuColor(int index)
+{
+    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+                                    QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
+    return colors[index % int(std::size(colors))];
+}
+
+void PlotsPage::buildSpeedupBars()
+{
+    QCustomPlot *plot = m_plots[SpeedupBarsPlot];
+    resetPlot(plot);
+    if (m_data.candidateIds.isEmpty()) {
+        showNote(plot, tr("No correct evaluations yet."));
+        plot->rescaleAxes();
+        return;
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QVector<double> keys;
+    for (int i = 0; i < m_data.candidateLabels.size(); ++i) {
+        keys << i + 1;
+        ticker->addTick(i + 1, m_data.candidateLabels.at(i));
+    }
+    plot->xAxis->setTicker(ticker);
+    qDeleteAll(plot->findChildren<QCPBarsGroup *>());
+    auto group = new QCPBarsGroup(plot);
+    const double width = 0.8 / std::max<qsizetype>(1, m_data.gpus.size());
+    double top = 1;
+    for (int g = 0; g < m_data.gpus.size(); ++g) {
+        auto bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setName(m_data.gpus.at(g));
+        bars->setWidth(width);
+        bars->setBarsGroup(group);
+        bars->setPen(QPen(gpuColor(g).darker(130)));
+        bars->setBrush(gpuColor(g));
+        const std::vector<double> &speedups = m_data.speedups[std::size_t(g)];
+        bars->setData(keys, QVector<double>(speedups.begin(), speedups.end()), true);
+        QStringList tips;
+        for (int c = 0; c < m_data.candidateIds.size(); ++c) {
+            const double speedup = speedups[std::size_t(c)];
+            tips << (speedup > 0 ? tr("%1 on %2: %3").arg(Format::shortId(m_data.candidateIds.at(c).toStdString()),
+                                                          m_data.gpus.at(g), Format::speedup(speedup))
+                                 : tr("%1: not measured correct on %2")
+                                       .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()), m_data.gpus.at(g)));
+            top = std::max(top, speedup);
+        }
+        m_tips.insert(bars, tips);
+    }
+    // The 1x line: above it the kernel beats PyTorch.
+    auto parity = new QCPItemStraightLine(plot);
+    parity->point1->setCoords(0, 1);
+    parity->point2->setCoords(1, 1);
+    parity->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
+    plot->legend->setVisible(m_data.gpus.size() > 0);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    plot->xAxis->setRange(0.4, m_data.candidateIds.size() + 0.6);
+    plot->yAxis->setRange(0, top * 1.15);
+}
+
+void PlotsPage::buildProgress()
+{
+    QCustomPlot *plot = m_plots[ProgressPlot];
+    resetPlot(plot);
+    if (m_data.progress.empty()) {
+        showNote(plot, tr("Nothing evaluated yet."));
+        plot->rescaleAxes();
+        return;
+    }
+    double top = 1, right = 1;
+    for (std::size_t g = 0; g < m_data.progress.size(); ++g) {
+        const PlotsData::Progress &progress = m_data.progress[g];
+        auto graph = plot->addGraph();
+        graph->setName(progress.gpu);
+        graph->setPen(QPen(gpuColor(int(g)), 2));
+        graph->setLineStyle(QCPGraph::lsStepLeft);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+        graph->setData(QVector<double>(progress.evaluated.begin(), progress.evaluated.end()),
+                       QVector<double>(progress.bestSpeedup.begin(), progress.bestSpeedup.end()), true);
+        QStringList tips;
+        for (std::size_t i = 0; i < progress.evaluated.size(); ++i) {
+            tips << tr("%1: best %2 after %3 candidates")
+                        .arg(progress.gpu, Format::speedup(progress.bestSpeedup[i]))
+                        .arg(progress.evaluated[i]);
+            top = std::max(top, progress.bestSpeedup[i]);
+        }
+        right = std::max(right, progress.evaluated.empty() ? 1.0 : progress.evaluated.back());
+        m_tips.insert(graph, tips);
+    }
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot->xAxis->setRange(0.5, right + 0.5);
+    plot->yAxis->setRange(0, top * 1.15);
+}
+
+void PlotsPage::buildDistribution()
+{
+    QCustomPlot *plot = m_plots[DistributionPlot];
+    resetPlot(plot);
+    if (m_data.distributions.empty()) {
+        showNote(plot, m_data.candidateId.isEmpty() ? tr("Select a kernel.")
+                                                    : tr("The kernel has no timing samples."));
+        plot->rescaleAxes();
+        return;
+    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    auto kernelBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
+    kernelBoxes->setName(tr("Kernel"));
+    kernelBoxes->setBrush(gpuColor(0).lighter(150));
+    auto referenceBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
+    referenceBoxes->setName(tr("PyTorch reference"));
+    referenceBoxes->setBrush(gpuColor(1).lighter(150));
+    QStringList kernelTips, referenceTips;
+    auto describe = [](const QString &what, const QString &gpu, const BoxStats &stats, std::size_t count) {
+        return tr("%1 on %2: median %3 ms, IQR %4–%5 ms, %6 samples")
+            .arg(what, gpu, Format::ms(stats.median), Format::ms(stats.lowerQuartile), Format::ms(stats.upperQuartile))
+            .arg(count);
+    };
+    double key = 1;
+    for (const PlotsData::Distribution &distribution : m_data.distributions) {
+        ticker->addTick(key + 0.5, distribution.gpu);
+        if (!distribution.candidateMs.empty()) {
+            const BoxStats stats = boxStats(distribution.candidateMs);
+            kernelBoxes->addData(key, stats.minimum, stats.lowerQuartile, stats.median, stats.upperQuartile,
+                                 stats.maximum, stats.outliers);
+            kernelTips << describe(tr("Kernel"), distribution.gpu, stats, distribution.candidateMs.size());
+        }
+        if (!distribution.baselineMs.empty()) {
+            const BoxStats stats = boxStats(distribution.baselineMs);
+            referenceBoxes->addData(key + 1, stats.minimum, stats.lowerQuartile, stats.median, stats.upperQuartile,
+                                    stats.maximum, stats.outliers);
+            referenceTips << describe(tr("Reference"), distribution.gpu, stats, distribution.baselineMs.size());
+        }
+        key += 3;
+    }
+    m_tips.insert(kernelBoxes, kernelTips);
+    m_tips.insert(referenceBoxes, referenceTips);
+    plot->xAxis->setTicker(ticker);
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+    plot->rescaleAxes();
+    plot->xAxis->setRange(0, key - 1);
+    const QCPRange y = plot->yAxis->range();
+    plot->yAxis->setRange(0, y.upper * 1.2);
+}
+
+void PlotsPage::buildRoofline()
+{
+    QCustomPlot *plot = m_plots[RooflinePlot];
+    resetPlot(plot);
+    if (m_data.roofline.empty()) {
+        showNote(plot, m_data.candidateId.isEmpty() ? tr("Select a kernel.")
+                                                    : tr("No roofline: %1").arg(m_data.rooflineNote));
+        plot->rescaleAxes();
+        return;
+    }
+    plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    plot->xAxis->setNumberFormat(QStringLiteral("gb"));
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+
+    double minX = 1e9, maxX = 0, minY = 1e12, maxY = 0;
+    for (const PlotsData::RooflinePoint &point : m_data.roofline) {
+        const double x = std::max(point.intensity, 1e-3);
+        minX = std::min(minX, x);
+        maxX = std::max(maxX, x);
+        // Keep the roof under the point in view too: the gap between them is the story.
+        minY = std::min({minY, std::max(point.achievedGflops, 1e-3), std::max(point.bandwidthGBs * x, 1e-3)});
+        maxY = std::max({maxY, point.achievedGflops, point.peakGflops});
+    }
+    const double left = minX / 100, right = std::max(maxX * 100, 100.0);
+    for (std::size_t g = 0; g < m_data.roofline.size(); ++g) {
+        const PlotsData::RooflinePoint &point = m_data.roofline[g];
+        const QColor color = gpuColor(int(g));
+        // The roof: bandwidth-bound slope up to the ridge, then the compute peak (when known).
+        QVector<double> xs, ys;
+        const int steps = 60;
+        for (int i = 0; i <= steps; ++i) {
+            const double x = left * std::pow(right / left, double(i) / steps);
+            double y = point.bandwidthGBs * x;
+            if (point.peakGflops > 0)
+                y = std::min(y, point.peakGflops);
+            xs << x;
+            ys << y;
+        }
+        auto roof = plot->addGraph();
+        roof->setName(tr("%1 roof").arg(point.gpu));
+        roof->setPen(QPen(color, 1.5, Qt::DashLine));
+        roof->setData(xs, ys, true);
+        QStringList roofTips;
+        for (int i = 0; i <= steps; ++i)
+            roofTips << tr("%1: %2 GB/s measured bandwidth, %3 GFLOP/s peak")
+                            .arg(point.gpu, Format::number(point.bandwidthGBs),
+                                 point.peakGflops > 0 ? Format::number(point.peakGflops) : tr("unknown"));
+        m_tips.insert(roof, roofTips);
+
+        auto dot = plot->addGraph();
+        dot->setName(tr("Kernel on %1").arg(point.gpu));
+        dot->setLineStyle(QCPGraph::lsNone);
+        dot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, 10));
+        dot->addData(std::max(point.intensity, 1e-3), std::max(point.achievedGflops, 1e-3));
+        QString tip = tr("%1: %2 ms → %3 GB/s (%4% of measured bandwidth), %5 GFLOP/s")
+                          .arg(point.gpu, Format::ms(point.medianMs), Format::number(point.achievedGBs))
+                          .arg(Format::number(100 * point.achievedGBs / std::max(point.bandwidthGBs, 1e-9), 3))
+                          .arg(Format::number(point.achievedGflops));
+        if (point.peakGflops > 0)
+            tip += tr(" (%1% of peak)").arg(Format::number(100 * point.achievedGflops / point.peakGflops, 3));
+        if (point.achievedGBs > point.bandwidthGBs)
+            tip += QLatin1Char('\n') + tr("Faster than the memory system allows: the timing cannot be right.");
+        m_tips.insert(dot, {tip});
+        maxY = std::max(maxY, point.bandwidthGBs * maxX);
+    }
+    plot->legend->setVisible(true);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot->xAxis->setRange(left, right);
+    plot->yAxis->setRange(minY / 10, maxY * 10);
+}
+
+QString PlotsPage::toolTipFor(Plot which, QCPAbstractPlottable *plottable, int dataIndex) const
+{
+    if (!plottable || plottable->parentPlot() != m_plots[which])
+        return {};
+    return m_tips.value(plottable).value(dataIndex);
+}
+
+void PlotsPage::showToolTip(Plot which, const QPoint &pos)
+{
+    QCustomPlot *plot = m_plots[which];
+    int dataIndex = -1;
+    QCPAbstractPlottable *plottable = plot->plottableAt(pos, false, &dataIndex);
+    const QString tip = toolTipFor(which, plottable, dataIndex);
+    if (tip.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(plot->mapToGlobal(pos), tip, plot);
+}
+
+bool PlotsPage::exportPlot(Plot which, const QString &path, QString *error) const
+{
+    QCustomPlot *plot = m_plots[which];
+    const bool pdf = QFileInfo(path).suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
+    const int width = std::max(plot->width(), 640);
+    const int height = std::max(plot->height(), 420);
+    const bool ok = pdf ? plot->savePdf(path, width, height) : plot->savePng(path, width, height, 2.0);
+    if (!ok && error)
+        *error = tr("The plot could not be written to \"%1\".").arg(QDir::toNativeSeparators(path));
+    return ok;
+}
+
+void PlotsPage::chooseExport(Plot which)
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(),
+                                                tr("PNG image (*.png);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".png");
+    QString error;
+    if (!exportPlot(which, path, &error))
+        m_status->setText(error);
+}
+
+} // namespace kx::ui

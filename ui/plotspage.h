@@ -1,0 +1,73 @@
+#pragma once
+
+#include "ui/plotsdata.h"
+
+#include <QHash>
+#include <QWidget>
+
+class QComboBox;
+class QCPAbstractPlottable;
+class QCustomPlot;
+class QLabel;
+
+namespace kx::ui {
+
+/**
+ * The plots page: speedup per candidate and GPU, best speedup over the search, the selected kernel's
+ * runtime distribution against the reference, and its place under each GPU's roofline. Data is read
+ * off the GUI thread; hovering shows the numbers; each plot exports to PNG or PDF.
+ */
+class PlotsPage : public QWidget
+{
+    Q_OBJECT
+
+public:
+    enum Plot { SpeedupBarsPlot, ProgressPlot, DistributionPlot, RooflinePlot, PlotCount };
+
+    explicit PlotsPage(QWidget *parent = nullptr);
+
+    void setArchivePath(const QString &path);
+    /// Shows the candidate in the distribution and roofline plots, and its op in the others.
+    void setCandidate(const QString &candidateId);
+    /// Chooses the op and run (nullopt: all runs) for the speedup plots.
+    void setScope(const QString &opName, std::optional<std::int64_t> runId);
+    void reload();
+
+    bool isLoading() const { return m_loading; }
+    const PlotsData &data() const { return m_data; }
+    QCustomPlot *plot(Plot which) const { return m_plots[which]; }
+    /// The hover text of a data point (what the tooltip shows), empty when there is none.
+    QString toolTipFor(Plot which, QCPAbstractPlottable *plottable, int dataIndex) const;
+
+    /// Writes one plot as PDF (".pdf") or PNG (anything else); false with *error on failure.
+    bool exportPlot(Plot which, const QString &path, QString *error = nullptr) const;
+
+signals:
+    void loaded();
+    void loadFailed(const QString &message);
+
+private:
+    void showData();
+    void buildSpeedupBars();
+    void buildProgress();
+    void buildDistribution();
+    void buildRoofline();
+    void updateScopeChoices();
+    void showToolTip(Plot which, const QPoint &pos);
+    void chooseExport(Plot which);
+    static QColor gpuColor(int index);
+
+    QString m_archivePath;
+    PlotsScope m_scope;
+    PlotsData m_data;
+    quint64 m_generation = 0;
+    bool m_loading = false;
+    bool m_updatingChoices = false;
+    QComboBox *m_opCombo;
+    QComboBox *m_runCombo;
+    QLabel *m_status;
+    QCustomPlot *m_plots[PlotCount];
+    QHash<QCPAbstractPlottable *, QStringList> m_tips;
+};
+
+} // namespace kx::ui

@@ -1,0 +1,114 @@
+#include "ui/reviewevidence.h"
+
+#include "ui/format.h"
+#include "ui/plotsdata.h"
+
+#include <QJsonDocument>
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <algorithm>
+
+namespace kx::ui {
+
+namespace {
+
+QString evidenceRows(const std::string &evidence)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(evidence), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        return QStringLiteral("<tr><td colspan=2><code>%1</code></td></tr>").arg(Format::text(evidence).toHtmlEscaped());
+    QString rows;
+    const QJsonObject object = document.object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QJsonValue value = it.value();
+        QString text;
+        if (value.isDouble())
+            text = Format::number(value.toDouble(), 6);
+        else if (value.isString())
+            text = value.toString();
+        else if (value.isBool())
+            text = value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        else if (value.isArray())
+            text = QString::fromUtf8(QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact));
+        else if (value.isObject())
+            text = QString::fromUtf8(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+        rows += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>")
+                    .arg(it.key().toHtmlEscaped(), text.toHtmlEscaped());
+    }
+    return rows;
+}
+
+} // namespace
+
+double ReviewEvidence::rooflineFloorMs(const std::optional<Op> &op, const GpuInfo &gpu)
+{
+    if (!op)
+        return 0;
+    const Workload workload = Workload::of(*op);
+    double floorMs = 0;
+    if (workload.bytes && gpu.measuredBandwidthGBs > 0)
+        floorMs = double(*workload.bytes) / (gpu.measuredBandwidthGBs * 1e9) * 1e3;
+    if (workload.flops && gpu.peakTflops > 0)
+        floorMs = std::max(floorMs, double(*workload.flops) / (gpu.peakTflops * 1e12) * 1e3);
+    return floorMs;
+}
+
+QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Evaluation> &evaluations)
+{
+    if (evaluations.empty())
+        return QStringLiteral("<p>%1</p>").arg(tr("Not evaluated."));
+    QString html;
+    for (const Evaluation &evaluation : evaluations) {
+        html += QStringLiteral("<h3>%1 &middot; %2</h3>")
+                    .arg(Format::text(evaluation.gpu.name).toHtmlEscaped(), Format::status(evaluation.status));
+        html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
+        auto row = [&html](const QString &label, const QString &value, bool warn = false) {
+            html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>")
+                        .arg(label, warn ? QStringLiteral("<b><font color=\"%1\">%2</font></b>")
+                                               .arg(Format::warningColor().name(), value)
+                                         : value);
+        };
+        if (evaluation.status == EvalStatus::Correct) {
+            row(tr("Speedup"), Format::speedup(evaluation.speedup));
+            row(tr("Kernel median (CUDA events)"), Format::ms(evaluation.timing.medianMs) + QStringLiteral(" ms"));
+            if (evaluation.timing.wallMedianMs > 0) {
+                const double ratio = evaluation.timing.wallMedianMs / std::max(evaluation.timing.medianMs, 1e-12);
+                row(tr("Kernel median (wall clock)"),
+                    tr("%1 ms (%2× the event time)").arg(Format::ms(evaluation.timing.wallMedianMs), Format::number(ratio, 3)),
+                    ratio > 2.0);
+            }
+            row(tr("Reference median"), Format::ms(evaluation.baseline.medianMs) + QStringLiteral(" ms"));
+            const double floorMs = rooflineFloorMs(op, evaluation.gpu);
+            if (floorMs > 0) {
+                const bool belowFloor = evaluation.timing.medianMs < floorMs;
+                row(tr("Roofline floor"),
+                    belowFloor ? tr("%1 ms: measured %2 ms is %3× below it")
+                                     .arg(Format::ms(floorMs), Format::ms(evaluation.timing.medianMs),
+                                          Format::number(floorMs / std::max(evaluation.timing.medianMs, 1e-12), 3))
+                               : tr("%1 ms: measured %2 ms is above it")
+                                     .arg(Format::ms(floorMs), Format::ms(evaluation.timing.medianMs)),
+                    belowFloor);
+            }
+            row(tr("Samples"), QString::number(evaluation.samplesMs.size()));
+        } else {
+            row(tr("Outcome"), Format::text(evaluation.message).toHtmlEscaped());
+        }
+        QStringList checks;
+        for (const std::string &check : evaluation.correctness.checksPassed)
+            checks << Format::text(check).toHtmlEscaped();
+        row(tr("Checks passed"), checks.isEmpty() ? tr("none") : checks.join(QStringLiteral(", ")));
+        if (!evaluation.correctness.failure.empty())
+            row(tr("Failed check"), Format::text(evaluation.correctness.failure).toHtmlEscaped(), true);
+        html += QStringLiteral("</table>");
+        for (const Flag &flag : evaluation.flags) {
+            html += QStringLiteral("<p><b><font color=\"%1\">%2</font></b></p><table cellspacing=0 cellpadding=2>%3</table>")
+                        .arg(Format::warningColor().name(), tr("Flag: %1").arg(Format::text(flag.kind).toHtmlEscaped()),
+                             evidenceRows(flag.evidence));
+        }
+    }
+    return html;
+}
+
+} // namespace kx::ui

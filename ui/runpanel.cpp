@@ -1,0 +1,348 @@
+#include "ui/runpanel.h"
+
+#include "ui/format.h"
+#include "ui/searchbridge.h"
+#include "ui/workerslist.h"
+
+#include <QAction>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStyle>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <climits>
+#include <cmath>
+#include <set>
+
+namespace kx::ui {
+
+namespace {
+
+QSpinBox *spinBox(int minimum, int maximum, const QString &zeroText, QWidget *parent)
+{
+    auto *box = new QSpinBox(parent);
+    box->setRange(minimum, maximum);
+    if (!zeroText.isEmpty())
+        box->setSpecialValueText(zeroText);
+    box->setAccelerated(true);
+    return box;
+}
+
+QString duration(double seconds)
+{
+    const qint64 s = qint64(std::llround(seconds));
+    if (s < 60)
+        return RunPanel::tr("%1 s").arg(s);
+    if (s < 3600)
+        return RunPanel::tr("%1 min %2 s").arg(s / 60).arg(s % 60);
+    return RunPanel::tr("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60);
+}
+
+QPushButton *button(QAction *action, QWidget *parent)
+{
+    auto *b = new QPushButton(action->icon(), action->iconText(), parent);
+    b->setToolTip(action->toolTip());
+    b->setEnabled(action->isEnabled());
+    QObject::connect(b, &QPushButton::clicked, action, &QAction::trigger);
+    QObject::connect(action, &QAction::changed, b, [b, action] { b->setEnabled(action->isEnabled()); });
+    return b;
+}
+
+} // namespace
+
+RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
+    : QWidget(parent)
+    , m_bridge(bridge)
+    , m_opLabel(new QLabel(this))
+    , m_generations(spinBox(0, 100000, tr("no limit"), this))
+    , m_candidates(spinBox(0, 10000000, tr("no limit"), this))
+    , m_minutes(spinBox(0, 100000, tr("no limit"), this))
+    , m_noImprovement(spinBox(0, 100000, tr("never"), this))
+    , m_seed(spinBox(0, INT_MAX, {}, this))
+    , m_children(spinBox(1, 1024, {}, this))
+    , m_devices(new QLineEdit(this))
+    , m_progress(new QProgressBar(this))
+    , m_counts(new QLabel(this))
+    , m_eta(new QLabel(this))
+    , m_message(new QLabel(this))
+    , m_workers(new WorkersList(this))
+    , m_startAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start Search"), this))
+    , m_pauseAction(new QAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this))
+    , m_resumeAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Resume"), this))
+    , m_stopAction(new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this))
+    , m_continueAction(new QAction(tr("&Continue Run"), this))
+{
+    setObjectName(QStringLiteral("runPanel"));
+    m_opLabel->setObjectName(QStringLiteral("runOp"));
+    m_opLabel->setWordWrap(true);
+    m_minutes->setSuffix(tr(" min"));
+    m_generations->setObjectName(QStringLiteral("budgetGenerations"));
+    m_candidates->setObjectName(QStringLiteral("budgetCandidates"));
+    m_minutes->setObjectName(QStringLiteral("budgetMinutes"));
+    m_noImprovement->setObjectName(QStringLiteral("budgetNoImprovement"));
+    m_seed->setObjectName(QStringLiteral("searchSeed"));
+    m_children->setObjectName(QStringLiteral("searchChildren"));
+    m_devices->setObjectName(QStringLiteral("searchGpus"));
+    m_devices->setPlaceholderText(tr("all"));
+    m_devices->setToolTip(tr("GPUs to search on: empty for all, or device numbers such as 0,1"));
+    m_counts->setObjectName(QStringLiteral("runCounts"));
+    m_eta->setObjectName(QStringLiteral("runEta"));
+    m_message->setObjectName(QStringLiteral("runMessage"));
+    m_message->setWordWrap(true);
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress->setObjectName(QStringLiteral("runProgress"));
+    m_progress->setTextVisible(true);
+    setSettings(SearchSettings{});
+
+    // F5 is Reload (QKeySequence::Refresh) in the main window.
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_startAction->setToolTip(tr("Start a search on the chosen op (Ctrl+R)"));
+    m_pauseAction->setShortcut(QKeySequence(Qt::Key_F6));
+    m_pauseAction->setToolTip(tr("Pause after the current evaluations (F6)"));
+    m_resumeAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F6));
+    m_resumeAction->setToolTip(tr("Resume the paused search (Shift+F6)"));
+    m_stopAction->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    m_stopAction->setToolTip(tr("Stop after the evaluations in flight; the run can be continued (Shift+F5)"));
+    m_continueAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
+    m_continueAction->setToolTip(tr("Continue the run selected in the lineage with its own settings (Ctrl+F5)"));
+    connect(m_startAction, &QAction::triggered, this, &RunPanel::startSearch);
+    connect(m_pauseAction, &QAction::triggered, m_bridge, &SearchBridge::pause);
+    connect(m_resumeAction, &QAction::triggered, m_bridge, &SearchBridge::resume);
+    connect(m_stopAction, &QAction::triggered, m_bridge, &SearchBridge::cancel);
+    connect(m_continueAction, &QAction::triggered, this, &RunPanel::continueSelectedRun);
+
+    connect(m_bridge, &SearchBridge::stateChanged, this, [this] {
+        updateActions();
+        updateProgress();
+    });
+    connect(m_bridge, &SearchBridge::progressChanged, this, &RunPanel::updateProgress);
+    connect(m_bridge, &SearchBridge::workersChanged, this, [this] { m_workers->setWorkers(m_bridge->workers()); });
+    connect(m_bridge, &SearchBridge::started, this,
+            [this](qint64 runId) { showMessage(tr("Searching: run %1.").arg(runId)); });
+    connect(m_bridge, &SearchBridge::startFailed, this, [this](const QString &message, bool noGpu) {
+        if (noGpu)
+            showMessage(tr("No GPU to search on: %1\nBrowsing the archive still works.").arg(message), true);
+        else
+            showMessage(tr("The search could not start: %1").arg(message), true);
+    });
+    connect(m_bridge, &SearchBridge::errorOccurred, this,
+            [this](const QString &message) { showMessage(message, true); });
+    connect(m_bridge, &SearchBridge::finished, this, [this](RunState state, const QString &reason) {
+        switch (state) {
+        case RunState::Finished: showMessage(tr("Finished: %1.").arg(reason)); break;
+        case RunState::Cancelled: showMessage(tr("Stopped. Continue the run to go on from here.")); break;
+        default: showMessage(tr("The search failed: %1").arg(reason), true); break;
+        }
+        updateProgress();
+    });
+
+    auto *opRow = new QHBoxLayout;
+    opRow->addWidget(m_opLabel, 1);
+    auto *choose = new QToolButton(this);
+    choose->setText(tr("Choose…"));
+    choose->setToolTip(tr("Open an op (Ctrl+Shift+O)"));
+    connect(choose, &QToolButton::clicked, this, &RunPanel::chooseOpRequested);
+    opRow->addWidget(choose);
+
+    auto *budget = new QGroupBox(tr("Budget"), this);
+    auto *budgetForm = new QFormLayout(budget);
+    budgetForm->addRow(tr("&Generations:"), m_generations);
+    budgetForm->addRow(tr("C&andidates:"), m_candidates);
+    budgetForm->addRow(tr("&Time:"), m_minutes);
+    budgetForm->addRow(tr("&No improvement for:"), m_noImprovement);
+
+    auto *breeding = new QGroupBox(tr("Search"), this);
+    auto *breedingForm = new QFormLayout(breeding);
+    breedingForm->addRow(tr("S&eed:"), m_seed);
+    breedingForm->addRow(tr("C&hildren per generation:"), m_children);
+    breedingForm->addRow(tr("G&PUs:"), m_devices);
+
+    auto *buttons = new QHBoxLayout;
+    for (QAction *action : {m_startAction, m_pauseAction, m_resumeAction, m_stopAction, m_continueAction})
+        buttons->addWidget(button(action, this));
+    buttons->addStretch();
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(opRow);
+    layout->addWidget(budget);
+    layout->addWidget(breeding);
+    layout->addLayout(buttons);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_counts);
+    layout->addWidget(m_eta);
+    layout->addWidget(m_message);
+    layout->addWidget(m_workers, 1);
+
+    setOp(std::nullopt);
+    updateProgress();
+}
+
+void RunPanel::setOp(const std::optional<Op> &op)
+{
+    m_op = op;
+    m_opLabel->setText(op ? tr("<b>%1</b> — %2").arg(Format::text(op->name).toHtmlEscaped(),
+                                                      Format::text(op->description).toHtmlEscaped())
+                          : tr("No op chosen: File ▸ Open Op…"));
+    updateActions();
+}
+
+void RunPanel::setSelectedRun(std::int64_t runId, RunState state)
+{
+    m_selectedRun = runId;
+    m_selectedRunState = state;
+    updateActions();
+}
+
+SearchSettings RunPanel::settings() const
+{
+    SearchSettings settings;
+    settings.seed = std::uint64_t(m_seed->value());
+    settings.childrenPerGeneration = m_children->value();
+    settings.budget.generations = m_generations->value();
+    settings.budget.candidates = m_candidates->value();
+    settings.budget.seconds = m_minutes->value() * 60.0;
+    settings.budget.noImprovement = m_noImprovement->value();
+    return settings;
+}
+
+void RunPanel::setSettings(const SearchSettings &settings)
+{
+    m_seed->setValue(int(std::min<std::uint64_t>(settings.seed, INT_MAX)));
+    m_children->setValue(settings.childrenPerGeneration);
+    m_generations->setValue(settings.budget.generations);
+    m_candidates->setValue(settings.budget.candidates);
+    m_minutes->setValue(int(std::ceil(settings.budget.seconds / 60.0)));
+    m_noImprovement->setValue(settings.budget.noImprovement);
+}
+
+Expected<std::vector<int>> RunPanel::parseDevices(const QString &text)
+{
+    const QString trimmed = text.trimmed();
+    if (trimmed.isEmpty() || trimmed.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0)
+        return std::vector<int>{};
+    std::vector<int> devices;
+    std::set<int> seen;
+    for (const QString &part : trimmed.split(QLatin1Char(','))) {
+        bool ok = false;
+        const int device = part.trimmed().toInt(&ok);
+        if (!ok || device < 0)
+            return Error{tr("'%1' is not a GPU number (use all, or numbers such as 0,1)").arg(part.trimmed()).toStdString()};
+        if (seen.insert(device).second)
+            devices.push_back(device);
+    }
+    return devices;
+}
+
+void RunPanel::setDevicesText(const QString &text)
+{
+    m_devices->setText(text);
+}
+
+bool RunPanel::startSearch()
+{
+    if (!m_op) {
+        showMessage(tr("Choose an op first (File ▸ Open Op…)."), true);
+        return false;
+    }
+    const auto devices = parseDevices(m_devices->text());
+    if (!devices) {
+        showMessage(QString::fromStdString(devices.error().message), true);
+        return false;
+    }
+    showMessage(tr("Starting the GPU workers…"));
+    return m_bridge->start(*m_op, settings(), *devices);
+}
+
+bool RunPanel::continueSelectedRun()
+{
+    if (m_selectedRun <= 0) {
+        showMessage(tr("Select a run in the lineage first."), true);
+        return false;
+    }
+    const auto devices = parseDevices(m_devices->text());
+    if (!devices) {
+        showMessage(QString::fromStdString(devices.error().message), true);
+        return false;
+    }
+    showMessage(tr("Starting the GPU workers to continue run %1…").arg(m_selectedRun));
+    return m_bridge->continueRun(m_selectedRun, *devices, m_minutes->value() * 60.0);
+}
+
+void RunPanel::updateActions()
+{
+    const SearchBridge::State state = m_bridge->state();
+    const bool idle = state == SearchBridge::State::Idle;
+    m_startAction->setEnabled(idle && m_op.has_value());
+    m_pauseAction->setEnabled(state == SearchBridge::State::Running);
+    m_resumeAction->setEnabled(state == SearchBridge::State::Paused);
+    m_stopAction->setEnabled(state == SearchBridge::State::Starting || state == SearchBridge::State::Running
+                             || state == SearchBridge::State::Paused);
+    m_continueAction->setEnabled(idle && m_selectedRun > 0 && m_selectedRunState != RunState::Created);
+    for (QWidget *field : std::initializer_list<QWidget *>{m_generations, m_candidates, m_minutes, m_noImprovement,
+                                                           m_seed, m_children, m_devices})
+        field->setEnabled(idle);
+}
+
+void RunPanel::updateProgress()
+{
+    const SearchProgress progress = m_bridge->progress();
+    const SearchBudget budget = m_bridge->budget();
+    const SearchBridge::State state = m_bridge->state();
+    if (state == SearchBridge::State::Starting) {
+        m_progress->setRange(0, 0); // Busy: the workers are measuring their GPUs.
+    } else if (budget.candidates > 0) {
+        m_progress->setRange(0, budget.candidates);
+        m_progress->setValue(std::min(progress.evaluated, budget.candidates));
+        m_progress->setFormat(tr("%v of %m candidates"));
+    } else if (budget.generations > 0) {
+        m_progress->setRange(0, budget.generations);
+        m_progress->setValue(std::min(progress.generation, budget.generations));
+        m_progress->setFormat(tr("generation %v of %m"));
+    } else {
+        m_progress->setRange(0, 1);
+        m_progress->setValue(0);
+        m_progress->setFormat(tr("generation %1").arg(progress.generation));
+    }
+    m_counts->setText(tr("Proposed %1 · compiled %2 · verified %3 · failed %4")
+                          .arg(progress.proposed)
+                          .arg(m_bridge->compiledCount())
+                          .arg(progress.correct)
+                          .arg(progress.failed));
+    QString eta;
+    if (state == SearchBridge::State::Running) {
+        if (const auto seconds = SearchBridge::estimateRemainingSeconds(budget, progress))
+            eta = tr("About %1 left").arg(duration(*seconds));
+    }
+    if (progress.bestSpeedup > 0)
+        eta += (eta.isEmpty() ? QString() : QStringLiteral(" · "))
+               + tr("best %1 (%2)").arg(Format::speedup(progress.bestSpeedup),
+                                        Format::shortId(progress.bestCandidateId));
+    m_eta->setText(eta);
+}
+
+void RunPanel::showMessage(const QString &text, bool warning)
+{
+    QPalette palette = m_message->palette();
+    palette.setColor(QPalette::WindowText, warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
+    m_message->setPalette(palette);
+    m_message->setText(text);
+}
+
+QString RunPanel::messageText() const
+{
+    return m_message->text();
+}
+
+QString RunPanel::countsText() const
+{
+    return m_counts->text();
+}
+
+} // namespace kx::ui

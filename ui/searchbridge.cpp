@@ -1,0 +1,361 @@
+#include "ui/searchbridge.h"
+
+#include "core/archive/archive.h"
+#include "core/eval/nvrtccompiler.h"
+#include "core/search/searchsession.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QMetaObject>
+#include <QThreadPool>
+#include <QTimer>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+
+namespace kx::ui {
+
+namespace {
+
+constexpr int kWorkerPollMs = 400;
+
+bool sameWorkers(const std::vector<WorkerStatus> &a, const std::vector<WorkerStatus> &b)
+{
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const WorkerStatus &x, const WorkerStatus &y) {
+        return x.device == y.device && x.state == y.state && x.gpu.name == y.gpu.name && x.restarts == y.restarts
+               && x.pid == y.pid && x.lastError == y.lastError;
+    });
+}
+
+} // namespace
+
+/// Carries events from core threads to the bridge; detached when the bridge lets go of a search, so that a
+/// session being torn down on the pool never reaches a bridge that is gone. Also counts compilations.
+struct SearchBridge::Link : EvaluationObserver
+{
+    explicit Link(SearchBridge *bridge, quint64 session)
+        : target(bridge), session(session)
+    {}
+
+    void post(const SearchEvent &event)
+    {
+        std::lock_guard lock(mutex);
+        if (target)
+            QMetaObject::invokeMethod(target, [bridge = target, id = session, event] { bridge->handleEvent(id, event); },
+                                      Qt::QueuedConnection);
+    }
+    void detach()
+    {
+        std::lock_guard lock(mutex);
+        target = nullptr;
+    }
+    void compiled(const Candidate &, const CompileResult &result) override
+    {
+        if (result.ok)
+            ++compiledOk;
+    }
+
+    std::mutex mutex;
+    SearchBridge *target; // Not owned; guarded by mutex.
+    const quint64 session;
+    std::atomic<int> compiledOk{0};
+    std::atomic<bool> cancelled{false};
+};
+
+/// A session and the link it reports through; the link outlives the session (members die in reverse).
+struct SearchBridge::Job
+{
+    std::shared_ptr<Link> link;
+    std::unique_ptr<SearchSession> session;
+};
+
+/// What the pool thread found out while starting.
+struct SearchBridge::Launch
+{
+    std::int64_t runId = 0;
+    QString error;
+    bool noGpu = false;
+    std::optional<SearchBudget> budget;
+};
+
+SearchBridge::SearchBridge(QObject *parent)
+    : QObject(parent)
+    , m_workerCommand(defaultWorkerCommand())
+    , m_workerTimer(new QTimer(this))
+{
+    m_workerTimer->setInterval(kWorkerPollMs);
+    connect(m_workerTimer, &QTimer::timeout, this, &SearchBridge::pollWorkers);
+}
+
+SearchBridge::~SearchBridge()
+{
+    if (m_job && m_job->session)
+        m_job->session->cancel();
+    dispose();
+}
+
+QStringList SearchBridge::defaultWorkerCommand()
+{
+    return {QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("kx")), QStringLiteral("worker")};
+}
+
+int SearchBridge::compiledCount() const
+{
+    return m_job ? m_job->link->compiledOk.load() : m_lastCompiled;
+}
+
+bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices)
+{
+    return launch([op](Job &job) {
+        Launch result;
+        auto runId = job.session->start(op);
+        if (runId)
+            result.runId = *runId;
+        else
+            result.error = QString::fromStdString(runId.error().message);
+        return result;
+    }, devices, settings);
+}
+
+bool SearchBridge::continueRun(std::int64_t runId, const std::vector<int> &devices, double extraSeconds)
+{
+    const std::string archivePath = QFile::encodeName(m_archivePath).toStdString();
+    return launch([runId, extraSeconds, archivePath](Job &job) {
+        Launch result;
+        // The run keeps its stored budget; read it for the ETA.
+        if (auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly)) {
+            try {
+                if (const auto run = (*archive)->run(runId))
+                    if (const auto stored = searchSettingsFromJson(run->settings))
+                        result.budget = stored->budget;
+            } catch (const std::exception &) {
+                // The engine reports the problem when it reads the run itself.
+            }
+        }
+        std::vector<std::unique_ptr<StopCondition>> extra;
+        if (extraSeconds > 0)
+            extra.push_back(makeTimeLimit(extraSeconds));
+        auto id = job.session->continueRun(runId, std::move(extra));
+        if (id)
+            result.runId = *id;
+        else
+            result.error = QString::fromStdString(id.error().message);
+        return result;
+    }, devices, {});
+}
+
+bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::vector<int> &devices,
+                          const SearchSettings &settings)
+{
+    if (m_state != State::Idle)
+        return false;
+    const auto refuse = [this](const QString &message, bool noGpu) {
+        emit startFailed(message, noGpu);
+        return false;
+    };
+    if (m_archivePath.isEmpty())
+        return refuse(tr("No archive is open."), false);
+    if (m_workerCommand.isEmpty())
+        return refuse(tr("No worker program is set."), true);
+    if (!NvrtcCompiler::available())
+        return refuse(tr("This build has no NVRTC (the CUDA toolkit was missing when it was built): searching needs it."),
+                      false);
+
+    SearchSessionOptions options;
+    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
+    for (const QString &word : std::as_const(m_workerCommand))
+        options.workerCommand.push_back(QFile::encodeName(word).toStdString());
+    options.devices = devices;
+    options.settings = settings;
+
+    const quint64 session = ++m_session;
+    auto job = std::make_shared<Job>();
+    job->link = std::make_shared<Link>(this, session);
+    std::shared_ptr<Link> link = job->link;
+    job->session = std::make_unique<SearchSession>(std::move(options),
+                                                   [link](const SearchEvent &event) { link->post(event); },
+                                                   link.get());
+    m_job = job;
+    m_runId = 0;
+    m_progress = {};
+    m_budget = settings.budget;
+    m_workers.clear();
+    m_lastCompiled = 0;
+    setState(State::Starting);
+    emit progressChanged(m_progress);
+    emit workersChanged();
+    m_workerTimer->start();
+
+    QtConcurrent::run([job, begin]() -> Launch {
+        if (const Status started = job->session->startWorkers(); !started) {
+            Launch failed;
+            failed.error = QString::fromStdString(started.error().message);
+            failed.noGpu = true;
+            return failed;
+        }
+        if (job->link->cancelled) {
+            Launch stopped;
+            stopped.error = tr("Stopped before the search began.");
+            return stopped;
+        }
+        return begin(*job);
+    }).then(this, [this, session](const Launch &result) {
+        if (session != m_session || !m_job)
+            return; // Cancelled while starting, or superseded.
+        if (result.budget)
+            m_budget = *result.budget;
+        if (!result.error.isEmpty()) {
+            pollWorkers();
+            dispose();
+            setState(State::Idle);
+            emit startFailed(result.error, result.noGpu);
+            return;
+        }
+        markStarted(result.runId);
+    });
+    return true;
+}
+
+void SearchBridge::markStarted(std::int64_t runId)
+{
+    if (m_state != State::Starting)
+        return;
+    m_runId = runId;
+    setState(State::Running);
+    pollWorkers();
+    emit started(runId);
+}
+
+void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
+{
+    if (session != m_session || !m_job)
+        return;
+    // Events can overtake the start job's own report.
+    markStarted(event.runId);
+    m_progress = event.progress;
+    switch (event.kind) {
+    case SearchEvent::Kind::Proposed:
+        if (event.candidate)
+            emit candidateProposed(*event.candidate, event.progress.generation);
+        break;
+    case SearchEvent::Kind::Evaluated:
+        if (event.candidate && event.evaluation)
+            emit candidateEvaluated(*event.candidate, *event.evaluation);
+        break;
+    case SearchEvent::Kind::NewBest:
+        if (event.candidate && event.evaluation)
+            emit newBest(*event.candidate, *event.evaluation);
+        break;
+    case SearchEvent::Kind::GenerationFinished:
+        emit generationFinished(event.progress.generation);
+        break;
+    case SearchEvent::Kind::StateChanged:
+        if (m_state != State::Stopping) {
+            if (event.state == RunState::Paused)
+                setState(State::Paused);
+            else if (event.state == RunState::Running)
+                setState(State::Running);
+        }
+        break;
+    case SearchEvent::Kind::Error:
+        emit errorOccurred(QString::fromStdString(event.message));
+        break;
+    case SearchEvent::Kind::Finished:
+        emit progressChanged(m_progress);
+        pollWorkers();
+        m_lastRunState = event.state;
+        dispose();
+        setState(State::Idle);
+        emit finished(event.state, QString::fromStdString(event.message));
+        return;
+    }
+    emit progressChanged(m_progress);
+}
+
+void SearchBridge::pause()
+{
+    if (m_job && (m_state == State::Running)) {
+        m_job->session->pause();
+        setState(State::Paused);
+    }
+}
+
+void SearchBridge::resume()
+{
+    if (m_job && m_state == State::Paused) {
+        m_job->session->resume();
+        setState(State::Running);
+    }
+}
+
+void SearchBridge::cancel()
+{
+    if (!m_job)
+        return;
+    if (m_state == State::Starting) {
+        // The workers are still coming up: let the start job see it and give up; nothing to wait for here.
+        m_job->link->cancelled = true;
+        m_lastRunState = RunState::Cancelled;
+        dispose();
+        setState(State::Idle);
+        emit finished(RunState::Cancelled, tr("Stopped before the search began."));
+        return;
+    }
+    m_job->session->cancel();
+    // A paused engine waits for resume or stop; cancel() stops it. Either way Finished follows.
+    setState(State::Stopping);
+}
+
+void SearchBridge::dispose()
+{
+    m_workerTimer->stop();
+    if (!m_job)
+        return;
+    m_lastCompiled = m_job->link->compiledOk;
+    m_job->link->detach();
+    ++m_session;
+    // Destroying a session joins its threads and stops the worker processes: do it on the pool.
+    QThreadPool::globalInstance()->start([job = std::move(m_job)]() mutable { job.reset(); });
+    m_job.reset();
+}
+
+void SearchBridge::setState(State state)
+{
+    if (state == m_state)
+        return;
+    m_state = state;
+    emit stateChanged(state);
+}
+
+void SearchBridge::pollWorkers()
+{
+    if (!m_job)
+        return;
+    std::vector<WorkerStatus> workers = m_job->session->workers();
+    if (sameWorkers(workers, m_workers))
+        return;
+    m_workers = std::move(workers);
+    emit workersChanged();
+}
+
+std::optional<double> SearchBridge::estimateRemainingSeconds(const SearchBudget &budget, const SearchProgress &progress)
+{
+    const double elapsed = progress.elapsedSeconds;
+    if (elapsed <= 0)
+        return std::nullopt;
+    std::optional<double> eta;
+    const auto consider = [&eta](double seconds) { eta = std::max(0.0, eta ? std::min(*eta, seconds) : seconds); };
+    if (budget.seconds > 0)
+        consider(budget.seconds - elapsed);
+    // Generation 0 is the translation; generations 1..N follow. Done so far: those before the current one.
+    if (budget.generations > 0 && progress.generation > 0)
+        consider((budget.generations + 1 - progress.generation) * elapsed / progress.generation);
+    if (budget.candidates > 0 && progress.evaluated > 0)
+        consider((budget.candidates - progress.evaluated) * elapsed / progress.evaluated);
+    return eta;
+}
+
+} // namespace kx::ui
