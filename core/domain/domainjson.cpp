@@ -51,6 +51,8 @@ void to_json(nlohmann::json &j, const Op &v)
          {"policy", v.policy}};
     if (!v.recipe.empty())
         j["recipe"] = nlohmann::json::parse(v.recipe);
+    if (!v.referenceModule.empty())
+        j["referenceModule"] = v.referenceModule;
 }
 void from_json(const nlohmann::json &j, Op &v)
 {
@@ -66,6 +68,7 @@ void from_json(const nlohmann::json &j, Op &v)
     read(j, "policy", v.policy);
     if (const auto it = j.find("recipe"); it != j.end() && !it->is_null())
         v.recipe = it->is_string() ? it->get<std::string>() : it->dump();
+    read(j, "referenceModule", v.referenceModule);
 }
 
 void to_json(nlohmann::json &j, const Candidate &v)

@@ -48,6 +48,9 @@ struct Op
     std::string flopsExpr;                  ///< Minimal FLOPs as an expression over shape symbols.
     OpPolicy policy;
     std::string recipe;                     ///< JSON: what the op computes, for code generation (see OpRecipe).
+    /// Base64 of a saved TorchScript module whose forward(inputs...) returns the outputs: the reference of an
+    /// imported op (parameters of the original model are among the inputs). Empty for built-in ops.
+    std::string referenceModule;
 
     bool operator==(const Op &) const = default;
 };
