@@ -11,10 +11,11 @@ std::vector<ParamDef> commonParameters()
     return {{"mapping", {0, 1}, "rows per block (0: one warp per row, 1: one block per row)"},
             {"block", {64, 128, 256, 512, 1024}, "block size"},
             {"vec", {1, 4}, "vector width (floats per load)"},
+            {"unroll", {1, 2, 4, 8}, "row loop unrolling (loads in flight per thread)"},
             {"reduction", {0, 1}, "block reduction (0: warp shuffles, 1: shared-memory tree)"}};
 }
 
-Params commonDefaults() { return {{"mapping", 1}, {"block", 256}, {"vec", 1}, {"reduction", 0}}; }
+Params commonDefaults() { return {{"mapping", 1}, {"block", 256}, {"vec", 1}, {"unroll", 1}, {"reduction", 0}}; }
 
 std::string checkCommon(const Op &op, const OpRecipe &recipe, const Params &params,
                         const std::vector<ParamDef> &definitions)
@@ -38,7 +39,7 @@ std::string checkCommon(const Op &op, const OpRecipe &recipe, const Params &para
 RowLayout layoutOf(const Params &params)
 {
     return {param(params, "mapping", 1) == 0, param(params, "block", 256), param(params, "vec", 1),
-            param(params, "reduction", 0) == 1};
+            param(params, "unroll", 1), param(params, "reduction", 0) == 1};
 }
 
 std::string reductionHelpers(const RowLayout &layout)
@@ -146,10 +147,13 @@ std::string forEachElement(const RowLayout &layout, const std::string &pointer, 
                            const std::string &indent)
 {
     const std::string step = layout.warpPerRow ? "32" : "blockDim.x";
+    // Unrolling lets a thread issue several independent loads before it waits for the first.
+    const std::string unroll =
+        layout.unroll > 1 ? indent + "#pragma unroll " + std::to_string(layout.unroll) + "\n" : std::string();
     if (layout.vec == 1)
-        return indent + "for (long long c = lane; c < cols; c += " + step + ") {\n" + indent + "    const float v = "
+        return unroll + indent + "for (long long c = lane; c < cols; c += " + step + ") {\n" + indent + "    const float v = "
                + pointer + "[c];\n" + indent + "    " + body + "\n" + indent + "}\n";
-    return indent + "for (long long c4 = lane * 4; c4 < cols; c4 += " + step + " * 4) {\n" + indent
+    return unroll + indent + "for (long long c4 = lane * 4; c4 < cols; c4 += " + step + " * 4) {\n" + indent
            + "    const float4 v4 = *reinterpret_cast<const float4 *>(" + pointer + " + c4);\n" + indent
            + "    const float lanes[4] = {v4.x, v4.y, v4.z, v4.w};\n" + indent + "#pragma unroll\n" + indent
            + "    for (int k = 0; k < 4; ++k) {\n" + indent + "        const long long c = c4 + k;\n" + indent

@@ -8,7 +8,7 @@
 
 namespace kx::rows {
 
-/// mapping (warp or block per row), block size, vector width, reduction strategy.
+/// mapping (warp or block per row), block size, vector width, loop unrolling, reduction strategy.
 std::vector<ParamDef> commonParameters();
 Params commonDefaults();
 /// Checks the common parameters and that cols allows the vector width in every shape set.
@@ -20,6 +20,7 @@ struct RowLayout
     bool warpPerRow = false;
     int block = 256;
     int vec = 1;
+    int unroll = 1;     ///< Loop iterations unrolled: loads in flight per thread.
     bool sharedTree = false;
 };
 RowLayout layoutOf(const Params &params);

@@ -77,6 +77,24 @@ Expected<Genome> genomeOf(const ScoredCandidate &scored)
     return genomeFromJson(scored.candidate.genome);
 }
 
+/// A parent's genome and the context of its template: what mutation and repair start from.
+struct BreedingContext
+{
+    Genome genome;
+    Context context;
+};
+
+Expected<BreedingContext> breedingContext(const Op &op, const ScoredCandidate &parent)
+{
+    auto genome = genomeOf(parent);
+    if (!genome)
+        return genome.error();
+    auto context = contextFor(op, genome->templateName);
+    if (!context)
+        return context.error();
+    return BreedingContext{std::move(*genome), std::move(*context)};
+}
+
 ProposalResult translate(const ProposalRequest &request)
 {
     auto context = contextFor(request.op);
@@ -107,12 +125,11 @@ ProposalResult translate(const ProposalRequest &request)
 ProposalResult mutate(const ProposalRequest &request)
 {
     const auto &parent = request.parents.front();
-    const auto genome = genomeOf(parent);
-    if (!genome)
-        return {{}, genome.error().message};
-    auto context = contextFor(request.op, genome->templateName);
-    if (!context)
-        return {{}, context.error().message};
+    auto bred = breedingContext(request.op, parent);
+    if (!bred)
+        return {{}, bred.error().message};
+    const Genome *genome = &bred->genome;
+    const Context *context = &bred->context;
     SplitMix random(request.seed);
 
     // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
@@ -204,12 +221,11 @@ ProposalResult crossover(const ProposalRequest &request)
 ProposalResult repair(const ProposalRequest &request)
 {
     const auto &parent = request.parents.front();
-    const auto genome = genomeOf(parent);
-    if (!genome)
-        return {{}, genome.error().message};
-    auto context = contextFor(request.op, genome->templateName);
-    if (!context)
-        return {{}, context.error().message};
+    auto bred = breedingContext(request.op, parent);
+    if (!bred)
+        return {{}, bred.error().message};
+    const Genome *genome = &bred->genome;
+    const Context *context = &bred->context;
     const Params defaults = context->kernelTemplate->defaults(request.op, context->recipe);
     std::vector<std::string> differing;
     for (const auto &[name, value] : genome->params)
