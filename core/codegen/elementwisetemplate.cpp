@@ -36,12 +36,13 @@ std::vector<ParamDef> ElementwiseTemplate::parameters(const Op &, const OpRecipe
             {"vec", {1, 2, 4}, "vector width (floats per load)"},
             {"unroll", {1, 2, 4}, "items per thread per iteration"},
             {"gridCap", {0, 264, 528, 1056, 2112}, "grid cap for a grid-stride loop (0: one pass)"},
-            {"fastMath", {0, 1}, "fast-math intrinsics"}};
+            {"fastMath", {0, 1}, "fast-math intrinsics"},
+            {"streaming", {0, 1}, "streaming loads and stores (evict-first cache hints)"}};
 }
 
 Params ElementwiseTemplate::defaults(const Op &, const OpRecipe &) const
 {
-    return {{"block", 256}, {"vec", 1}, {"unroll", 1}, {"gridCap", 0}, {"fastMath", 0}};
+    return {{"block", 256}, {"vec", 1}, {"unroll", 1}, {"gridCap", 0}, {"fastMath", 0}, {"streaming", 0}};
 }
 
 std::string ElementwiseTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -84,6 +85,8 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
     const int unroll = param(params, "unroll", 1);
     const int gridCap = param(params, "gridCap", 0);
     const bool fastMath = param(params, "fastMath", 0) != 0;
+    // Each element is touched once: evict-first hints keep the data from displacing anything useful in L2.
+    const bool streaming = param(params, "streaming", 0) != 0;
     const std::string expression = fastMath ? withFastMath(recipe.expression) : recipe.expression;
     const auto &output = op.outputs.front();
 
@@ -124,9 +127,12 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
     out << "#pragma unroll\n        for (int u = 0; u < " << unroll << "; ++u) {\n"
         << "            const long long i = base + u * threads;\n"
         << "            if (i < vectors) {\n";
-    for (const auto &input : op.inputs)
-        out << "                " << input.name << "[u] = reinterpret_cast<const " << vectorType << " *>("
-            << input.name << "_ptr)[" << index(input, "i", vec) << "];\n";
+    for (const auto &input : op.inputs) {
+        const std::string pointer = "reinterpret_cast<const " + vectorType + " *>(" + input.name + "_ptr)";
+        const std::string element = index(input, "i", vec);
+        out << "                " << input.name << "[u] = "
+            << (streaming ? "__ldcs(" + pointer + " + " + element + ")" : pointer + "[" + element + "]") << ";\n";
+    }
     out << "            }\n        }\n"
         << "#pragma unroll\n        for (int u = 0; u < " << unroll << "; ++u) {\n"
         << "            const long long i = base + u * threads;\n"
@@ -145,7 +151,9 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
             out << ");\n";
         }
     }
-    out << "                reinterpret_cast<" << vectorType << " *>(" << output.name << "_ptr)[i] = result;\n"
+    const std::string outputPointer = "reinterpret_cast<" + vectorType + " *>(" + output.name + "_ptr)";
+    out << "                "
+        << (streaming ? "__stcs(" + outputPointer + " + i, result)" : outputPointer + "[i] = result") << ";\n"
         << "            }\n        }\n    }\n";
     if (vec > 1) {
         out << "    for (long long i = vectors * " << vec << " + first; i < n; i += threads)\n"
