@@ -50,6 +50,10 @@ case "$mode" in
     ;;
   test)
     # GPU suites skip themselves (CTest shows them as skipped) where no GPU is present.
+    if ! nvidia-smi -L > /dev/null 2>&1; then
+      echo "bootstrap: no NVIDIA GPU here: the suites labelled 'gpu' will be skipped (run them on a GPU machine," \
+           "see README: Building on a GPU machine)"
+    fi
     ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" --timeout 900
     ;;
 esac
