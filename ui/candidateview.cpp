@@ -1,5 +1,6 @@
 #include "ui/candidateview.h"
 
+#include "ui/assemblyloader.h"
 #include "ui/codeview.h"
 #include "ui/format.h"
 #include "ui/kernelsourceview.h"
@@ -7,6 +8,7 @@
 #include <Qsci/qscilexerjson.h>
 #include <Qsci/qscilexerpython.h>
 
+#include <QAction>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QTabWidget>
@@ -34,6 +36,13 @@ CandidateView::CandidateView(QWidget *parent)
     , m_source(new KernelSourceView(this))
     , m_plan(new CodeView(new QsciLexerJSON, this))
     , m_reference(new CodeView(new QsciLexerPython, this))
+    , m_compileTab(new QWidget(this))
+    , m_compileSummary(new QLabel(m_compileTab))
+    , m_compileLog(new CodeView(nullptr, m_compileTab))
+    , m_ptx(new CodeView(nullptr, this))
+    , m_sass(new CodeView(nullptr, this))
+    , m_assembly(new AssemblyLoader(this))
+    , m_newCandidateAction(new QAction(tr("&New Candidate From This One…"), this))
 {
     m_summary->setObjectName(QStringLiteral("candidateSummary"));
     m_summary->setWordWrap(true);
@@ -52,6 +61,34 @@ CandidateView::CandidateView(QWidget *parent)
     m_tabs->addTab(m_source, tr("CUDA Source"));
     m_tabs->addTab(m_plan, tr("Launch Plan"));
     m_tabs->addTab(m_reference, tr("PyTorch Reference"));
+
+    m_compileSummary->setObjectName(QStringLiteral("compileSummary"));
+    m_compileSummary->setWordWrap(true);
+    m_compileSummary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_compileSummary->setContentsMargins(6, 4, 6, 4);
+    m_compileLog->setObjectName(QStringLiteral("compileLogView"));
+    auto compileLayout = new QVBoxLayout(m_compileTab);
+    compileLayout->setContentsMargins(0, 0, 0, 0);
+    compileLayout->setSpacing(0);
+    compileLayout->addWidget(m_compileSummary);
+    compileLayout->addWidget(m_compileLog, 1);
+    m_ptx->setObjectName(QStringLiteral("ptxView"));
+    m_sass->setObjectName(QStringLiteral("sassView"));
+    m_tabs->addTab(m_compileTab, tr("Compile"));
+    m_tabs->addTab(m_ptx, tr("PTX"));
+    m_tabs->addTab(m_sass, tr("SASS"));
+    connect(m_tabs, &QTabWidget::currentChanged, this, &CandidateView::requestAssembly);
+    connect(m_assembly, &AssemblyLoader::loaded, this, &CandidateView::showAssembly);
+
+    m_newCandidateAction->setObjectName(QStringLiteral("newCandidateAction"));
+    m_newCandidateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    m_newCandidateAction->setToolTip(tr("Edit a copy of this kernel and evaluate it as a new candidate"));
+    connect(m_newCandidateAction, &QAction::triggered, this, [this] {
+        if (!m_candidateId.isEmpty())
+            emit newCandidateRequested(m_candidateId);
+    });
+    addAction(m_newCandidateAction);
+    setContextMenuPolicy(Qt::ActionsContextMenu);
 
     auto layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -92,6 +129,84 @@ void CandidateView::showDetails(const CandidateDetails &details)
     else
         m_reference->setCode(details.op ? Format::text(details.op->referenceSource) : QString());
     m_tabs->setEnabled(true);
+    m_newCandidateAction->setEnabled(true);
+
+    const bool sameCandidate = m_details.candidate.id == candidate.id;
+    m_details = details;
+    // A reload of the same candidate keeps the chosen evaluation.
+    if (!sameCandidate || m_evaluation >= int(m_details.evaluations.size()))
+        m_evaluation = m_details.evaluations.empty() ? -1 : 0;
+    showCompileStats();
+    if (!sameCandidate) {
+        m_ptx->setCode({});
+        m_sass->setCode({});
+    }
+    requestAssembly();
+}
+
+void CandidateView::selectEvaluation(int index)
+{
+    if (index < 0 || index >= int(m_details.evaluations.size()) || index == m_evaluation)
+        return;
+    m_evaluation = index;
+    showCompileStats();
+    requestAssembly();
+}
+
+QString CandidateView::targetArch() const
+{
+    if (m_evaluation >= 0 && m_evaluation < int(m_details.evaluations.size()))
+        return AssemblyLoader::archFromCapability(
+            Format::text(m_details.evaluations.at(m_evaluation).gpu.computeCapability));
+    return AssemblyLoader::archFromCapability({});
+}
+
+void CandidateView::showCompileStats()
+{
+    if (m_evaluation < 0 || m_evaluation >= int(m_details.evaluations.size())) {
+        m_compileSummary->setText(tr("No evaluation has recorded compile statistics for this kernel yet."));
+        m_compileLog->setCode({});
+        return;
+    }
+    const Evaluation &evaluation = m_details.evaluations.at(m_evaluation);
+    const CompileStats &stats = evaluation.compile;
+    const QString gpu = evaluation.gpu.name.empty() ? tr("unknown GPU") : Format::text(evaluation.gpu.name);
+    m_compileSummary->setText(tr("Registers: %1 · spills: %2 · static shared memory: %3 · compile time: %4 ms (%5)")
+                                  .arg(stats.registers)
+                                  .arg(Format::bytes(stats.spillBytes), Format::bytes(stats.staticSharedBytes),
+                                       Format::ms(stats.compileMs), gpu));
+    m_compileLog->setCode(stats.log.empty() ? tr("NVRTC wrote no log.") : Format::text(stats.log));
+}
+
+void CandidateView::requestAssembly()
+{
+    const QWidget *current = m_tabs->currentWidget();
+    if (m_candidateId.isEmpty() || (current != m_ptx && current != m_sass))
+        return;
+    const QString arch = targetArch();
+    if (m_assembly->hasResult(m_candidateId, arch)) {
+        showAssembly(m_assembly->result());
+        return;
+    }
+    if (m_assembly->load(m_candidateId, Format::text(m_details.candidate.source), arch)) {
+        const QString compiling = tr("Compiling for %1…").arg(arch);
+        m_ptx->setCode(compiling);
+        m_sass->setCode(compiling);
+    }
+}
+
+void CandidateView::showAssembly(const AssemblyResult &result)
+{
+    if (result.candidateId != m_candidateId)
+        return;
+    if (!result.ok) {
+        const QString text = tr("NVRTC could not compile this kernel for %1:\n%2").arg(result.arch, result.error);
+        m_ptx->setCode(text);
+        m_sass->setCode(text);
+        return;
+    }
+    m_ptx->setCode(result.ptx);
+    m_sass->setCode(result.sass.isEmpty() ? result.sassNote : result.sass);
 }
 
 void CandidateView::showMessage(const QString &message)
@@ -102,7 +217,15 @@ void CandidateView::showMessage(const QString &message)
     m_source->setCode({});
     m_plan->setCode({});
     m_reference->setCode({});
+    m_compileSummary->clear();
+    m_compileLog->setCode({});
+    m_ptx->setCode({});
+    m_sass->setCode({});
+    m_details = {};
+    m_evaluation = -1;
+    m_assembly->clear();
     m_tabs->setEnabled(false);
+    m_newCandidateAction->setEnabled(false);
 }
 
 void CandidateView::clear()

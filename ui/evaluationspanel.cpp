@@ -136,6 +136,12 @@ EvaluationsPanel::EvaluationsPanel(QWidget *parent)
     layout->setSpacing(0);
     layout->addWidget(m_verdict);
     layout->addWidget(m_tree, 1);
+    connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem *item) {
+        while (item && item->parent())
+            item = item->parent();
+        if (item)
+            emit currentEvaluationChanged(m_tree->indexOfTopLevelItem(item));
+    });
     clear();
 }
 

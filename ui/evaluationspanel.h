@@ -27,6 +27,10 @@ public:
     QTreeWidget *tree() const { return m_tree; }
     QString verdictText() const;
 
+signals:
+    /// The user moved into the index-th evaluation's entry (in the order of CandidateDetails::evaluations).
+    void currentEvaluationChanged(int index);
+
 private:
     QTreeWidgetItem *addEvaluation(const Evaluation &evaluation);
 

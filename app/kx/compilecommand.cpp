@@ -2,26 +2,18 @@
 #include "commands.h"
 
 #include "core/domain/domainjson.h"
+#include "core/eval/disassembler.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/eval/ptxasreport.h"
 
 #include <nlohmann/json.hpp>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <memory>
 #include <sstream>
-
-extern char **environ;
 
 namespace kx::cli {
 namespace {
@@ -81,97 +73,6 @@ std::string withFileName(const std::string &log, const std::string &file)
     }
     return result;
 }
-
-// cuobjdump or nvdisasm, from PATH or the toolkit's bin folder.
-std::string findDisassembler(std::string &searched)
-{
-    std::vector<fs::path> folders;
-    if (const char *path = std::getenv("PATH")) {
-        std::istringstream parts(path);
-        std::string part;
-        while (std::getline(parts, part, ':')) {
-            if (!part.empty())
-                folders.emplace_back(part);
-        }
-    }
-#ifdef KX_CUDA_BIN_DIR
-    folders.emplace_back(KX_CUDA_BIN_DIR);
-#endif
-    searched = "PATH";
-#ifdef KX_CUDA_BIN_DIR
-    searched += " and " + std::string(KX_CUDA_BIN_DIR);
-#endif
-    for (const char *tool : {"cuobjdump", "nvdisasm"}) {
-        for (const fs::path &folder : folders) {
-            const fs::path candidate = folder / tool;
-            if (::access(candidate.c_str(), X_OK) == 0)
-                return candidate.string();
-        }
-    }
-    return {};
-}
-
-// Runs the disassembler on a cubin file with its standard output going to outputPath.
-bool disassemble(const std::string &tool, const std::string &cubinPath, const std::string &outputPath,
-                 std::string &why)
-{
-    const bool isCuobjdump = fs::path(tool).filename() == "cuobjdump";
-    std::vector<std::string> arguments = {tool};
-    if (isCuobjdump)
-        arguments.push_back("-sass");
-    arguments.push_back(cubinPath);
-    std::vector<char *> argv;
-    for (std::string &argument : arguments)
-        argv.push_back(argument.data());
-    argv.push_back(nullptr);
-
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    const int spawnError = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (spawnError != 0) {
-        why = "cannot start " + tool;
-        return false;
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        why = tool + " failed";
-        return false;
-    }
-    return true;
-}
-
-// A temporary cubin for the disassembler when the user did not ask to keep one.
-class TemporaryFile
-{
-public:
-    explicit TemporaryFile(const std::string &data)
-    {
-        std::string pattern = (fs::temp_directory_path() / "kx-compile-XXXXXX").string();
-        const int fd = ::mkstemp(pattern.data());
-        if (fd < 0)
-            return;
-        ::close(fd);
-        m_path = pattern;
-        if (!writeFile(m_path, data)) {
-            fs::remove(m_path);
-            m_path.clear();
-        }
-    }
-    ~TemporaryFile()
-    {
-        if (!m_path.empty()) {
-            std::error_code error;
-            fs::remove(m_path, error);
-        }
-    }
-    const std::string &path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 const char *kindName(KernelParam::Kind kind)
 {
@@ -296,22 +197,23 @@ int runCompile(const CompileCommandOptions &options)
     write(options.ptxPath, result.ptx, "PTX");
     write(options.cubinPath, result.cubin, "cubin");
     if (!options.sassPath.empty() && result.ok) {
-        std::string searched;
-        const std::string tool = findDisassembler(searched);
+        const std::string tool = Disassembler::findTool();
         if (tool.empty()) {
-            notes.push_back("SASS not written: neither cuobjdump nor nvdisasm was found (searched " + searched + ")");
+            notes.push_back("SASS not written: neither cuobjdump nor nvdisasm was found (searched "
+                            + Disassembler::searchedPlaces() + ")");
         } else {
-            std::unique_ptr<TemporaryFile> temporary;
-            std::string cubinPath = options.cubinPath;
-            if (cubinPath.empty()) {
-                temporary = std::make_unique<TemporaryFile>(result.cubin);
-                cubinPath = temporary->path();
+            Status written = Status::ok();
+            if (!options.cubinPath.empty()) {
+                written = Disassembler::sassToFile(options.cubinPath, options.sassPath);
+            } else if (const Expected<std::string> sass = Disassembler::sass(result.cubin); !sass) {
+                written = sass.error();
+            } else if (!writeFile(options.sassPath, *sass)) {
+                written = Error{"cannot write " + options.sassPath};
             }
-            std::string failure;
-            if (!cubinPath.empty() && disassemble(tool, cubinPath, options.sassPath, failure)) {
+            if (written) {
                 notes.push_back("SASS written to " + options.sassPath + " (" + fs::path(tool).filename().string() + ")");
             } else {
-                std::cerr << "kx compile: SASS not written: " << (failure.empty() ? "no temporary file" : failure) << '\n';
+                std::cerr << "kx compile: SASS not written: " << written.error().message << '\n';
                 outputsFailed = true;
             }
         }
