@@ -1,7 +1,6 @@
 #include "core/gpu/candidatebenchmark.h"
 
 #include "core/gpu/candidateverifier.h"
-#include "core/gpu/reference.h"
 
 #include <algorithm>
 #include <chrono>
@@ -20,18 +19,17 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     auto &workspace = *rig.workspace;
     // Inputs of their own, unlike any trial's.
     need(workspace.generateInputs(CandidateVerifier::trialSeed(m_settings.seed, 1 << 20), Distribution::Normal));
-    need(workspace.runReference(m_op.name));
+    need(workspace.runReference());
     workspace.copyInputsForCandidate();
 
     const auto bindings = workspace.bindings();
-    const auto references = workspace.pristineInputs();
     int round = 0;
     const auto timeCandidate = [&] {
         workspace.prepareRun(round++);
         return m_timer.time([&] { rig.launcher.launch(bindings); });
     };
     const auto timeReference = [&] {
-        return m_timer.time([&] { need(Reference::runEager(m_op.name, references)); });
+        return m_timer.time([&] { need(workspace.runReferenceEager()); });
     };
 
     const auto warmupStart = std::chrono::steady_clock::now();

@@ -54,7 +54,7 @@ VerificationOutcome CandidateVerifier::run(std::vector<ShapeRig> &rigs)
         };
 
         need(workspace.generateInputs(trialSeed(m_settings.seed, trial), distribution));
-        need(workspace.runReference(m_op.name));
+        need(workspace.runReference());
         workspace.copyInputsForCandidate();
         report.trials = trial + 1;
 

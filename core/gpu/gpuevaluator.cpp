@@ -152,10 +152,14 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
         evaluation.status = status;
         evaluation.message = std::move(message);
     };
-    if (!Reference::has(op.name))
+    if (!Reference::has(op))
         return fail(EvalStatus::Crashed, "no LibTorch reference for op '" + op.name + "' in this worker");
     if (op.shapeSets.empty())
         return fail(EvalStatus::PlanError, "op '" + op.name + "' defines no shape sets");
+    // Loaded before anything is compiled or launched: a broken reference module fails here with its reason.
+    auto reference = Reference::forOp(op, device->index());
+    if (!reference)
+        return fail(EvalStatus::Crashed, reference.error().message);
 
     const auto plan = parseLaunchPlan(request.candidate.launchPlan);
     if (!plan)
@@ -184,7 +188,7 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
         auto launcher = PlanLauncher::prepare(*module, resolved[i]);
         if (!launcher)
             return fail(EvalStatus::PlanError, launcher.error().message);
-        auto workspace = ShapeWorkspace::create(op, op.shapeSets[i], resolved[i], device->index());
+        auto workspace = ShapeWorkspace::create(op, op.shapeSets[i], resolved[i], device->index(), *reference);
         if (!workspace)
             return fail(EvalStatus::PlanError, "op '" + op.name + "': " + workspace.error().message);
         rigs.push_back(ShapeRig{std::move(*launcher), std::move(*workspace)});

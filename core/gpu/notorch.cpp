@@ -1,5 +1,6 @@
 // Stand-ins for builds without LibTorch: the evaluator then reports that it cannot check candidates.
 #include "core/gpu/reference.h"
+#include "core/gpu/scriptedreference.h"
 #include "core/gpu/tensorops.h"
 
 namespace kx {
@@ -28,5 +29,17 @@ Status Reference::run(const std::string &, const std::vector<TensorView> &, cons
     return noTorch();
 }
 Status Reference::runEager(const std::string &, const std::vector<TensorView> &) { return noTorch(); }
+bool Reference::has(const Op &) { return false; }
+Expected<std::shared_ptr<OpReference>> Reference::forOp(const Op &, int) { return noTorch(); }
+
+class ScriptedReference::Private
+{
+};
+ScriptedReference::ScriptedReference(std::unique_ptr<Private> d) : d(std::move(d)) {}
+ScriptedReference::~ScriptedReference() = default;
+Expected<std::shared_ptr<ScriptedReference>> ScriptedReference::load(const Op &, int) { return noTorch(); }
+Status ScriptedReference::run(const std::vector<TensorView> &, const std::vector<TensorView> &) { return noTorch(); }
+Status ScriptedReference::runEager(const std::vector<TensorView> &) { return noTorch(); }
+std::size_t ScriptedReference::loadedModuleCount() { return 0; }
 
 } // namespace kx

@@ -2,10 +2,13 @@
 // Adding an op's reference is one entry in references() below.
 #include "core/gpu/reference.h"
 
+#include "core/gpu/scriptedreference.h"
+
 #include <ATen/ATen.h>
 
 #include <functional>
 #include <map>
+#include <utility>
 
 namespace kx {
 namespace {
@@ -96,7 +99,41 @@ Expected<Tensors> call(const std::string &opName, const std::vector<TensorView> 
     }
 }
 
+// A built-in reference through the interface every evaluation uses.
+class BuiltInReference : public OpReference
+{
+public:
+    explicit BuiltInReference(std::string opName) : m_opName(std::move(opName)) {}
+
+    Status run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override
+    {
+        return Reference::run(m_opName, inputs, outputs);
+    }
+    Status runEager(const std::vector<TensorView> &inputs) override { return Reference::runEager(m_opName, inputs); }
+
+private:
+    std::string m_opName;
+};
+
 } // namespace
+
+bool Reference::has(const Op &op)
+{
+    return !op.referenceModule.empty() || has(op.name);
+}
+
+Expected<std::shared_ptr<OpReference>> Reference::forOp(const Op &op, int device)
+{
+    if (!op.referenceModule.empty()) {
+        auto scripted = ScriptedReference::load(op, device);
+        if (!scripted)
+            return scripted.error();
+        return std::shared_ptr<OpReference>(std::move(*scripted));
+    }
+    if (!has(op.name))
+        return Error{"no LibTorch reference for op '" + op.name + "'"};
+    return std::shared_ptr<OpReference>(std::make_shared<BuiltInReference>(op.name));
+}
 
 bool Reference::has(const std::string &opName)
 {

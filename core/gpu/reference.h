@@ -1,20 +1,31 @@
 #pragma once
 
+#include "core/domain/op.h"
+#include "core/gpu/opreference.h"
 #include "core/gpu/tensorview.h"
 #include "core/util/expected.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace kx {
 
 /**
- * The LibTorch reference of each op, keyed by op name. Inputs and outputs follow the order of the op's
- * TensorSpecs. Without LibTorch there are none.
+ * The LibTorch reference of each built-in op, keyed by op name, and the choice of an op's reference.
+ * Inputs and outputs follow the order of the op's TensorSpecs. Without LibTorch there are none.
  */
 class Reference
 {
 public:
+    /// Whether the op can be checked in this build: it carries a TorchScript module, or a built-in
+    /// reference has its name.
+    static bool has(const Op &op);
+
+    /// The op's reference on a CUDA device (-1: host memory): its TorchScript module when it has one
+    /// (see ScriptedReference), otherwise the built-in reference of its name.
+    static Expected<std::shared_ptr<OpReference>> forOp(const Op &op, int device);
+
     static bool has(const std::string &opName);
     static std::vector<std::string> names();
 

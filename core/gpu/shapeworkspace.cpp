@@ -1,6 +1,5 @@
 #include "core/gpu/shapeworkspace.h"
 
-#include "core/gpu/reference.h"
 #include "core/gpu/tensorops.h"
 
 #include <cmath>
@@ -25,9 +24,13 @@ std::string number(double value)
 } // namespace
 
 Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, const ShapeSet &shapes,
-                                                                 const ResolvedPlan &plan, int device)
+                                                                 const ResolvedPlan &plan, int device,
+                                                                 std::shared_ptr<OpReference> reference)
 {
+    if (!reference)
+        return Error{"no reference to check candidates against"};
     auto workspace = std::unique_ptr<ShapeWorkspace>(new ShapeWorkspace);
+    workspace->m_opReference = std::move(reference);
     workspace->m_device = device;
     workspace->m_shapes = shapes;
     std::vector<TensorLayout> inputs;
@@ -80,12 +83,17 @@ Status ShapeWorkspace::generateInputs(std::uint64_t seed, Distribution distribut
     return {};
 }
 
-Status ShapeWorkspace::runReference(const std::string &opName)
+Status ShapeWorkspace::runReference()
 {
     std::vector<TensorView> outputs;
     for (const auto &tensor : m_reference)
         outputs.push_back(tensor.view(m_device));
-    return Reference::run(opName, pristineInputs(), outputs);
+    return m_opReference->run(pristineInputs(), outputs);
+}
+
+Status ShapeWorkspace::runReferenceEager()
+{
+    return m_opReference->runEager(pristineInputs());
 }
 
 std::vector<TensorView> ShapeWorkspace::pristineInputs() const

@@ -3,6 +3,7 @@
 #include "core/domain/op.h"
 #include "core/eval/launchplan.h"
 #include "core/gpu/devicebuffer.h"
+#include "core/gpu/opreference.h"
 #include "core/gpu/planlauncher.h"
 #include "core/gpu/tensorview.h"
 #include "core/util/expected.h"
@@ -22,15 +23,20 @@ namespace kx {
 class ShapeWorkspace
 {
 public:
-    /// Lays out the op's tensors for these shapes and allocates them. Throws CudaFailure when memory runs out.
+    /// Lays out the op's tensors for these shapes and allocates them; reference computes the expected outputs.
+    /// Throws CudaFailure when memory runs out.
     static Expected<std::unique_ptr<ShapeWorkspace>> create(const Op &op, const ShapeSet &shapes,
-                                                            const ResolvedPlan &plan, int device);
+                                                            const ResolvedPlan &plan, int device,
+                                                            std::shared_ptr<OpReference> reference);
 
     const ShapeSet &shapes() const { return m_shapes; }
     std::string shapesText() const;                    ///< "N=1000003, D=64"
 
     Status generateInputs(std::uint64_t seed, Distribution distribution);
-    Status runReference(const std::string &opName);
+    /// Runs the reference on the pristine inputs into the reference outputs.
+    Status runReference();
+    /// Runs the reference on the pristine inputs as eager PyTorch does (timing).
+    Status runReferenceEager();
     std::vector<TensorView> pristineInputs() const;
 
     /// Gives the candidate fresh copies of the pristine inputs.
@@ -81,6 +87,7 @@ private:
 
     int m_device = 0;
     ShapeSet m_shapes;
+    std::shared_ptr<OpReference> m_opReference;
     std::vector<Tensor> m_pristine;
     std::vector<Tensor> m_inputs;           // the candidate's copies
     std::vector<Tensor> m_reference;

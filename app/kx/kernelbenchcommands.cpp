@@ -1,0 +1,369 @@
+// kx import FILE.py, kx coverage DIR: KernelBench-format problem files as ops.
+#include "commands.h"
+#include "format.h"
+
+#include "core/archive/archive.h"
+#include "core/archive/archivelocation.h"
+#include "core/codegen/oprecipe.h"
+#include "core/eval/nvrtccompiler.h"
+#include "core/kernelbench/problemimporter.h"
+#include "core/ops/builtinops.h"
+#include "core/search/searchsession.h"
+#include "core/search/templateproposer.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+namespace kx::cli {
+namespace {
+
+struct ImportCommandOptions
+{
+    std::string file;
+    std::string archive;
+    int seed = 0;
+    std::string device = "cpu";
+    double maxMegabytes = 2048;
+    bool keepUntranslated = false;
+};
+
+ImportOptions importOptions(int seed, const std::string &device, double maxMegabytes)
+{
+    ImportOptions options;
+    options.seed = seed;
+    options.device = device;
+    options.maxBytes = std::int64_t(maxMegabytes * 1e6);
+    return options;
+}
+
+std::string shapeText(const std::vector<std::string> &shape)
+{
+    std::string text = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        text += (i ? ", " : "") + shape[i];
+    return text + "]";
+}
+
+void printImported(const ImportedProblem &imported)
+{
+    const Op &op = imported.op;
+    std::cout << "op: " << op.name << '\n' << "description: " << op.description << '\n';
+    for (const auto *tensors : {&op.inputs, &op.outputs})
+        for (const auto &tensor : *tensors)
+            std::cout << (tensors == &op.inputs ? "input:  " : "output: ") << tensor.name << ' '
+                      << shapeText(tensor.shape) << ' ' << tensor.dtype << '\n';
+    for (std::size_t i = 0; i < op.shapeSets.size(); ++i) {
+        std::cout << "shape set " << i + 1 << ":";
+        for (const auto &[symbol, value] : op.shapeSets[i])
+            std::cout << ' ' << symbol << '=' << value;
+        std::cout << '\n';
+    }
+    if (imported.translated())
+        std::cout << "recipe: " << (recipeOf(op) ? recipeOf(op)->family : std::string("?")) << '\n';
+    else
+        std::cout << "recipe: none (" << imported.translationError << ")\n";
+    for (const auto &note : imported.notes)
+        std::cout << "note: " << note << '\n';
+}
+
+int runImport(const ImportCommandOptions &options)
+{
+    std::cerr << "importing " << options.file << " ..." << std::endl;
+    const auto imported = ProblemImporter(importOptions(options.seed, options.device, options.maxMegabytes))
+                              .importFile(options.file);
+    if (!imported) {
+        std::cerr << "kx: " << imported.error().message << '\n';
+        return BadInput;
+    }
+    printImported(*imported);
+    if (!imported->translated() && !options.keepUntranslated) {
+        std::cerr << "kx: the templates cannot generate " << imported->op.name << ": "
+                  << imported->translationError << " (nothing stored; --keep-untranslated stores it anyway)\n";
+        return Failure;
+    }
+    auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadWrite);
+    if (!archive)
+        return BadInput;
+    auto tx = archive->begin();
+    archive->putOp(tx, imported->op, imported->op.referenceSource);
+    tx.commit();
+    std::cout << "stored " << imported->op.name << " in " << archive->path() << '\n';
+    return Ok;
+}
+
+// One row of kx coverage.
+struct CoverageRow
+{
+    std::string file;
+    std::string op;
+    bool imported = false;
+    std::string family;
+    bool translated = false;                // the first candidate compiles with NVRTC
+    bool searched = false;
+    bool verified = false;
+    double speedup = 0;
+    std::string note;
+};
+
+std::string compileTranslation(const Op &op)
+{
+    const auto candidate = translateOp(op);
+    if (!candidate)
+        return candidate.error().message;
+    if (!NvrtcCompiler::available())
+        return "built without NVRTC: not compiled";
+    CompileOptions options;
+    options.arch = "sm_90";
+    const auto compiled = NvrtcCompiler().compile(candidate->source, options);
+    return compiled.ok ? std::string() : "NVRTC: " + compiled.error;
+}
+
+std::string oneLine(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::replace(text.begin(), text.end(), '|', '/');
+    return text;
+}
+
+std::string csvField(const std::string &text)
+{
+    if (text.find_first_of(",\"\n") == std::string::npos)
+        return text;
+    std::string quoted = "\"";
+    for (const char c : text)
+        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return quoted + "\"";
+}
+
+std::string yesNo(bool value) { return value ? "yes" : "no"; }
+
+void writeMarkdown(std::ostream &out, const std::vector<CoverageRow> &rows, bool gpu)
+{
+    out << "| file | op | imported | recipe | translated |" << (gpu ? " verified | speedup |" : "") << " note |\n"
+        << "|---|---|---|---|---|" << (gpu ? "---|---|" : "") << "---|\n";
+    for (const auto &row : rows) {
+        out << "| " << row.file << " | " << row.op << " | " << yesNo(row.imported) << " | " << row.family << " | "
+            << yesNo(row.translated) << " |";
+        if (gpu)
+            out << ' ' << (row.searched ? yesNo(row.verified) : "-") << " | "
+                << (row.verified ? formatSpeedup(row.speedup) : "-") << " |";
+        out << ' ' << oneLine(row.note) << " |\n";
+    }
+    const auto count = [&](bool CoverageRow::*field) {
+        return std::count_if(rows.begin(), rows.end(), [&](const CoverageRow &row) { return row.*field; });
+    };
+    out << "\n" << rows.size() << " files: " << count(&CoverageRow::imported) << " imported, "
+        << count(&CoverageRow::translated) << " translated";
+    if (gpu)
+        out << ", " << count(&CoverageRow::verified) << " verified";
+    out << "\n";
+}
+
+void writeCsv(std::ostream &out, const std::vector<CoverageRow> &rows)
+{
+    out << "file,op,imported,recipe,translated,searched,verified,speedup,note\n";
+    for (const auto &row : rows)
+        out << csvField(row.file) << ',' << csvField(row.op) << ',' << yesNo(row.imported) << ','
+            << csvField(row.family) << ',' << yesNo(row.translated) << ',' << yesNo(row.searched) << ','
+            << yesNo(row.verified) << ',' << (row.verified ? std::to_string(row.speedup) : std::string()) << ','
+            << csvField(oneLine(row.note)) << '\n';
+}
+
+std::string selfExecutable()
+{
+    char path[4096];
+    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    return length > 0 ? std::string(path, std::size_t(length)) : std::string("kx");
+}
+
+struct CoverageOptions
+{
+    std::string dir;
+    std::string archive;
+    double budgetSeconds = 60;
+    std::string markdown;
+    std::string csv;
+    bool gpu = false;
+};
+
+// A short search per translated op on one set of workers; fills verified and speedup.
+int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, const std::vector<Op> &ops)
+{
+    const std::string archivePath = options.archive.empty() ? defaultArchivePath() : options.archive;
+    if (!ensureParentFolder(archivePath)) {
+        std::cerr << "kx: cannot create the folder of " << archivePath << '\n';
+        return BadInput;
+    }
+    std::shared_ptr<std::promise<void>> finished;
+    std::mutex mutex;
+    SearchSessionOptions sessionOptions;
+    sessionOptions.archivePath = archivePath;
+    sessionOptions.workerCommand = {selfExecutable(), "worker"};
+    sessionOptions.settings.budget.seconds = options.budgetSeconds;
+    SearchSession session(std::move(sessionOptions), [&](const SearchEvent &event) {
+        std::lock_guard lock(mutex);
+        if (event.kind == SearchEvent::Kind::Finished && finished)
+            finished->set_value();
+    });
+    std::cerr << "starting GPU workers ..." << std::endl;
+    if (const auto started = session.startWorkers(); !started) {
+        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
+        return NoGpu;
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        auto &row = rows[i];
+        if (!row.translated)
+            continue;
+        std::future<void> done;
+        {
+            std::lock_guard lock(mutex);
+            finished = std::make_shared<std::promise<void>>();
+            done = finished->get_future();
+        }
+        std::cerr << "searching " << row.op << " ..." << std::endl;
+        const auto runId = session.start(ops[i]);
+        if (!runId) {
+            row.note = runId.error().message;
+            continue;
+        }
+        done.wait();
+        session.wait();
+        row.searched = true;
+        auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
+        if (!archive)
+            continue;
+        CandidateFilter filter;
+        filter.runId = *runId;
+        for (const auto &summary : (*archive)->candidateSummaries(filter)) {
+            if (summary.bestStatus == EvalStatus::Correct && summary.flagCount == 0) {
+                row.verified = true;
+                row.speedup = std::max(row.speedup, summary.bestSpeedup);
+            }
+        }
+    }
+    return Ok;
+}
+
+int runCoverage(const CoverageOptions &options)
+{
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.dir, error)) {
+        std::cerr << "kx: " << options.dir << " is not a folder\n";
+        return BadInput;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto &entry : std::filesystem::recursive_directory_iterator(options.dir, error))
+        if (entry.is_regular_file() && entry.path().extension() == ".py")
+            files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    if (files.empty()) {
+        std::cerr << "kx: no .py files in " << options.dir << '\n';
+        return BadInput;
+    }
+    const ProblemImporter importer;
+    std::vector<CoverageRow> rows;
+    std::vector<Op> ops;
+    for (const auto &file : files) {
+        CoverageRow row;
+        row.file = std::filesystem::relative(file, options.dir, error).string();
+        std::cerr << "importing " << row.file << " ..." << std::endl;
+        const auto imported = importer.importFile(file.string());
+        ops.emplace_back();
+        if (!imported) {
+            row.note = imported.error().message;
+        } else {
+            row.imported = true;
+            row.op = imported->op.name;
+            ops.back() = imported->op;
+            if (!imported->translated()) {
+                row.note = imported->translationError;
+            } else {
+                row.family = recipeOf(imported->op) ? recipeOf(imported->op)->family : "";
+                row.note = compileTranslation(imported->op);
+                row.translated = row.note.empty();
+            }
+        }
+        rows.push_back(std::move(row));
+    }
+    if (options.gpu)
+        if (const int code = searchRows(options, rows, ops); code != Ok)
+            return code;
+    writeMarkdown(std::cout, rows, options.gpu);
+    if (!options.markdown.empty()) {
+        std::ofstream out(options.markdown);
+        writeMarkdown(out, rows, options.gpu);
+        if (!out) {
+            std::cerr << "kx: cannot write " << options.markdown << '\n';
+            return Failure;
+        }
+    }
+    if (!options.csv.empty()) {
+        std::ofstream out(options.csv);
+        writeCsv(out, rows);
+        if (!out) {
+            std::cerr << "kx: cannot write " << options.csv << '\n';
+            return Failure;
+        }
+    }
+    return Ok;
+}
+
+} // namespace
+
+std::optional<Op> resolveOp(const std::string &nameOrFile, int &exitCode)
+{
+    if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
+        std::cerr << "importing " << nameOrFile << " ..." << std::endl;
+        auto imported = ProblemImporter().importFile(nameOrFile);
+        if (!imported) {
+            std::cerr << "kx: " << imported.error().message << '\n';
+            exitCode = BadInput;
+            return std::nullopt;
+        }
+        if (!imported->translated())
+            std::cerr << "kx: note: the templates cannot generate " << imported->op.name << ": "
+                      << imported->translationError << '\n';
+        return std::move(imported->op);
+    }
+    if (const Op *op = findBuiltInOp(nameOrFile))
+        return *op;
+    std::cerr << "kx: unknown op '" << nameOrFile << "' (kx ops lists them; a problem file ends in .py)\n";
+    exitCode = BadInput;
+    return std::nullopt;
+}
+
+void addKernelBenchCommands(CLI::App &app, Action &action)
+{
+    auto options = std::make_shared<ImportCommandOptions>();
+    auto *import = app.add_subcommand("import", "Import a KernelBench-format problem file (.py) as an op");
+    import->add_option("file", options->file, "Problem file: class Model, get_inputs(), get_init_inputs()")
+        ->required();
+    addArchiveOption(*import, options->archive);
+    import->add_option("--seed", options->seed, "Seed for the model's parameters and the sample inputs")
+        ->capture_default_str();
+    import->add_option("--device", options->device, "Where the model is traced")
+        ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+    import->add_option("--max-mb", options->maxMegabytes, "Largest total size of inputs and parameters (MB)")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    import->add_flag("--keep-untranslated", options->keepUntranslated,
+                     "Store the op even when the templates cannot generate it");
+    import->callback([&action, options] { action = [options] { return runImport(*options); }; });
+
+    auto coverage = std::make_shared<CoverageOptions>();
+    auto *command = app.add_subcommand("coverage", "Import every problem file of a folder and report what translates");
+    command->add_option("dir", coverage->dir, "Folder of problem files (searched recursively)")->required();
+    addArchiveOption(*command, coverage->archive);
+    command->add_option("--budget", coverage->budgetSeconds, "Seconds of search per op with --gpu")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--markdown", coverage->markdown, "Also write the table as Markdown to this file");
+    command->add_option("--csv", coverage->csv, "Also write the table as CSV to this file");
+    command->add_flag("--gpu", coverage->gpu, "Search each translated op briefly and report verified speedups");
+    command->callback([&action, coverage] { action = [coverage] { return runCoverage(*coverage); }; });
+}
+
+} // namespace kx::cli

@@ -1,0 +1,26 @@
+#pragma once
+
+#include "core/gpu/tensorview.h"
+#include "core/util/expected.h"
+
+#include <vector>
+
+namespace kx {
+
+/**
+ * What a candidate is checked and timed against: one op's PyTorch computation. Inputs and outputs
+ * follow the order of the op's TensorSpecs. Made by Reference::forOp().
+ */
+class OpReference
+{
+public:
+    virtual ~OpReference() = default;
+
+    /// Runs the reference and copies its results into outputs (count, shapes and dtypes must match).
+    virtual Status run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) = 0;
+
+    /// Runs the reference as eager PyTorch does, results allocated and dropped: what timing measures.
+    virtual Status runEager(const std::vector<TensorView> &inputs) = 0;
+};
+
+} // namespace kx

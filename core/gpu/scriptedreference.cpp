@@ -1,0 +1,207 @@
+// TorchScript references of imported ops (one of the translation units that include LibTorch).
+#include "core/gpu/scriptedreference.h"
+
+#include "core/eval/protocol.h"
+#include "core/util/hash.h"
+
+#include <torch/script.h>
+
+#include <cctype>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <utility>
+
+namespace kx {
+namespace {
+
+using Tensors = std::vector<at::Tensor>;
+
+at::ScalarType scalarType(DType dtype)
+{
+    switch (dtype) {
+    case DType::Float32: return at::kFloat;
+    case DType::Float16: return at::kHalf;
+    case DType::BFloat16: return at::kBFloat16;
+    case DType::Float64: return at::kDouble;
+    case DType::Int32: return at::kInt;
+    case DType::Int64: return at::kLong;
+    }
+    return at::kFloat;
+}
+
+at::Device deviceFor(int device)
+{
+    return device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(device));
+}
+
+at::Tensor wrap(const TensorView &view)
+{
+    return at::from_blob(view.data, view.shape,
+                         at::TensorOptions().dtype(scalarType(view.dtype)).device(deviceFor(view.device)));
+}
+
+// LibTorch's errors carry a C++ backtrace that says nothing to whoever imported the op, and an exception
+// raised in TorchScript comes after two tracebacks: its last line says what went wrong.
+std::string errorText(const std::exception &error)
+{
+    constexpr std::size_t kMaxLength = 2000;
+    const auto *torchError = dynamic_cast<const c10::Error *>(&error);
+    std::string text = torchError ? torchError->what_without_backtrace() : error.what();
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+        text.pop_back();
+    if (text.find("Traceback of TorchScript") != std::string::npos)
+        text = text.substr(text.find_last_of('\n') + 1);
+    if (text.size() > kMaxLength)
+        text = text.substr(0, kMaxLength) + " ...";
+    return text;
+}
+
+// Loaded modules by SHA-256 of the archive and device: ops sharing a module share one copy, and an op
+// evaluated again does not load again. Modules are small (the model's parameters are inputs), so they stay.
+struct ModuleCache
+{
+    std::mutex mutex;
+    std::map<std::pair<std::string, int>, std::shared_ptr<torch::jit::Module>> modules;
+};
+
+ModuleCache &moduleCache()
+{
+    static ModuleCache cache;
+    return cache;
+}
+
+Expected<std::shared_ptr<torch::jit::Module>> loadModule(const Op &op, int device)
+{
+    if (op.referenceModule.empty())
+        return Error{"op '" + op.name + "' has no TorchScript reference module"};
+    auto archive = base64Decode(op.referenceModule);
+    if (!archive)
+        return Error{"reference module of op '" + op.name + "' is not valid base64: " + archive.error().message};
+    const auto key = std::make_pair(sha256Hex(*archive), device);
+    auto &cache = moduleCache();
+    std::lock_guard lock(cache.mutex);
+    if (const auto it = cache.modules.find(key); it != cache.modules.end())
+        return it->second;
+    try {
+        // Full fp32 in cuBLAS and cuDNN, as for the built-in references: candidates are held to fp32 accuracy.
+        at::globalContext().setAllowTF32CuBLAS(false);
+        at::globalContext().setAllowTF32CuDNN(false);
+        std::istringstream stream(std::move(*archive), std::ios::binary);
+        auto module = std::make_shared<torch::jit::Module>(torch::jit::load(stream, deviceFor(device)));
+        module->eval();
+        if (!module->find_method("forward"))
+            return Error{"reference module of op '" + op.name + "' has no forward method"};
+        cache.modules.emplace(key, module);
+        return module;
+    } catch (const std::exception &error) {
+        return Error{"reference module of op '" + op.name + "' is not a loadable TorchScript archive: "
+                     + errorText(error)};
+    }
+}
+
+} // namespace
+
+class ScriptedReference::Private
+{
+public:
+    Expected<Tensors> forward(const std::vector<TensorView> &inputs);
+
+    std::string opName;
+    std::vector<std::string> outputNames;
+    std::shared_ptr<torch::jit::Module> module;
+};
+
+Expected<Tensors> ScriptedReference::Private::forward(const std::vector<TensorView> &inputs)
+{
+    try {
+        torch::NoGradGuard noGrad;
+        std::vector<c10::IValue> arguments;
+        arguments.reserve(inputs.size());
+        for (const auto &view : inputs)
+            arguments.emplace_back(wrap(view));
+        const c10::IValue result = module->forward(std::move(arguments));
+        Tensors tensors;
+        if (result.isTensor()) {
+            tensors.push_back(result.toTensor());
+        } else if (result.isTuple() || result.isList()) {
+            const auto elements = result.isTuple() ? result.toTupleRef().elements().vec() : result.toListRef().vec();
+            for (std::size_t i = 0; i < elements.size(); ++i) {
+                if (!elements[i].isTensor())
+                    return Error{"reference module of op '" + opName + "': forward's result " + std::to_string(i)
+                                 + " is a " + elements[i].tagKind() + ", not a tensor"};
+                tensors.push_back(elements[i].toTensor());
+            }
+        } else {
+            return Error{"reference module of op '" + opName + "': forward returns a " + result.tagKind()
+                         + ", not a tensor or a tuple of tensors"};
+        }
+        return tensors;
+    } catch (const std::exception &error) {
+        return Error{"reference module of op '" + opName + "' failed: " + errorText(error)};
+    }
+}
+
+ScriptedReference::ScriptedReference(std::unique_ptr<Private> d)
+    : d(std::move(d))
+{}
+
+ScriptedReference::~ScriptedReference() = default;
+
+Expected<std::shared_ptr<ScriptedReference>> ScriptedReference::load(const Op &op, int device)
+{
+    auto module = loadModule(op, device);
+    if (!module)
+        return module.error();
+    auto d = std::make_unique<Private>();
+    d->opName = op.name;
+    for (const auto &spec : op.outputs)
+        d->outputNames.push_back(spec.name);
+    d->module = std::move(*module);
+    return std::shared_ptr<ScriptedReference>(new ScriptedReference(std::move(d)));
+}
+
+Status ScriptedReference::run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
+{
+    auto results = d->forward(inputs);
+    if (!results)
+        return results.error();
+    const auto where = "reference module of op '" + d->opName + "': ";
+    if (results->size() != outputs.size())
+        return Error{where + "forward returns " + std::to_string(results->size()) + " tensor"
+                     + (results->size() == 1 ? "" : "s") + ", the op declares " + std::to_string(outputs.size())
+                     + " output" + (outputs.size() == 1 ? "" : "s")};
+    try {
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const auto &result = (*results)[i];
+            const auto name = i < d->outputNames.size() ? "'" + d->outputNames[i] + "'" : std::to_string(i);
+            if (result.sizes().vec() != outputs[i].shape)
+                return Error{where + "output " + name + " has shape " + shapeText(result.sizes().vec())
+                             + ", the op declares " + shapeText(outputs[i].shape)};
+            if (result.scalar_type() != scalarType(outputs[i].dtype))
+                return Error{where + "output " + name + " has dtype " + c10::toString(result.scalar_type())
+                             + ", the op declares " + toString(outputs[i].dtype)};
+            wrap(outputs[i]).copy_(result);
+        }
+        return {};
+    } catch (const std::exception &error) {
+        return Error{where + "copying the outputs failed: " + errorText(error)};
+    }
+}
+
+Status ScriptedReference::runEager(const std::vector<TensorView> &inputs)
+{
+    auto results = d->forward(inputs);
+    if (!results)
+        return results.error();
+    return {};
+}
+
+std::size_t ScriptedReference::loadedModuleCount()
+{
+    auto &cache = moduleCache();
+    std::lock_guard lock(cache.mutex);
+    return cache.modules.size();
+}
+
+} // namespace kx

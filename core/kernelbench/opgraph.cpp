@@ -1,0 +1,80 @@
+#include "core/kernelbench/opgraph.h"
+
+namespace kx {
+namespace {
+
+Expected<GraphTensor> tensorFromJson(const nlohmann::json &json, const std::string &where)
+{
+    if (!json.is_object() || !json.contains("value") || !json["value"].is_string())
+        return Error{where + ": a tensor needs a \"value\" name"};
+    GraphTensor tensor;
+    tensor.value = json["value"].get<std::string>();
+    if (json.contains("shape")) {
+        if (!json["shape"].is_array())
+            return Error{where + ": \"shape\" must be a list of sizes"};
+        for (const auto &size : json["shape"]) {
+            if (!size.is_number_integer() || size.get<std::int64_t>() < 0)
+                return Error{where + ": \"shape\" must be a list of sizes"};
+            tensor.shape.push_back(size.get<std::int64_t>());
+        }
+    }
+    if (json.contains("dtype") && json["dtype"].is_string())
+        tensor.dtype = json["dtype"].get<std::string>();
+    else if (json.contains("type"))
+        tensor.dtype = "none"; // a non-tensor result (e.g. a list)
+    return tensor;
+}
+
+} // namespace
+
+Expected<OpGraph> opGraphFromJson(const nlohmann::json &json)
+{
+    if (!json.is_object())
+        return Error{"the op graph must be an object"};
+    OpGraph graph;
+    for (const auto &input : json.value("inputs", nlohmann::json::array())) {
+        if (!input.is_object() || !input.value("value", nlohmann::json()).is_string()
+            || !input.value("name", nlohmann::json()).is_string())
+            return Error{"graph inputs need \"value\" and \"name\""};
+        graph.inputs.push_back({input["value"].get<std::string>(), input["name"].get<std::string>()});
+    }
+    for (const auto &output : json.value("outputs", nlohmann::json::array())) {
+        if (!output.is_string())
+            return Error{"graph outputs must be value names"};
+        graph.outputs.push_back(output.get<std::string>());
+    }
+    const auto nodes = json.value("nodes", nlohmann::json::array());
+    if (!nodes.is_array())
+        return Error{"graph nodes must be a list"};
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto &entry = nodes[i];
+        const std::string where = "graph node " + std::to_string(i + 1);
+        if (!entry.is_object() || !entry.value("kind", nlohmann::json()).is_string())
+            return Error{where + ": needs a \"kind\""};
+        GraphNode node;
+        node.kind = entry["kind"].get<std::string>();
+        for (const auto &argument : entry.value("inputs", nlohmann::json::array())) {
+            GraphArgument parsed;
+            if (argument.is_object() && argument.contains("const")) {
+                parsed.constant = argument["const"];
+            } else {
+                auto tensor = tensorFromJson(argument, where + " (" + node.kind + ")");
+                if (!tensor)
+                    return tensor.error();
+                parsed.isTensor = true;
+                parsed.tensor = std::move(*tensor);
+            }
+            node.inputs.push_back(std::move(parsed));
+        }
+        for (const auto &output : entry.value("outputs", nlohmann::json::array())) {
+            auto tensor = tensorFromJson(output, where + " (" + node.kind + ")");
+            if (!tensor)
+                return tensor.error();
+            node.outputs.push_back(std::move(*tensor));
+        }
+        graph.nodes.push_back(std::move(node));
+    }
+    return graph;
+}
+
+} // namespace kx

@@ -1,0 +1,30 @@
+#include "kerneltestsupport.h"
+
+#include "core/eval/launchplan.h"
+#include "core/eval/nvrtccompiler.h"
+#include "core/search/templateproposer.h"
+
+namespace kx::test {
+
+std::string translationProblem(const Op &op)
+{
+    const auto candidate = translateOp(op);
+    if (!candidate)
+        return "translate: " + candidate.error().message;
+    if (!NvrtcCompiler::available())
+        return "skip";
+    CompileOptions options;
+    options.arch = "sm_90";
+    const auto compiled = NvrtcCompiler().compile(candidate->source, options);
+    if (!compiled.ok)
+        return "compile: " + compiled.error + "\n" + compiled.stats.log;
+    const auto plan = parseLaunchPlan(candidate->launchPlan);
+    if (!plan)
+        return "plan: " + plan.error().message;
+    for (const auto &shapes : op.shapeSets)
+        if (const auto resolved = resolveLaunchPlan(*plan, op, shapes, compiled.kernels); !resolved)
+            return "resolve: " + resolved.error().message;
+    return {};
+}
+
+} // namespace kx::test

@@ -1,0 +1,416 @@
+// GraphTranslator on handwritten op graphs (the shape problem.json gives them): which recipe each graph
+// becomes, that the recipe's first candidate compiles for sm_90, and the exact errors for what does not fit.
+#include "core/codegen/oprecipe.h"
+#include "core/kernelbench/graphtranslator.h"
+
+#include "kerneltestsupport.h"
+
+#include <doctest/doctest.h>
+
+using namespace kx;
+
+namespace {
+
+TensorSpec tensor(std::string name, std::vector<std::string> shape, std::string dtype = "float32")
+{
+    return {std::move(name), std::move(shape), std::move(dtype)};
+}
+
+Op makeOp(std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets)
+{
+    Op op;
+    op.name = "kb/test";
+    op.sourceKind = SourceKind::KernelBench;
+    op.inputs = std::move(inputs);
+    op.outputs = {std::move(output)};
+    op.shapeSets = std::move(shapeSets);
+    return op;
+}
+
+OpGraph graphOf(const char *json)
+{
+    auto graph = opGraphFromJson(nlohmann::json::parse(json));
+    REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
+    return *graph;
+}
+
+OpRecipe recipeOfTranslation(const Expected<Op> &op)
+{
+    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
+    const auto recipe = recipeOf(*op);
+    REQUIRE(recipe);
+    return *recipe;
+}
+
+void checkCompiles(const Op &op)
+{
+    const auto problem = test::translationProblem(op);
+    if (problem == "skip")
+        return;
+    CHECK_MESSAGE(problem.empty(), problem);
+}
+
+// x [B, D] -> x * 2 + 1 -> gelu -> clamp(-0.5, 2)
+const char *kChain = R"({
+  "inputs": [{"value": "x", "name": "x"}], "outputs": ["13"],
+  "nodes": [
+    {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [128, 4096], "dtype": "float32"}, {"const": 2.0}],
+     "outputs": [{"value": "10", "shape": [128, 4096], "dtype": "float32"}]},
+    {"kind": "aten::add", "inputs": [{"value": "10", "shape": [128, 4096], "dtype": "float32"}, {"const": 1.0},
+     {"const": 1}], "outputs": [{"value": "11", "shape": [128, 4096], "dtype": "float32"}]},
+    {"kind": "aten::gelu", "inputs": [{"value": "11", "shape": [128, 4096], "dtype": "float32"}, {"const": "none"}],
+     "outputs": [{"value": "12", "shape": [128, 4096], "dtype": "float32"}]},
+    {"kind": "aten::clamp", "inputs": [{"value": "12", "shape": [128, 4096], "dtype": "float32"}, {"const": -0.5},
+     {"const": 2.0}], "outputs": [{"value": "13", "shape": [128, 4096], "dtype": "float32"}]}
+  ]})";
+
+} // namespace
+
+TEST_CASE("an elementwise chain fuses into one expression")
+{
+    const Op op = makeOp({tensor("x", {"B", "D"})}, tensor("out", {"B", "D"}),
+                         {{{"B", 128}, {"D", 4096}}, {{"B", 64}, {"D", 4096}}});
+    const auto graph = graphOf(kChain);
+    const auto translated = GraphTranslator().translate(graph, op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "elementwise");
+    CHECK(recipe.expression
+          == "fminf(fmaxf((0.5f * ((x * 2.0f) + 1.0f) * (1.0f + erff(((x * 2.0f) + 1.0f) * 0.70710678118f))), "
+             "(-0.5f)), 2.0f)");
+    CHECK(translated->policy.atol == doctest::Approx(1e-4));
+    CHECK(graphFlopsExpression(graph, op) == "B * D + B * D + 8 * B * D + 2 * B * D");
+    CHECK(bytesMovedExpression(op) == "4 * B * D + 4 * B * D");
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a trailing broadcast input is read by name; an inner broadcast is refused")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["5"],
+      "nodes": [
+        {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [64, 256], "dtype": "float32"},
+                                         {"value": "s", "shape": [256], "dtype": "float32"}],
+         "outputs": [{"value": "4", "shape": [64, 256], "dtype": "float32"}]},
+        {"kind": "aten::sigmoid", "inputs": [{"value": "4", "shape": [64, 256], "dtype": "float32"}],
+         "outputs": [{"value": "5", "shape": [64, 256], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"N", "D"}), tensor("scale", {"D"})}, tensor("out", {"N", "D"}),
+                         {{{"N", 64}, {"D", 256}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    CHECK(recipeOfTranslation(translated).expression == "(1.0f / (1.0f + expf(-(x * scale))))");
+    checkCompiles(*translated);
+
+    // The same values, but the [64] input broadcasts over the columns ([64, 1] view): not trailing.
+    const char *inner = R"({
+      "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["4"],
+      "nodes": [
+        {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [64, 256], "dtype": "float32"},
+                                         {"value": "s", "shape": [64, 1], "dtype": "float32"}],
+         "outputs": [{"value": "4", "shape": [64, 256], "dtype": "float32"}]}
+      ]})";
+    const Op rowScale = makeOp({tensor("x", {"N", "D"}), tensor("scale", {"N", "1"})}, tensor("out", {"N", "D"}),
+                               {{{"N", 64}, {"D", 256}}});
+    const auto refused = GraphTranslator().translate(graphOf(inner), rowScale);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message
+          == "input scale [64, 1] broadcasts to [64, 256] over inner dimensions: the elementwise template broadcasts "
+             "trailing dimensions only");
+}
+
+TEST_CASE("unsupported calls are listed exactly, each once")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["9"],
+      "nodes": [
+        {"kind": "aten::fft_rfft", "inputs": [{"value": "x", "shape": [16, 1024], "dtype": "float32"},
+                                             {"const": null}, {"const": -1}],
+         "outputs": [{"value": "6", "shape": [16, 513], "dtype": "complexfloat"}]},
+        {"kind": "aten::abs", "inputs": [{"value": "6", "shape": [16, 513], "dtype": "complexfloat"}],
+         "outputs": [{"value": "7", "shape": [16, 513], "dtype": "float32"}]},
+        {"kind": "aten::cumsum", "inputs": [{"value": "7", "shape": [16, 513], "dtype": "float32"}, {"const": 1},
+                                            {"const": null}],
+         "outputs": [{"value": "8", "shape": [16, 513], "dtype": "float32"}]},
+        {"kind": "aten::cumsum", "inputs": [{"value": "8", "shape": [16, 513], "dtype": "float32"}, {"const": 1},
+                                            {"const": null}],
+         "outputs": [{"value": "9", "shape": [16, 513], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"B", "D"})}, tensor("out", {"B", "513"}), {{{"B", 16}, {"D", 1024}}});
+    const auto graph = graphOf(json);
+    CHECK(GraphTranslator::unsupportedCalls(graph)
+          == std::vector<std::string>{"aten::fft_rfft", "aten::abs on complexfloat", "aten::cumsum"});
+    const auto translated = GraphTranslator().translate(graph, op);
+    REQUIRE_FALSE(translated);
+    CHECK(translated.error().message == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat, aten::cumsum");
+    CHECK(graphFlopsExpression(graph, op) == "0");
+}
+
+TEST_CASE("nn.Linear with an epilogue becomes a transposed gemm with bias")
+{
+    const char *json = R"({
+      "inputs": [{"value": "input", "name": "x"}, {"value": "w", "name": "fc_weight"}, {"value": "b", "name": "fc_bias"}],
+      "outputs": ["8"],
+      "nodes": [
+        {"kind": "aten::linear", "inputs": [{"value": "input", "shape": [64, 256], "dtype": "float32"},
+                                            {"value": "w", "shape": [128, 256], "dtype": "float32"},
+                                            {"value": "b", "shape": [128], "dtype": "float32"}],
+         "outputs": [{"value": "7", "shape": [64, 128], "dtype": "float32"}]},
+        {"kind": "aten::relu", "inputs": [{"value": "7", "shape": [64, 128], "dtype": "float32"}],
+         "outputs": [{"value": "8", "shape": [64, 128], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"batch", "in_f"}), tensor("fc_weight", {"out_f", "in_f"}),
+                          tensor("fc_bias", {"out_f"})},
+                         tensor("out", {"batch", "out_f"}),
+                         {{{"batch", 64}, {"in_f", 256}, {"out_f", 128}}, {{"batch", 32}, {"in_f", 256}, {"out_f", 128}}});
+    const auto graph = graphOf(json);
+    const auto translated = GraphTranslator().translate(graph, op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "gemm");
+    CHECK(recipe.transposeB);
+    CHECK(recipe.m == "batch");
+    CHECK(recipe.n == "out_f");
+    CHECK(recipe.k == "in_f");
+    CHECK(recipe.bias == "fc_bias");
+    CHECK(recipe.expression == "fmaxf(acc, 0.0f)");
+    CHECK(translated->policy.rtol == doctest::Approx(1e-3));
+    CHECK(graphFlopsExpression(graph, op) == "2 * batch * out_f * in_f + batch * out_f + batch * out_f");
+    checkCompiles(*translated);
+}
+
+TEST_CASE("matmul, scale, residual add and clamp: a gemm with an epilogue input; large K loosens rtol")
+{
+    const char *json = R"({
+      "inputs": [{"value": "a", "name": "a"}, {"value": "b", "name": "b"}, {"value": "r", "name": "residual"}],
+      "outputs": ["13"],
+      "nodes": [
+        {"kind": "aten::matmul", "inputs": [{"value": "a", "shape": [256, 2048], "dtype": "float32"},
+                                            {"value": "b", "shape": [2048, 128], "dtype": "float32"}],
+         "outputs": [{"value": "10", "shape": [256, 128], "dtype": "float32"}]},
+        {"kind": "aten::mul", "inputs": [{"value": "10", "shape": [256, 128], "dtype": "float32"}, {"const": 0.5}],
+         "outputs": [{"value": "11", "shape": [256, 128], "dtype": "float32"}]},
+        {"kind": "aten::add", "inputs": [{"value": "11", "shape": [256, 128], "dtype": "float32"},
+                                         {"value": "r", "shape": [256, 128], "dtype": "float32"}, {"const": 1}],
+         "outputs": [{"value": "12", "shape": [256, 128], "dtype": "float32"}]},
+        {"kind": "aten::clamp", "inputs": [{"value": "12", "shape": [256, 128], "dtype": "float32"}, {"const": -1.0},
+                                           {"const": 1.0}],
+         "outputs": [{"value": "13", "shape": [256, 128], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("residual", {"M", "N"})},
+                         tensor("out", {"M", "N"}), {{{"M", 256}, {"K", 2048}, {"N", 128}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "gemm");
+    CHECK_FALSE(recipe.transposeB);
+    CHECK(recipe.epilogueInputs == std::vector<std::string>{"residual"});
+    CHECK(recipe.expression == "fminf(fmaxf(((acc * 0.5f) + residual), (-1.0f)), 1.0f)");
+    CHECK(translated->policy.rtol == doctest::Approx(1e-2));
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a batched matmul is refused with the reason")
+{
+    const char *json = R"({
+      "inputs": [{"value": "a", "name": "a"}, {"value": "b", "name": "b"}], "outputs": ["3"],
+      "nodes": [{"kind": "aten::matmul", "inputs": [{"value": "a", "shape": [4, 8, 16], "dtype": "float32"},
+                                                    {"value": "b", "shape": [4, 16, 8], "dtype": "float32"}],
+                 "outputs": [{"value": "3", "shape": [4, 8, 8], "dtype": "float32"}]}]})";
+    const Op op = makeOp({tensor("a", {"B", "M", "K"}), tensor("b", {"B", "K", "M"})}, tensor("out", {"B", "M", "M"}),
+                         {{{"B", 4}, {"M", 8}, {"K", 16}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    REQUIRE_FALSE(translated);
+    CHECK(translated.error().message
+          == "aten::matmul of [4, 8, 16] and [4, 16, 8]: the gemm template multiplies 2-D matrices (batched products "
+             "are not supported)");
+}
+
+TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with the library step allowed")
+{
+    const char *json = R"({
+      "inputs": [{"value": "input", "name": "x"}, {"value": "w", "name": "conv_weight"}, {"value": "p", "name": "bias"}],
+      "outputs": ["22"],
+      "nodes": [
+        {"kind": "aten::reshape", "inputs": [{"value": "p", "shape": [16], "dtype": "float32"}, {"const": [16, 1, 1]}],
+         "outputs": [{"value": "9", "shape": [16, 1, 1], "dtype": "float32"}]},
+        {"kind": "aten::_convolution", "inputs": [{"value": "input", "shape": [4, 8, 32, 40], "dtype": "float32"},
+           {"value": "w", "shape": [16, 8, 3, 3], "dtype": "float32"}, {"const": null}, {"const": [1, 1]},
+           {"const": [0, 0]}, {"const": [1, 1]}, {"const": false}, {"const": [0, 0]}, {"const": 1},
+           {"const": false}, {"const": false}, {"const": true}, {"const": true}],
+         "outputs": [{"value": "20", "shape": [4, 16, 30, 38], "dtype": "float32"}]},
+        {"kind": "aten::add", "inputs": [{"value": "20", "shape": [4, 16, 30, 38], "dtype": "float32"},
+                                         {"value": "9", "shape": [16, 1, 1], "dtype": "float32"}, {"const": 1}],
+         "outputs": [{"value": "21", "shape": [4, 16, 30, 38], "dtype": "float32"}]},
+        {"kind": "aten::relu", "inputs": [{"value": "21", "shape": [4, 16, 30, 38], "dtype": "float32"}],
+         "outputs": [{"value": "22", "shape": [4, 16, 30, 38], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"B", "CI", "H", "W"}), tensor("conv_weight", {"CO", "CI", "KS", "KS"}),
+                          tensor("bias", {"CO"})},
+                         tensor("out", {"B", "CO", "30", "38"}),
+                         {{{"B", 4}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}},
+                          {{"B", 2}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}}});
+    const auto graph = graphOf(json);
+    const auto translated = GraphTranslator().translate(graph, op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "conv-epilogue");
+    CHECK(recipe.expression == "fmaxf((acc + bias[c]), 0.0f)");
+    CHECK(recipe.bias == "bias");
+    CHECK(translated->policy.allowLibrarySteps);
+    CHECK(translated->policy.allowedLibraryOps == std::vector<std::string>{"aten::conv2d"});
+    CHECK(graphFlopsExpression(graph, op) == "2 * B * CO * 30 * 38 * CI * KS * KS + B * CO * 30 * 38 + B * CO * 30 * 38");
+    checkCompiles(*translated);
+
+    // Padding 1: the library step runs conv2d(x, weight) without it.
+    auto padded = nlohmann::json::parse(json);
+    padded["nodes"][1]["inputs"][4]["const"] = {1, 1};
+    const auto refused = GraphTranslator().translate(*opGraphFromJson(padded), op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message.find("padding") != std::string::npos);
+}
+
+TEST_CASE("a sum over a dimension that can be viewed as the last adds derived row and column symbols")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["8"],
+      "nodes": [{"kind": "aten::sum", "inputs": [{"value": "x", "shape": [8, 128, 512, 1], "dtype": "float32"},
+                                                 {"const": [2]}, {"const": true}, {"const": null}],
+                 "outputs": [{"value": "8", "shape": [8, 128, 1, 1], "dtype": "float32"}]}]})";
+    const Op op = makeOp({tensor("x", {"batch", "rows", "512", "1"})}, tensor("out", {"batch", "rows", "1", "1"}),
+                         {{{"batch", 8}, {"rows", 128}}, {{"batch", 4}, {"rows", 128}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "reduce");
+    CHECK(recipe.reduction == "sum");
+    CHECK(recipe.rows == "R");
+    CHECK(recipe.cols == "C");
+    CHECK(translated->shapeSets[0].at("R") == 8 * 128);
+    CHECK(translated->shapeSets[1].at("R") == 4 * 128);
+    CHECK(translated->shapeSets[1].at("C") == 512);
+    checkCompiles(*translated);
+
+    auto middle = nlohmann::json::parse(json);
+    middle["nodes"][0]["inputs"][1]["const"] = {1};
+    const auto refused = GraphTranslator().translate(*opGraphFromJson(middle), op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message
+          == "aten::sum over dimension 1 of [8, 128, 512, 1]: the templates work over the last dimension");
+}
+
+TEST_CASE("softmax, layer_norm and argmax use the row templates")
+{
+    const Op x = makeOp({tensor("x", {"N", "D"})}, tensor("out", {"N", "D"}), {{{"N", 32}, {"D", 4096}}});
+    const auto softmax = GraphTranslator().translate(graphOf(R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["4"],
+      "nodes": [{"kind": "aten::log_softmax", "inputs": [{"value": "x", "shape": [32, 4096], "dtype": "float32"},
+                 {"const": 1}, {"const": null}], "outputs": [{"value": "4", "shape": [32, 4096], "dtype": "float32"}]}]})"),
+                                                     x);
+    const auto softmaxRecipe = recipeOfTranslation(softmax);
+    CHECK(softmaxRecipe.family == "softmax");
+    CHECK(softmaxRecipe.reduction == "logsoftmax");
+    CHECK(softmaxRecipe.rows == "N");
+    CHECK(softmaxRecipe.cols == "D");
+    checkCompiles(*softmax);
+
+    const Op norm = makeOp({tensor("x", {"N", "D"}), tensor("w", {"D"}), tensor("b", {"D"})}, tensor("out", {"N", "D"}),
+                           {{{"N", 64}, {"D", 1024}}});
+    const auto layerNorm = GraphTranslator().translate(graphOf(R"({
+      "inputs": [{"value": "input", "name": "x"}, {"value": "w", "name": "w"}, {"value": "b", "name": "b"}],
+      "outputs": ["11"],
+      "nodes": [{"kind": "aten::layer_norm", "inputs": [{"value": "input", "shape": [64, 1024], "dtype": "float32"},
+                 {"const": [1024]}, {"value": "w", "shape": [1024], "dtype": "float32"},
+                 {"value": "b", "shape": [1024], "dtype": "float32"}, {"const": 1e-6}, {"const": true}],
+                 "outputs": [{"value": "11", "shape": [64, 1024], "dtype": "float32"}]}]})"),
+                                                       norm);
+    const auto normRecipe = recipeOfTranslation(layerNorm);
+    CHECK(normRecipe.family == "norm");
+    CHECK(normRecipe.reduction == "layernorm");
+    CHECK(normRecipe.eps == doctest::Approx(1e-6));
+    checkCompiles(*layerNorm);
+
+    Op argmaxOp = makeOp({tensor("x", {"N", "D"})}, tensor("out", {"N"}, "int64"), {{{"N", 32}, {"D", 4096}}});
+    const auto argmax = GraphTranslator().translate(graphOf(R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["4"],
+      "nodes": [{"kind": "aten::argmax", "inputs": [{"value": "x", "shape": [32, 4096], "dtype": "float32"},
+                 {"const": -1}, {"const": false}], "outputs": [{"value": "4", "shape": [32], "dtype": "int64"}]}]})"),
+                                                    argmaxOp);
+    CHECK(recipeOfTranslation(argmax).reduction == "argmax");
+    checkCompiles(*argmax);
+}
+
+TEST_CASE("the RMSNorm pattern becomes the rmsnorm recipe")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "weight"}], "outputs": ["15"],
+      "nodes": [
+        {"kind": "aten::pow", "inputs": [{"value": "x", "shape": [16, 512], "dtype": "float32"}, {"const": 2}],
+         "outputs": [{"value": "10", "shape": [16, 512], "dtype": "float32"}]},
+        {"kind": "aten::mean", "inputs": [{"value": "10", "shape": [16, 512], "dtype": "float32"}, {"const": [-1]},
+                                          {"const": true}, {"const": null}],
+         "outputs": [{"value": "11", "shape": [16, 1], "dtype": "float32"}]},
+        {"kind": "aten::add", "inputs": [{"value": "11", "shape": [16, 1], "dtype": "float32"}, {"const": 1e-6},
+                                         {"const": 1}], "outputs": [{"value": "12", "shape": [16, 1], "dtype": "float32"}]},
+        {"kind": "aten::rsqrt", "inputs": [{"value": "12", "shape": [16, 1], "dtype": "float32"}],
+         "outputs": [{"value": "13", "shape": [16, 1], "dtype": "float32"}]},
+        {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [16, 512], "dtype": "float32"},
+                                         {"value": "13", "shape": [16, 1], "dtype": "float32"}],
+         "outputs": [{"value": "14", "shape": [16, 512], "dtype": "float32"}]},
+        {"kind": "aten::mul", "inputs": [{"value": "14", "shape": [16, 512], "dtype": "float32"},
+                                         {"value": "w", "shape": [512], "dtype": "float32"}],
+         "outputs": [{"value": "15", "shape": [16, 512], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"N", "D"}), tensor("weight", {"D"})}, tensor("out", {"N", "D"}),
+                         {{{"N", 16}, {"D", 512}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "norm");
+    CHECK(recipe.reduction == "rmsnorm");
+    CHECK(recipe.eps == doctest::Approx(1e-6));
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a transpose followed by contiguous becomes the transpose recipe")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["5"],
+      "nodes": [
+        {"kind": "aten::transpose", "inputs": [{"value": "x", "shape": [256, 512], "dtype": "float32"}, {"const": 0},
+                                               {"const": 1}], "outputs": [{"value": "4", "shape": [512, 256], "dtype": "float32"}]},
+        {"kind": "aten::contiguous", "inputs": [{"value": "4", "shape": [512, 256], "dtype": "float32"}, {"const": 0}],
+         "outputs": [{"value": "5", "shape": [512, 256], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"R", "C"})}, tensor("out", {"C", "R"}), {{{"R", 256}, {"C", 512}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "transpose");
+    CHECK(recipe.rows == "R");
+    CHECK(recipe.cols == "C");
+    checkCompiles(*translated);
+}
+
+TEST_CASE("two calls that are not elementwise are refused")
+{
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["5"],
+      "nodes": [
+        {"kind": "aten::softmax", "inputs": [{"value": "x", "shape": [8, 64], "dtype": "float32"}, {"const": 1},
+                                             {"const": null}], "outputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}]},
+        {"kind": "aten::sum", "inputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}, {"const": [1]},
+                                         {"const": false}, {"const": null}],
+         "outputs": [{"value": "5", "shape": [8], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"N", "D"})}, tensor("out", {"N"}), {{{"N", 8}, {"D", 64}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    REQUIRE_FALSE(translated);
+    CHECK(translated.error().message
+          == "more than one call that is not elementwise (aten::softmax, aten::sum): the templates generate one, "
+             "followed by an elementwise epilogue");
+}
+
+TEST_CASE("malformed graph JSON gives an error, not a crash")
+{
+    CHECK_FALSE(opGraphFromJson(nlohmann::json::parse(R"([1, 2])")));
+    const auto noKind = opGraphFromJson(nlohmann::json::parse(R"({"nodes": [{"inputs": []}]})"));
+    REQUIRE_FALSE(noKind);
+    CHECK(noKind.error().message == "graph node 1: needs a \"kind\"");
+    const auto badShape = opGraphFromJson(nlohmann::json::parse(
+        R"({"nodes": [{"kind": "aten::relu", "inputs": [{"value": "x", "shape": ["a"]}]}]})"));
+    REQUIRE_FALSE(badShape);
+    CHECK(badShape.error().message == "graph node 1 (aten::relu): \"shape\" must be a list of sizes");
+}

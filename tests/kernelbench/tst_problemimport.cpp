@@ -1,0 +1,259 @@
+// The whole import on our own KernelBench-format problem files: the Python helper's bundle, BundleReader's op,
+// the translation compiling for sm_90, the helper's messages for broken files, and `kx import` (exit codes,
+// messages, nothing stored on an error). Needs Python 3 with PyTorch; exits 77 (skipped) without it.
+#include "core/archive/archive.h"
+#include "core/codegen/oprecipe.h"
+#include "core/eval/protocol.h"
+#include "core/kernelbench/problemimporter.h"
+
+#include "kerneltestsupport.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace kx;
+
+namespace {
+
+const std::string kData = std::string(KX_TEST_DATA_DIR) + "/kernelbench/";
+
+// Imports are slow (PyTorch starts for each), so each file is imported once for all test cases.
+const Expected<ImportedProblem> &imported(const std::string &file)
+{
+    static std::map<std::string, Expected<ImportedProblem>> cache;
+    static const bool haveTorch = [] {
+        const auto python = ProblemImporter().findPython();
+        if (!python) {
+            std::cout << "skipped: " << python.error().message << '\n';
+            std::exit(77);
+        }
+        return true;
+    }();
+    (void)haveTorch;
+    auto it = cache.find(file);
+    if (it == cache.end())
+        it = cache.emplace(file, ProblemImporter().importFile(kData + file)).first;
+    return it->second;
+}
+
+const ImportedProblem &importedOk(const std::string &file)
+{
+    const auto &result = imported(file);
+    REQUIRE_MESSAGE(result, (result ? "" : result.error().message));
+    return *result;
+}
+
+std::string importError(const std::string &file)
+{
+    const auto &result = imported(file);
+    REQUIRE_FALSE(result);
+    return result.error().message;
+}
+
+std::string shapeOf(const TensorSpec &tensor)
+{
+    std::string text;
+    for (const auto &dimension : tensor.shape)
+        text += (text.empty() ? "" : ",") + dimension;
+    return tensor.name + "[" + text + "]";
+}
+
+void checkTranslationCompiles(const Op &op)
+{
+    const auto problem = test::translationProblem(op);
+    if (problem != "skip")
+        CHECK_MESSAGE(problem.empty(), problem);
+}
+
+struct KxRun
+{
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// Per process: other build folders may run this suite at the same time.
+std::string scratchPath(const std::string &suffix)
+{
+    return (std::filesystem::temp_directory_path()
+            / ("kx-import-test-" + std::to_string(::getpid()) + "." + suffix))
+        .string();
+}
+
+KxRun runKx(const std::string &arguments)
+{
+    const std::string out = scratchPath("out"), err = scratchPath("err");
+    const std::string command = std::string(KX_BINARY_DIR) + "/kx " + arguments + " > " + out + " 2> " + err;
+    const int status = std::system(command.c_str());
+    KxRun run;
+    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.out = slurp(out);
+    run.err = slurp(err);
+    return run;
+}
+
+} // namespace
+
+TEST_CASE("single ops import with symbols, two shape sets and the recipe of their family")
+{
+    const struct
+    {
+        const char *file;
+        const char *family;
+        std::vector<std::string> inputs;
+        std::string output;
+    } cases[] = {
+        {"relu.py", "elementwise", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
+        {"softmax.py", "softmax", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
+        {"sum_dim.py", "reduce", {"x[batch_size,rows,features]"}, "out[batch_size,rows,1]"},
+        {"layer_norm.py", "norm", {"x[batch_size,features]", "norm_weight[features]", "norm_bias[features]"},
+         "out[batch_size,features]"},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.file);
+        const auto &problem = importedOk(c.file);
+        const Op &op = problem.op;
+        CHECK(op.name == "kb/" + std::filesystem::path(c.file).stem().string());
+        CHECK(std::string(toString(op.sourceKind)) == toString(SourceKind::KernelBench));
+        CHECK(op.referenceSource == [&] { return slurp(kData + c.file); }());
+        std::vector<std::string> inputs;
+        for (const auto &input : op.inputs)
+            inputs.push_back(shapeOf(input));
+        CHECK(inputs == c.inputs);
+        REQUIRE(op.outputs.size() == 1);
+        CHECK(shapeOf(op.outputs.front()) == c.output);
+        CHECK(problem.translated());
+        CHECK(recipeOf(op)->family == c.family);
+        // The batch is halved for the second shape set; everything else stays.
+        REQUIRE(op.shapeSets.size() == 2);
+        CHECK(op.shapeSets[1].at("batch_size") * 2 == op.shapeSets[0].at("batch_size"));
+        // A saved TorchScript module is a zip archive: base64 of "PK".
+        CHECK(op.referenceModule.rfind("UEsD", 0) == 0);
+        CHECK(base64Decode(op.referenceModule));
+        CHECK(op.bytesMovedExpr.find("4 * batch_size") == 0);
+        CHECK(op.flopsExpr != "0");
+        checkTranslationCompiles(op);
+    }
+    CHECK(importedOk("sum_dim.py").op.shapeSets[0].at("R") == 8 * 128); // rows of the [8 * 128, 512] view
+}
+
+TEST_CASE("fused chains, a Linear with weights and a Conv2d with bias translate to their fused recipes")
+{
+    const auto &chain = importedOk("chain_gelu_clamp.py").op;
+    CHECK(recipeOf(chain)->family == "elementwise");
+    CHECK(recipeOf(chain)->expression.find("erff(") != std::string::npos);
+    CHECK(recipeOf(chain)->expression.find("2.0f") != std::string::npos); // the clamp bound from get_init_inputs
+    checkTranslationCompiles(chain);
+
+    const auto &gemm = importedOk("matmul_scale_residual.py").op;
+    CHECK(recipeOf(gemm)->family == "gemm");
+    CHECK(recipeOf(gemm)->epilogueInputs == std::vector<std::string>{"residual"});
+    CHECK(recipeOf(gemm)->expression == "fminf(fmaxf(((acc * 0.5f) + residual), (-1.0f)), 1.0f)");
+    CHECK(gemm.flopsExpr.find("2 * M * N * K") == 0);
+    checkTranslationCompiles(gemm);
+
+    const auto &linear = importedOk("linear_relu.py").op;
+    REQUIRE(linear.inputs.size() == 3);
+    CHECK(shapeOf(linear.inputs[1]) == "fc_weight[out_features,in_features]");
+    CHECK(shapeOf(linear.inputs[2]) == "fc_bias[out_features]");
+    CHECK(recipeOf(linear)->transposeB);
+    CHECK(recipeOf(linear)->bias == "fc_bias");
+    checkTranslationCompiles(linear);
+
+    const auto &conv = importedOk("conv2d_bias_relu.py").op;
+    REQUIRE(conv.inputs.size() == 3);
+    // Parameters come in the order the forward uses them, size-1 dimensions dropped ([C, 1, 1] -> [C]).
+    CHECK(shapeOf(conv.inputs[1]) == "conv_weight[out_channels,in_channels,kernel_size,kernel_size]");
+    CHECK(shapeOf(conv.inputs[2]) == "bias[out_channels]");
+    CHECK(shapeOf(conv.outputs[0]) == "out[batch_size,out_channels,30,38]");
+    CHECK(recipeOf(conv)->family == "conv-epilogue");
+    CHECK(recipeOf(conv)->expression == "fmaxf((acc + bias[c]), 0.0f)");
+    CHECK(conv.policy.allowLibrarySteps);
+    checkTranslationCompiles(conv);
+}
+
+TEST_CASE("broken problem files give the helper's clear message")
+{
+    CHECK(importError("broken/syntax_error.py") == kData + "broken/syntax_error.py:9: syntax error: expected ':'");
+    CHECK(importError("broken/missing_get_inputs.py")
+          == kData + "broken/missing_get_inputs.py does not define get_inputs (a KernelBench problem defines Model, "
+                     "get_inputs and get_init_inputs)");
+    const auto raised = importError("broken/forward_raises.py");
+    CHECK(raised.rfind(kData + "broken/forward_raises.py:10: Model.forward raised RuntimeError", 0) == 0);
+    CHECK(importError("missing.py") == "cannot read " + kData + "missing.py: no such file");
+
+    // An unsupported call imports, but does not translate; the error lists exactly the unsupported calls.
+    const auto &fft = importedOk("broken/unsupported_fft.py");
+    CHECK_FALSE(fft.translated());
+    CHECK(fft.translationError == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat");
+    CHECK(fft.op.recipe.empty());
+    CHECK(fft.op.flopsExpr == "0");
+}
+
+TEST_CASE("the size limit is checked before anything runs on the inputs")
+{
+    imported("relu.py"); // skips without PyTorch
+    ImportOptions options;
+    options.maxBytes = 1000;
+    const auto result = ProblemImporter(options).importFile(kData + "relu.py");
+    REQUIRE_FALSE(result);
+    CHECK(result.error().message.find("more than the limit of 0.0 MB (--max-bytes)") != std::string::npos);
+}
+
+TEST_CASE("kx import stores the op with its source, and nothing on an error")
+{
+    imported("relu.py"); // skips without PyTorch
+    const auto archivePath = scratchPath("kxarchive");
+    std::filesystem::remove(archivePath);
+
+    const auto syntax = runKx("import " + kData + "broken/syntax_error.py -a " + archivePath);
+    CHECK(syntax.exitCode == 3);
+    CHECK(syntax.err.find("syntax_error.py:9: syntax error") != std::string::npos);
+    const auto fft = runKx("import " + kData + "broken/unsupported_fft.py -a " + archivePath);
+    CHECK(fft.exitCode == 1);
+    CHECK(fft.out.find("recipe: none (unsupported calls: aten::fft_rfft, aten::abs on complexfloat)")
+          != std::string::npos);
+    CHECK(fft.err.find("nothing stored") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(archivePath));
+
+    const auto ok = runKx("import " + kData + "linear_relu.py -a " + archivePath);
+    CHECK_MESSAGE(ok.exitCode == 0, ok.err);
+    CHECK(ok.out.find("op: kb/linear_relu") != std::string::npos);
+    CHECK(ok.out.find("input:  fc_weight [out_features, in_features] float32") != std::string::npos);
+    CHECK(ok.out.find("recipe: gemm") != std::string::npos);
+    {
+        auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
+        REQUIRE(archive);
+        const auto ops = (*archive)->ops();
+        REQUIRE(ops.size() == 1);
+        CHECK(ops.front().name == "kb/linear_relu");
+        CHECK(ops.front().referenceSource == slurp(kData + "linear_relu.py"));
+        CHECK_FALSE(ops.front().referenceModule.empty());
+    }
+
+    const auto failed = runKx("import " + kData + "broken/missing_get_inputs.py -a " + archivePath);
+    CHECK(failed.exitCode == 3);
+    auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
+    REQUIRE(archive);
+    CHECK((*archive)->ops().size() == 1);
+    std::filesystem::remove(archivePath);
+    std::filesystem::remove(scratchPath("out"));
+    std::filesystem::remove(scratchPath("err"));
+}
