@@ -121,10 +121,17 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
     const Candidate candidate = *archive->candidate(*id);
     const auto evaluations = archive->evaluations(*id);
     const auto verdicts = archive->verdicts(*id);
+    const auto provenance = archive->provenance(*id);
     if (options.json) {
         nlohmann::json out = candidate;
         out["evaluations"] = evaluations;
         out["verdicts"] = verdicts;
+        if (provenance)
+            out["provenance"] = {{"proposer", provenance->proposer}, {"model", provenance->model},
+                                 {"prompt", provenance->prompt}, {"promptSha256", provenance->promptSha256},
+                                 {"response", provenance->response}, {"promptTokens", provenance->promptTokens},
+                                 {"completionTokens", provenance->completionTokens}, {"cost", provenance->cost},
+                                 {"note", provenance->note}};
         std::cout << out.dump(2) << '\n';
         return Ok;
     }
@@ -136,6 +143,17 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
         std::cout << "parent:      " << parent << '\n';
     if (!candidate.description.empty())
         std::cout << "description: " << candidate.description << '\n';
+    if (provenance) {
+        std::cout << "proposer:    " << provenance->proposer
+                  << (provenance->model.empty() ? "" : " (" + provenance->model + ")") << '\n';
+        if (provenance->promptTokens || provenance->completionTokens)
+            std::cout << "tokens:      " << provenance->promptTokens << " prompt + " << provenance->completionTokens
+                      << " completion, estimated cost " << provenance->cost << '\n';
+        if (!provenance->promptSha256.empty())
+            std::cout << "prompt:      sha256 " << provenance->promptSha256 << " (--json shows prompt and answer)\n";
+        if (!provenance->note.empty())
+            std::cout << "note:        " << provenance->note << '\n';
+    }
     for (const auto &evaluation : evaluations) {
         std::cout << "\nevaluation on " << evaluation.gpu.name << ": " << toString(evaluation.status);
         if (evaluation.status == EvalStatus::Correct)

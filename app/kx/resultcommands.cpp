@@ -121,6 +121,7 @@ int runRuns(const ResultOptions &options)
             if (row.bestStatus == EvalStatus::Correct && row.flagCount == 0)
                 best = std::max(best, row.bestSpeedup);
         }
+        const RunCost cost = archive->runCost(run.id);
         if (options.json) {
             out.push_back({{"id", run.id},
                            {"uid", run.uid},
@@ -129,12 +130,19 @@ int runRuns(const ResultOptions &options)
                            {"seed", run.seed},
                            {"candidates", candidates},
                            {"bestSpeedup", best},
+                           {"promptTokens", cost.promptTokens},
+                           {"completionTokens", cost.completionTokens},
+                           {"cost", cost.cost},
                            {"createdAt", isoUtc(run.createdAtMs)}});
             continue;
         }
         std::cout << column(std::to_string(run.id), 6) << column(run.opName, 32) << column(toString(run.state), 11)
                   << column(std::to_string(run.seed), 8) << column(std::to_string(candidates), 12)
                   << column(best > 0 ? formatSpeedup(best) : "-", 9) << isoUtc(run.createdAtMs) << '\n';
+        if (cost.candidates > 0)
+            std::cout << column("", 6) << cost.candidates << " candidate(s) from models or commands: "
+                      << cost.promptTokens << " prompt + " << cost.completionTokens << " completion tokens, estimated cost "
+                      << cost.cost << '\n';
     }
     if (options.json)
         std::cout << out.dump(2) << '\n';

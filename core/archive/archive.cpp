@@ -208,12 +208,26 @@ bool Archive::addCandidate(Transaction &tx, const Candidate &candidate, int gene
         Statement parent(m_db, "INSERT INTO candidate_parents(candidate_id, position, parent_id) VALUES(?1, ?2, ?3)");
         for (std::size_t i = 0; i < candidate.parentIds.size(); ++i)
             parent.bind(1, id).bind(2, std::int64_t(i)).bind(3, candidate.parentIds[i]).run();
+        if (candidate.provenance)
+            setProvenance(tx, id, *candidate.provenance);
     }
     if (candidate.runId) {
         Statement member(m_db, "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id, generation) VALUES(?1, ?2, ?3)");
         member.bind(1, *candidate.runId).bind(2, id).bind(3, generation).run();
     }
     return added;
+}
+
+void Archive::setProvenance(Transaction &tx, const std::string &candidateId, const CandidateProvenance &provenance)
+{
+    requireTransaction(tx);
+    Statement insert(m_db, R"sql(
+        INSERT OR REPLACE INTO candidate_provenance(candidate_id, proposer, model, prompt, prompt_sha256, response,
+                                                    prompt_tokens, completion_tokens, cost, note)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10))sql");
+    insert.bind(1, candidateId).bind(2, provenance.proposer).bind(3, provenance.model).bind(4, provenance.prompt);
+    insert.bind(5, provenance.promptSha256).bind(6, provenance.response).bind(7, provenance.promptTokens);
+    insert.bind(8, provenance.completionTokens).bind(9, provenance.cost).bind(10, provenance.note).run();
 }
 
 std::int64_t Archive::gpuRowId(const GpuInfo &gpu)

@@ -101,6 +101,15 @@ struct BestKernel
     double baselineMs = 0;
 };
 
+/// Tokens and estimated cost of the candidates that language models or commands made in a run.
+struct RunCost
+{
+    std::int64_t candidates = 0;            ///< Candidates with provenance.
+    std::int64_t promptTokens = 0;
+    std::int64_t completionTokens = 0;
+    double cost = 0;
+};
+
 /**
  * The archive of everything ever evaluated: one SQLite file in WAL mode with a versioned schema.
  * One writer per file; readers open their own Archive in ReadOnly mode. Not thread-safe: one
@@ -132,6 +141,9 @@ public:
     /// Adds a candidate (id computed when empty). Returns false when the same content was already
     /// stored; run membership (with the generation) is still recorded when the candidate carries a run id.
     bool addCandidate(Transaction &tx, const Candidate &candidate, int generation = 0);
+    /// Stores (or replaces) a candidate's provenance; the candidate must exist. addCandidate() calls it
+    /// for a new candidate that carries one.
+    void setProvenance(Transaction &tx, const std::string &candidateId, const CandidateProvenance &provenance);
     /// Stores an evaluation and its flags; returns the new row id.
     std::int64_t addEvaluation(Transaction &tx, const Evaluation &evaluation);
     /// Stores a new run (uid generated when empty) and returns its id.
@@ -158,6 +170,10 @@ public:
     std::vector<std::pair<std::string, int>> runGenerations(std::int64_t runId) const;
     std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;
     std::vector<Evaluation> evaluations(const std::string &candidateId) const;
+    /// Who made a candidate (prompt, response, tokens, cost), when a model or command did.
+    std::optional<CandidateProvenance> provenance(const std::string &candidateId) const;
+    /// Token and cost sums over the candidates of a run that carry provenance.
+    RunCost runCost(std::int64_t runId) const;
     std::vector<BestKernel> bestKernels(const std::string &opName = {}, const std::string &gpuName = {}) const;
     std::vector<std::string> gpuNames() const;
     std::vector<Verdict> verdicts(const std::string &candidateId) const;

@@ -25,6 +25,28 @@ std::string runUid(const Archive &archive, std::map<std::int64_t, std::string> &
     return cache[runId] = run ? run->uid : std::string();
 }
 
+json provenanceToJson(const CandidateProvenance &p)
+{
+    return {{"proposer", p.proposer}, {"model", p.model}, {"prompt", p.prompt}, {"promptSha256", p.promptSha256},
+            {"response", p.response}, {"promptTokens", p.promptTokens}, {"completionTokens", p.completionTokens},
+            {"cost", p.cost}, {"note", p.note}};
+}
+
+CandidateProvenance provenanceFromJson(const json &j)
+{
+    CandidateProvenance p;
+    p.proposer = j.at("proposer").get<std::string>();
+    p.model = j.value("model", std::string());
+    p.prompt = j.value("prompt", std::string());
+    p.promptSha256 = j.value("promptSha256", std::string());
+    p.response = j.value("response", std::string());
+    p.promptTokens = j.value("promptTokens", std::int64_t(0));
+    p.completionTokens = j.value("completionTokens", std::int64_t(0));
+    p.cost = j.value("cost", 0.0);
+    p.note = j.value("note", std::string());
+    return p;
+}
+
 // Runs referenced by uid in the export; integer ids are local to one archive.
 json exportCandidate(const Archive &archive, const Candidate &candidate, std::map<std::int64_t, std::string> &uids)
 {
@@ -48,6 +70,8 @@ json exportCandidate(const Archive &archive, const Candidate &candidate, std::ma
         verdicts.push_back(std::move(v));
     }
     item["verdicts"] = std::move(verdicts);
+    if (const auto provenance = archive.provenance(candidate.id))
+        item["provenance"] = provenanceToJson(*provenance);
     return item;
 }
 
@@ -167,6 +191,8 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
         if (!opNames.count(candidate.opName) && !archive.op(candidate.opName))
             throw std::invalid_argument("candidate " + candidate.id + " belongs to unknown op " + candidate.opName);
         candidate.runId = lookupRun(runIds, item);
+        if (item.contains("provenance"))
+            candidate.provenance = provenanceFromJson(item.at("provenance"));
         if (archive.addCandidate(tx, candidate, generationIn(document, item)))
             ++stats.candidates;
         else

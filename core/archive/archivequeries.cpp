@@ -267,6 +267,39 @@ std::vector<CandidateSummary> Archive::candidateSummaries(const CandidateFilter 
 
 std::vector<CandidateSummary> Archive::reviewQueue() const { return querySummaries(m_db, {}, true); }
 
+std::optional<CandidateProvenance> Archive::provenance(const std::string &candidateId) const
+{
+    Statement query(m_db, R"sql(
+        SELECT proposer, model, prompt, prompt_sha256, response, prompt_tokens, completion_tokens, cost, note
+        FROM candidate_provenance WHERE candidate_id=?1)sql");
+    query.bind(1, candidateId);
+    if (!query.step())
+        return std::nullopt;
+    CandidateProvenance provenance;
+    provenance.proposer = query.text(0);
+    provenance.model = query.text(1);
+    provenance.prompt = query.text(2);
+    provenance.promptSha256 = query.text(3);
+    provenance.response = query.text(4);
+    provenance.promptTokens = query.int64(5);
+    provenance.completionTokens = query.int64(6);
+    provenance.cost = query.real(7);
+    provenance.note = query.text(8);
+    return provenance;
+}
+
+RunCost Archive::runCost(std::int64_t runId) const
+{
+    Statement query(m_db, R"sql(
+        SELECT COUNT(*), COALESCE(SUM(p.prompt_tokens), 0), COALESCE(SUM(p.completion_tokens), 0),
+               COALESCE(SUM(p.cost), 0)
+        FROM run_candidates r JOIN candidate_provenance p ON p.candidate_id = r.candidate_id
+        WHERE r.run_id=?1)sql");
+    query.bind(1, runId);
+    query.step();
+    return RunCost{query.int64(0), query.int64(1), query.int64(2), query.real(3)};
+}
+
 std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) const
 {
     Statement query(m_db, R"sql(

@@ -13,7 +13,7 @@ namespace kx::schema {
 namespace {
 
 // Step N turns a version N-1 archive into version N. Steps are never edited once released: add a new one.
-constexpr std::array<const char *, 3> kMigrations{
+constexpr std::array<const char *, 4> kMigrations{
     // 1: the initial schema.
     R"sql(
     CREATE TABLE schema_version(version INTEGER NOT NULL);
@@ -104,6 +104,20 @@ constexpr std::array<const char *, 3> kMigrations{
     R"sql(
     ALTER TABLE candidates ADD COLUMN genome TEXT NOT NULL DEFAULT '';
     ALTER TABLE run_candidates ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+    )sql",
+    // 4: candidates made by language models or external commands keep their prompt, response and cost.
+    R"sql(
+    CREATE TABLE candidate_provenance(
+        candidate_id TEXT PRIMARY KEY REFERENCES candidates(id),
+        proposer TEXT NOT NULL,
+        model TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        prompt_sha256 TEXT NOT NULL,
+        response TEXT NOT NULL,
+        prompt_tokens INTEGER NOT NULL,
+        completion_tokens INTEGER NOT NULL,
+        cost REAL NOT NULL,
+        note TEXT NOT NULL);
     )sql",
 };
 

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/util/expected.h"
+
+#include <chrono>
+#include <stop_token>
+#include <string>
+
+namespace kx {
+
+/// What a finished command left behind.
+struct CommandOutput
+{
+    int exitCode = 0;                       ///< Exit status, or 128 + signal number.
+    std::string out;                        ///< stdout.
+    std::string err;                        ///< stderr.
+};
+
+/**
+ * Runs a shell command (/bin/sh -c) in its own process group, writes input to its stdin and collects
+ * stdout and stderr. A timeout or a stop request kills the whole group; both come back as an Error.
+ */
+class CommandRunner
+{
+public:
+    static Expected<CommandOutput> run(const std::string &command, const std::string &input,
+                                       std::chrono::duration<double> timeout, std::stop_token stop);
+};
+
+} // namespace kx

@@ -1,0 +1,87 @@
+#include "core/propose/proposerfactory.h"
+
+#include "core/propose/chatclient.h"
+#include "core/propose/commandproposer.h"
+#include "core/propose/concurrencylimit.h"
+#include "core/propose/llmproposer.h"
+#include "core/propose/mixedproposer.h"
+#include "core/propose/promptbuilder.h"
+#include "core/search/templateproposer.h"
+
+namespace kx {
+namespace {
+
+Expected<PromptBuilder> promptBuilder(const ProposerSettings &settings)
+{
+    const auto dir = PromptTemplates::findDir(settings.promptsDir);
+    if (!dir)
+        return dir.error();
+    auto templates = PromptTemplates::load(*dir);
+    if (!templates)
+        return templates.error();
+    return PromptBuilder(std::move(*templates), settings.contrastiveVariants);
+}
+
+bool mixUsesCommand(const ProposerSettings &settings)
+{
+    return settings.llm.model.empty() && !settings.command.command.empty();
+}
+
+} // namespace
+
+ProposerResources ProposerResources::forSettings(const ProposerSettings &settings)
+{
+    return {std::make_shared<ConcurrencyLimit>(settings.llm.concurrency),
+            std::make_shared<CostLedger>(settings.llm.pricePromptPerMillion, settings.llm.priceCompletionPerMillion)};
+}
+
+Status checkProposerSettings(const ProposerSettings &settings)
+{
+    const auto &kind = settings.kind;
+    if (kind != "template" && kind != "llm" && kind != "command" && kind != "mix")
+        return Error{"unknown proposer '" + kind + "' (template, llm, command or mix)"};
+    if (kind == "template")
+        return {};
+    const bool llm = kind == "llm" || (kind == "mix" && !mixUsesCommand(settings));
+    if (llm) {
+        if (settings.llm.model.empty())
+            return Error{"the " + kind + " proposer needs a model (--model)"};
+        if (const auto endpoint = ChatClient::checkEndpoint(settings.llm.endpoint); !endpoint)
+            return Error{"--endpoint: " + endpoint.error().message};
+        if (settings.llm.maxTokens <= 0 || settings.llm.timeoutSeconds <= 0 || settings.llm.concurrency <= 0)
+            return Error{"--max-tokens, --llm-timeout and --concurrency must be positive"};
+    } else if (settings.command.command.empty()) {
+        return Error{"the " + kind + " proposer needs a command (--command) or a model (--model)"};
+    }
+    if (kind == "mix" && (settings.llmShare < 0 || settings.llmShare > 1))
+        return Error{"--llm-share must be between 0 and 1"};
+    if (const auto prompts = promptBuilder(settings); !prompts)
+        return prompts.error();
+    return {};
+}
+
+Expected<std::unique_ptr<Proposer>> makeProposer(const ProposerSettings &settings, const ProposerResources &resources)
+{
+    if (const auto status = checkProposerSettings(settings); !status)
+        return status.error();
+    if (settings.kind == "template")
+        return std::unique_ptr<Proposer>(std::make_unique<TemplateProposer>());
+    auto prompts = promptBuilder(settings);
+    if (!prompts)
+        return prompts.error();
+    const bool useCommand = settings.kind == "command" || (settings.kind == "mix" && mixUsesCommand(settings));
+    std::unique_ptr<Proposer> external;
+    if (useCommand)
+        external = std::make_unique<CommandProposer>(settings.command, std::move(*prompts));
+    else
+        external = std::make_unique<LlmProposer>(ChatClient(settings.llm, resources.limit), std::move(*prompts),
+                                                 resources.ledger);
+    if (settings.kind != "mix")
+        return external;
+    std::vector<MixedProposer::Entry> entries;
+    entries.push_back({std::make_unique<TemplateProposer>(), 1.0 - settings.llmShare});
+    entries.push_back({std::move(external), settings.llmShare});
+    return std::unique_ptr<Proposer>(std::make_unique<MixedProposer>(std::move(entries), 0));
+}
+
+} // namespace kx

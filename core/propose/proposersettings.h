@@ -1,0 +1,49 @@
+#pragma once
+
+#include <string>
+
+namespace kx {
+
+/// How to reach an OpenAI-compatible chat-completions endpoint. The API key itself is never stored:
+/// only the name of the environment variable that holds it.
+struct LlmSettings
+{
+    std::string endpoint = "http://127.0.0.1:8000/v1"; ///< Base URL; requests go to {endpoint}/chat/completions.
+    std::string model;
+    std::string apiKeyEnv = "OPENAI_API_KEY";           ///< Environment variable holding the key (may be unset).
+    double temperature = 0.7;
+    int maxTokens = 4096;
+    double timeoutSeconds = 120;                        ///< Longest wait for the server to send anything.
+    int maxRetries = 4;                                 ///< Extra attempts after 429, 5xx and network errors.
+    double retryBaseSeconds = 1.0;                      ///< First backoff; doubles with every retry.
+    double retryMaxSeconds = 60;                        ///< Cap on one wait, Retry-After included.
+    int concurrency = 2;                                ///< Requests in flight at once across a run's proposers.
+    double pricePromptPerMillion = 0;                   ///< Currency units per 1M prompt tokens.
+    double priceCompletionPerMillion = 0;               ///< Currency units per 1M completion tokens.
+
+    bool operator==(const LlmSettings &) const = default;
+};
+
+/// An external program that reads a prompt on stdin and writes a candidate on stdout.
+struct CommandSettings
+{
+    std::string command;                                ///< Run by /bin/sh -c.
+    double timeoutSeconds = 300;
+
+    bool operator==(const CommandSettings &) const = default;
+};
+
+/// Which proposer a search uses and how it is set up: a plain struct that the CLI and the GUI fill in.
+struct ProposerSettings
+{
+    std::string kind = "template";                      ///< "template", "llm", "command" or "mix".
+    LlmSettings llm;
+    CommandSettings command;
+    double llmShare = 0.3;                              ///< mix: share of requests given to the LLM (or command).
+    std::string promptsDir;                             ///< Prompt templates; empty: the installed ones.
+    int contrastiveVariants = 6;                        ///< Earlier variants listed with their speeds.
+
+    bool operator==(const ProposerSettings &) const = default;
+};
+
+} // namespace kx
