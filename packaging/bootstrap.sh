@@ -20,9 +20,11 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libgl-dev
   libqscintilla2-qt6-dev libqcustomplot-dev
-  libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev
+  libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev libcpp-httplib-dev
   libtorch-dev
 )
+# Importing KernelBench problem files runs a Python helper that needs PyTorch.
+if [ "$mode" != build ]; then packages+=(python3-torch); fi
 
 install_missing() {
   local missing=()

@@ -132,7 +132,7 @@ Status ArchiveSession::retractVerdict(std::int64_t verdictId, const QString &can
     return Status::ok();
 }
 
-Expected<bool> ArchiveSession::addCandidate(const Candidate &candidate)
+Expected<bool> ArchiveSession::addCandidate(const Candidate &candidate, int generation)
 {
     if (Status status = writable(); !status)
         return status.error();
@@ -142,7 +142,7 @@ Expected<bool> ArchiveSession::addCandidate(const Candidate &candidate)
     bool added = false;
     try {
         Transaction tx = m_archive->begin();
-        added = m_archive->addCandidate(tx, stored);
+        added = m_archive->addCandidate(tx, stored, generation);
         tx.commit();
     } catch (const std::exception &error) {
         return Error{error.what()};

@@ -43,8 +43,9 @@ public:
     /// Records a verdict (reason code from verdictReasonCodes()) and returns its id.
     Expected<std::int64_t> addVerdict(const Verdict &verdict);
     Status retractVerdict(std::int64_t verdictId, const QString &candidateId);
-    /// Stores a candidate; true when it is new, false when the same content was already stored.
-    Expected<bool> addCandidate(const Candidate &candidate);
+    /// Stores a candidate (a member of candidate.runId at generation, when it names a run); true when it is
+    /// new, false when the same content was already stored.
+    Expected<bool> addCandidate(const Candidate &candidate, int generation = 0);
 
 signals:
     /// The open archive was replaced or closed.

@@ -14,6 +14,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -117,6 +118,8 @@ LineagePage::LineagePage(QWidget *parent)
     m_view->setScene(m_scene);
     connect(m_view, &LineageView::navigate, this, [this](LineageView::Direction d) { navigate(int(d)); });
     connect(m_scene, &QGraphicsScene::selectionChanged, this, &LineagePage::onSelectionChanged);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, &LineagePage::showNodeMenu);
 
     m_runCombo->setObjectName(QStringLiteral("lineageRun"));
     m_runCombo->setToolTip(tr("The run whose lineage is shown"));
@@ -204,6 +207,12 @@ LineagePage::LineagePage(QWidget *parent)
     layout->addLayout(bar);
     layout->addLayout(body, 1);
     updateStatus();
+}
+
+LineagePage::~LineagePage()
+{
+    // The scene is destroyed after this page: its items' selection changes must not reach a page that is gone.
+    disconnect(m_scene, nullptr, this, nullptr);
 }
 
 void LineagePage::setArchivePath(const QString &path)
@@ -334,6 +343,56 @@ void LineagePage::addEvaluation(const Evaluation &evaluation)
         scheduleLayout();
     if (!m_lookTimer->isActive())
         m_lookTimer->start();
+}
+
+void LineagePage::refreshVerdicts()
+{
+    const quint64 generation = ++m_verdictGeneration;
+    const std::int64_t runId = m_runId;
+    if (runId <= 0 || m_archivePath.isEmpty())
+        return;
+    readArchiveAsync(m_archivePath, [runId](const Archive &archive) {
+        CandidateFilter filter;
+        filter.runId = runId;
+        QHash<QString, std::optional<bool>> verdicts;
+        for (const CandidateSummary &row : archive.candidateSummaries(filter))
+            verdicts.insert(QString::fromStdString(row.id), row.accepted);
+        return verdicts;
+    }).then(this, [this, generation, runId](const ReadResult<QHash<QString, std::optional<bool>>> &result) {
+        if (generation != m_verdictGeneration || runId != m_runId)
+            return;
+        if (!result.ok()) {
+            emit loadFailed(result.error);
+            return;
+        }
+        bool changed = false;
+        for (int i = 0; i < m_graph.size(); ++i) {
+            const QString &id = m_graph.node(i).id;
+            // A candidate without a current verdict (one retracted, say) loses its badge.
+            changed |= m_graph.setVerdict(id, result.value.value(id));
+        }
+        if (changed)
+            restyle();
+        emit verdictsRefreshed();
+    });
+}
+
+void LineagePage::showNodeMenu(const QPoint &position)
+{
+    QGraphicsItem *item = m_view->itemAt(position);
+    while (item && item->type() != LineageNodeItem::Type)
+        item = item->parentItem();
+    if (!item)
+        return;
+    const QString id = m_graph.node(static_cast<LineageNodeItem *>(item)->index()).id;
+    selectCandidate(id);
+    onSelectionChanged();
+    QMenu menu(this);
+    // The shortcut belongs to the source view's action, which acts on the selection just made.
+    QAction *newCandidate = menu.addAction(tr("&New Candidate From This One…") + QLatin1Char('\t')
+                                           + QKeySequence(Qt::CTRL | Qt::Key_E).toString(QKeySequence::NativeText));
+    connect(newCandidate, &QAction::triggered, this, [this, id] { emit newCandidateRequested(id); });
+    menu.exec(m_view->viewport()->mapToGlobal(position));
 }
 
 void LineagePage::scheduleLayout()

@@ -34,6 +34,7 @@ class LineagePage : public QWidget
 
 public:
     explicit LineagePage(QWidget *parent = nullptr);
+    ~LineagePage() override;
 
     /// The archive to read runs from (empty: nothing to show).
     void setArchivePath(const QString &path);
@@ -46,6 +47,8 @@ public:
     /// Live events from the search (ignored unless they belong to the shown run).
     void addCandidate(const kx::Candidate &candidate, int generation);
     void addEvaluation(const kx::Evaluation &evaluation);
+    /// Reads the run's current verdicts again (after one was recorded or retracted) and updates the badges.
+    void refreshVerdicts();
 
     /// Selects the candidate's node (false when it is not in this lineage); does not emit.
     bool selectCandidate(const QString &candidateId);
@@ -82,6 +85,10 @@ signals:
     /// A run's lineage was read (nodes: how many).
     void loaded(int nodes);
     void loadFailed(const QString &message);
+    /// "New Candidate From This One" was chosen in a node's context menu.
+    void newCandidateRequested(const QString &candidateId);
+    /// The badges show the verdicts read by refreshVerdicts().
+    void verdictsRefreshed();
 
 private:
     void scheduleLayout();
@@ -90,6 +97,7 @@ private:
     void updateStatus();
     void onSelectionChanged();
     void onRunComboChanged();
+    void showNodeMenu(const QPoint &position);
     QVector<bool> visibility() const;
 
     QString m_archivePath;
@@ -105,6 +113,7 @@ private:
     bool m_selecting = false;
     quint64 m_loadGeneration = 0;
     quint64 m_runsGeneration = 0;
+    quint64 m_verdictGeneration = 0;
     quint64 m_layoutGeneration = 0;
     quint64 m_appliedLayout = 0;
     int m_layoutsApplied = 0;

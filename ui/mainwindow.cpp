@@ -8,6 +8,8 @@
 #include "ui/diffview.h"
 #include "ui/kernelexport.h"
 #include "ui/lineagepage.h"
+#include "ui/pytorchimport.h"
+#include "ui/manualedits.h"
 #include "ui/opendialog.h"
 #include "ui/plotspage.h"
 #include "ui/recentarchives.h"
@@ -102,6 +104,8 @@ MainWindow::MainWindow(QWidget *parent)
     statusBar()->addPermanentWidget(m_archiveStatus);
     connectSearch();
     createReviewParts();
+    connectManualEdits();
+    createPageShortcuts();
 
     connect(m_session, &ArchiveSession::archiveChanged, this, &MainWindow::onArchiveChanged);
     connect(m_recent, &RecentArchives::changed, this, &MainWindow::updateRecentMenu);
@@ -171,6 +175,14 @@ void MainWindow::createActions()
     m_openOpAction->setToolTip(tr("Choose an op to search on"));
     connect(m_openOpAction, &QAction::triggered, this, &MainWindow::openOp);
 
+    // An imported problem file opens like an op chosen in the open-op dialog.
+    m_pytorchImport = new PyTorchImport(this);
+    connect(m_pytorchImport, &PyTorchImport::imported, this, [this](const Op &op) {
+        m_runPanel->setOp(op);
+        m_runDock->show();
+        m_runDock->raise();
+    });
+
     m_filterAction = new QAction(tr("&Filter Kernels"), this);
     m_filterAction->setShortcut(QKeySequence::Find);
     connect(m_filterAction, &QAction::triggered, this, [this] {
@@ -186,6 +198,7 @@ void MainWindow::createMenus()
     file->addAction(m_openAction);
     file->addAction(m_openReadOnlyAction);
     file->addAction(m_openOpAction);
+    file->addAction(m_pytorchImport->action());
     m_recentMenu = file->addMenu(tr("Open &Recent"));
     file->addSeparator();
     file->addAction(m_reloadAction);
@@ -285,6 +298,7 @@ void MainWindow::createReviewParts()
         m_kernelsPage->reload();
         m_reviewPage->reload();
         m_archiveStatus->refresh();
+        m_lineagePage->refreshVerdicts();
         if (candidateId == m_shownCandidateId)
             showCandidate(candidateId);
     });
@@ -307,11 +321,12 @@ void MainWindow::createReviewParts()
                                         [this] { m_verdicts->review(reviewCandidateId(), false); });
     reject->setShortcut(QKeySequence(Qt::Key_R));
     reject->setObjectName(QStringLiteral("rejectAction"));
+    review->addAction(m_candidateView->newCandidateAction());
     review->addSeparator();
     review->addAction(m_diffView->previousChangeAction());
     review->addAction(m_diffView->nextChangeAction());
     review->addSeparator();
-    review->addAction(tr("&Export Kernel…"), this, [this] {
+    QAction *exportAction = review->addAction(tr("&Export Kernel…"), this, [this] {
         const QString id = reviewCandidateId();
         if (id.isEmpty())
             return;
@@ -319,7 +334,42 @@ void MainWindow::createReviewParts()
         if (!folder.isEmpty())
             exportKernel(id, folder);
     });
+    exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     menuBar()->insertMenu(m_viewMenu->menuAction(), review);
+}
+
+void MainWindow::connectManualEdits()
+{
+    m_manualEdits = new ManualEdits(m_session, m_searchBridge, this);
+    connect(m_candidateView, &CandidateView::newCandidateRequested, m_manualEdits, &ManualEdits::open);
+    connect(m_lineagePage, &LineagePage::newCandidateRequested, m_manualEdits, &ManualEdits::open);
+    connect(m_evaluationsPanel, &EvaluationsPanel::currentEvaluationChanged, m_candidateView,
+            &CandidateView::selectEvaluation);
+    connect(m_manualEdits, &ManualEdits::candidateStored, this, [this](const Candidate &candidate, int generation) {
+        m_lineagePage->addCandidate(candidate, generation);
+        m_kernelsPage->reload();
+    });
+    connect(m_manualEdits, &ManualEdits::evaluated, this, [this](const Candidate &candidate, const Evaluation &evaluation) {
+        m_lineagePage->addEvaluation(evaluation);
+        m_kernelsPage->reload();
+        if (QString::fromStdString(candidate.id) == m_shownCandidateId)
+            showCandidate(m_shownCandidateId);
+    });
+    connect(m_manualEdits, &ManualEdits::message, this, [this](const QString &text) { statusBar()->showMessage(text); });
+    connect(m_manualEdits, &ManualEdits::errorOccurred, this,
+            [this](const QString &message) { m_errors.report(tr("New Candidate"), message); });
+}
+
+void MainWindow::createPageShortcuts()
+{
+    // Ctrl+1 ... Ctrl+9 show the pages in tab order.
+    m_viewMenu->addSeparator();
+    for (int i = 0; i < std::min(m_pages->count(), 9); ++i) {
+        QWidget *page = m_pages->widget(i);
+        QAction *action = m_viewMenu->addAction(tr("Show %1").arg(m_pages->tabText(i)), this,
+                                                [this, page] { m_pages->setCurrentWidget(page); });
+        action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
 }
 
 QString MainWindow::reviewCandidateId() const
@@ -566,6 +616,10 @@ void MainWindow::dropEvent(QDropEvent *event)
     if (path.isEmpty())
         return;
     event->acceptProposedAction();
+    if (PyTorchImport::isProblemFile(path)) {
+        m_pytorchImport->importFile(path);
+        return;
+    }
     openArchive(path);
 }
 

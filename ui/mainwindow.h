@@ -25,6 +25,8 @@ class PlotsPage;
 class ReviewPage;
 class VerdictController;
 class RecentArchives;
+class ManualEdits;
+class PyTorchImport;
 
 /**
  * The application shell: assembles the pages (central tabs) and the docks around them, owns the open
@@ -79,6 +81,8 @@ public:
     /// File > Open Op: chooses the op the run controls search on.
     void openOp();
     ArchiveStatusWidget *archiveStatus() const { return m_archiveStatus; }
+    /// "New candidate from this one" (Ctrl+E in the source view, the lineage's node menu).
+    ManualEdits *manualEdits() const { return m_manualEdits; }
 
 signals:
     /// The detail views now show this candidate (empty: nothing selected).
@@ -97,6 +101,8 @@ private:
     void createDocks();
     void connectSearch();
     void createReviewParts();
+    void connectManualEdits();
+    void createPageShortcuts();
     void updateRecentMenu();
     void onArchiveChanged();
     void showCandidate(const QString &candidateId);
@@ -125,8 +131,10 @@ private:
     PlotsPage *m_plotsPage = nullptr;
     ReviewPage *m_reviewPage = nullptr;
     VerdictController *m_verdicts = nullptr;
+    ManualEdits *m_manualEdits = nullptr;
     QString m_shownCandidateId;
     QAction *m_openOpAction = nullptr;
+    PyTorchImport *m_pytorchImport = nullptr;
     QDockWidget *m_sourceDock = nullptr;
     QDockWidget *m_evaluationsDock = nullptr;
     QToolBar *m_toolBar = nullptr;

@@ -9,6 +9,7 @@
 #include "ui/mainwindow.h"
 #include "ui/scratchsettings.h"
 
+#include <QDockWidget>
 #include <QImage>
 #include <QPixmap>
 #include <QTableView>
@@ -39,6 +40,9 @@ int takeScreenshot(const QString &archivePath, const QString &imagePath)
     MainWindow window;
     window.setErrorHandler([&error](const QString &, const QString &message) { error = message; });
     window.resize(1440, 900);
+    // A picture of browsing: the run controls would only take room from the evaluations.
+    if (auto *runDock = window.findChild<QDockWidget *>(QStringLiteral("runDock")))
+        runDock->hide();
     window.show();
     if (!window.openArchive(archivePath, ArchiveSession::Access::ReadOnly))
         return fail(error);

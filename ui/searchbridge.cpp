@@ -47,6 +47,14 @@ struct SearchBridge::Link : EvaluationObserver
             QMetaObject::invokeMethod(target, [bridge = target, id = session, event] { bridge->handleEvent(id, event); },
                                       Qt::QueuedConnection);
     }
+    /// Runs call(bridge) on the GUI thread, unless the bridge has let go of this link.
+    void invoke(std::function<void(SearchBridge *)> call)
+    {
+        std::lock_guard lock(mutex);
+        if (target)
+            QMetaObject::invokeMethod(target, [bridge = target, call = std::move(call)] { call(bridge); },
+                                      Qt::QueuedConnection);
+    }
     void detach()
     {
         std::lock_guard lock(mutex);
@@ -95,6 +103,10 @@ SearchBridge::~SearchBridge()
     if (m_job && m_job->session)
         m_job->session->cancel();
     dispose();
+    for (std::shared_ptr<Job> &job : m_oneOffJobs) {
+        job->link->detach();
+        QThreadPool::globalInstance()->start([job = std::move(job)]() mutable { job.reset(); });
+    }
 }
 
 QStringList SearchBridge::defaultWorkerCommand()
@@ -219,6 +231,72 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     return true;
 }
 
+void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
+{
+    ++m_manualInFlight;
+    const auto reportTo = [candidate](std::shared_ptr<Link> link, std::shared_ptr<Job> oneOff) {
+        return [link, oneOff = std::weak_ptr<Job>(oneOff), candidate](Expected<Evaluation> result) {
+            link->invoke([oneOff, candidate, result](SearchBridge *bridge) {
+                bridge->finishManual(oneOff.lock(), candidate, result, false);
+            });
+        };
+    };
+    if (m_job && m_job->session && m_state != State::Starting && m_state != State::Stopping) {
+        m_job->session->evaluateManual(op, candidate, reportTo(m_job->link, nullptr));
+        return;
+    }
+
+    const auto refuse = [&](const QString &message, bool noGpu) {
+        finishManual(nullptr, candidate, Error{message.toStdString()}, noGpu);
+    };
+    if (m_archivePath.isEmpty())
+        return refuse(tr("No archive is open."), false);
+    if (m_workerCommand.isEmpty())
+        return refuse(tr("No worker program is set."), true);
+    if (!NvrtcCompiler::available())
+        return refuse(tr("This build has no NVRTC (the CUDA toolkit was missing when it was built)."), false);
+
+    // Workers for this one evaluation, started the way a search starts them.
+    SearchSessionOptions options;
+    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
+    for (const QString &word : std::as_const(m_workerCommand))
+        options.workerCommand.push_back(QFile::encodeName(word).toStdString());
+    auto job = std::make_shared<Job>();
+    job->link = std::make_shared<Link>(this, 0);
+    job->session = std::make_unique<SearchSession>(std::move(options), SearchEventSink{}, job->link.get());
+    m_oneOffJobs.push_back(job);
+    auto done = reportTo(job->link, job);
+    std::weak_ptr<Job> weak = job;
+    QThreadPool::globalInstance()->start([weak, op, candidate, done = std::move(done)] {
+        const std::shared_ptr<Job> job = weak.lock();
+        if (!job)
+            return;
+        if (const Status started = job->session->startWorkers(); !started) {
+            job->link->invoke([weak, candidate, message = started.error().message](SearchBridge *bridge) {
+                bridge->finishManual(weak.lock(), candidate, Error{message}, true);
+            });
+            return;
+        }
+        job->session->evaluateManual(op, candidate, done);
+    });
+}
+
+void SearchBridge::finishManual(const std::shared_ptr<Job> &oneOff, const Candidate &candidate,
+                                const Expected<Evaluation> &result, bool noGpu)
+{
+    m_manualInFlight = std::max(0, m_manualInFlight - 1);
+    if (oneOff) {
+        oneOff->link->detach();
+        m_oneOffJobs.erase(std::remove(m_oneOffJobs.begin(), m_oneOffJobs.end(), oneOff), m_oneOffJobs.end());
+        // Stopping the workers joins threads: on the pool, like dispose().
+        QThreadPool::globalInstance()->start([job = oneOff]() mutable { job.reset(); });
+    }
+    if (result)
+        emit manualEvaluated(candidate, *result);
+    else
+        emit manualEvaluationFailed(candidate, QString::fromStdString(result.error().message), noGpu);
+}
+
 void SearchBridge::markStarted(std::int64_t runId)
 {
     if (m_state != State::Starting)
@@ -234,6 +312,14 @@ void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
     if (session != m_session || !m_job)
         return;
     // Events can overtake the start job's own report.
+    // A hand-made candidate's evaluation is no part of the search's counts.
+    const bool manual = event.kind == SearchEvent::Kind::Evaluated && event.candidate
+                        && event.candidate->origin == Origin::Manual;
+    if (manual) {
+        if (event.evaluation)
+            emit candidateEvaluated(*event.candidate, *event.evaluation);
+        return;
+    }
     markStarted(event.runId);
     m_progress = event.progress;
     switch (event.kind) {

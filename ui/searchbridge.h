@@ -6,6 +6,7 @@
 #include "core/domain/run.h"
 #include "core/eval/workerpool.h"
 #include "core/search/searchengine.h"
+#include "core/util/expected.h"
 
 #include <QObject>
 #include <QStringList>
@@ -52,6 +53,15 @@ public:
     /// Stops after the evaluations in flight; the run can be continued later.
     void cancel();
 
+    /**
+     * Evaluates a candidate made by hand (stored already): on the running search's workers when there is one,
+     * else on workers started for it alone (off the GUI thread). Ends with manualEvaluated or
+     * manualEvaluationFailed; the evaluation is stored in the archive.
+     */
+    void evaluateManual(const Op &op, const Candidate &candidate);
+    /// Hand-made candidates being evaluated.
+    int manualEvaluationsInFlight() const { return m_manualInFlight; }
+
     State state() const { return m_state; }
     bool isActive() const { return m_state != State::Idle; }
     std::int64_t runId() const { return m_runId; }
@@ -79,6 +89,9 @@ signals:
     void progressChanged(const kx::SearchProgress &progress);
     void workersChanged();
     void errorOccurred(const QString &message);
+    void manualEvaluated(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
+    /// No evaluation: noGpu says there was no worker to run it on.
+    void manualEvaluationFailed(const kx::Candidate &candidate, const QString &message, bool noGpu);
     /// The run ended (finished, cancelled or failed) with the stop reason.
     void finished(kx::RunState state, const QString &message);
 
@@ -94,6 +107,8 @@ private:
     void dispose();
     void setState(State state);
     void pollWorkers();
+    void finishManual(const std::shared_ptr<Job> &oneOff, const Candidate &candidate,
+                      const Expected<Evaluation> &result, bool noGpu);
 
     QString m_archivePath;
     QStringList m_workerCommand;
@@ -106,6 +121,8 @@ private:
     SearchBudget m_budget;
     std::vector<WorkerStatus> m_workers;
     int m_lastCompiled = 0;
+    std::vector<std::shared_ptr<Job>> m_oneOffJobs; // Sessions started only to evaluate hand-made candidates.
+    int m_manualInFlight = 0;
     QTimer *m_workerTimer;
 };
 

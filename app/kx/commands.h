@@ -1,9 +1,12 @@
 #pragma once
 
+#include "core/domain/op.h"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace kx {
@@ -36,5 +39,10 @@ void addSearchCommands(CLI::App &app, Action &action);   ///< kx search OP, kx r
 void addResultCommands(CLI::App &app, Action &action);   ///< kx best, kx runs
 void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
 void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
+void addKernelBenchCommands(CLI::App &app, Action &action); ///< kx import FILE.py, kx coverage DIR
+
+/// A built-in op by name, or a KernelBench problem file (.py) imported; nullopt after printing why not
+/// (exitCode says how to exit).
+std::optional<Op> resolveOp(const std::string &nameOrFile, int &exitCode);
 
 } // namespace kx::cli

@@ -19,6 +19,7 @@ int main(int argc, char **argv)
     kx::cli::addResultCommands(app, action);
     kx::cli::addCompileCommand(app, action);
     kx::cli::addWorkerCommand(app, action);
+    kx::cli::addKernelBenchCommands(app, action);
 
     try {
         app.parse(argc, argv);

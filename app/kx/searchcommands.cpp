@@ -6,6 +6,7 @@
 #include "core/archive/archivelocation.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
+#include "core/propose/proposerfactory.h"
 #include "core/search/searchsession.h"
 
 #include <atomic>
@@ -32,6 +33,7 @@ struct SearchOptions
     std::string time;                   ///< "90", "90s", "10m", "1h"
     std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
     SearchSettings settings;
+    ProposerSettings proposer;
 };
 
 Expected<double> parseDuration(const std::string &text)
@@ -169,6 +171,50 @@ void printSummary(const std::string &archivePath, std::int64_t runId)
     std::printf("see it with: kx archive show %s\n", shortId(best->id).c_str());
 }
 
+void printCost(const CostLedger &ledger)
+{
+    const auto totals = ledger.totals();
+    if (totals.calls == 0)
+        return;
+    std::printf("model calls: %lld (%lld unusable), %lld prompt + %lld completion tokens, estimated cost %.4f\n",
+                static_cast<long long>(totals.calls), static_cast<long long>(totals.failedCalls),
+                static_cast<long long>(totals.promptTokens), static_cast<long long>(totals.completionTokens),
+                totals.cost);
+}
+
+void addProposerOptions(CLI::App &command, ProposerSettings &settings)
+{
+    command.add_option("--proposer", settings.kind, "Who proposes candidates: template, llm, command or mix")
+        ->capture_default_str()->check(CLI::IsMember({"template", "llm", "command", "mix"}));
+    auto &llm = settings.llm;
+    command.add_option("--endpoint", llm.endpoint, "Base URL of an OpenAI-compatible API ({URL}/chat/completions)")
+        ->capture_default_str();
+    command.add_option("--model", llm.model, "Model name for the llm and mix proposers");
+    command.add_option("--api-key-env", llm.apiKeyEnv, "Environment variable holding the API key (never stored)")
+        ->capture_default_str();
+    command.add_option("--temperature", llm.temperature, "Sampling temperature")->capture_default_str()
+        ->check(CLI::Range(0.0, 2.0));
+    command.add_option("--max-tokens", llm.maxTokens, "Longest answer in tokens")->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to answer")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command.add_option("--concurrency", llm.concurrency, "Model requests in flight at once")->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    command.add_option("--price-prompt", llm.pricePromptPerMillion, "Price per 1M prompt tokens (cost estimates)")
+        ->check(CLI::NonNegativeNumber);
+    command.add_option("--price-completion", llm.priceCompletionPerMillion,
+                       "Price per 1M completion tokens (cost estimates)")
+        ->check(CLI::NonNegativeNumber);
+    command.add_option("--llm-share", settings.llmShare, "mix: share of candidates asked of the model (or command)")
+        ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+    command.add_option("--command", settings.command.command,
+                       "command proposer: shell command reading a prompt on stdin, writing a candidate on stdout");
+    command.add_option("--command-timeout", settings.command.timeoutSeconds, "Seconds the command may take")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command.add_option("--prompts", settings.promptsDir,
+                       "Folder with prompt templates (copy the installed ones to edit them)");
+}
+
 // Starts workers, runs (or continues) the search in the foreground, Ctrl-C cancels (the run can be resumed).
 int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::optional<std::int64_t> runToContinue)
 {
@@ -181,6 +227,10 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     if (!ensureParentFolder(archivePath)) {
         std::cerr << "kx: cannot create the folder of " << archivePath << '\n';
         return BadInput;
+    }
+    if (const auto proposerOk = checkProposerSettings(options.proposer); !proposerOk) {
+        std::cerr << "kx: " << proposerOk.error().message << '\n';
+        return Usage;
     }
     if (!NvrtcCompiler::available()) {
         std::cerr << "kx: this build has no NVRTC (CUDA toolkit not found at build time): searching needs it\n";
@@ -208,7 +258,13 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         for (std::string word; words >> word;)
             workerCommand.push_back(word);
     }
-    SearchSession session({archivePath, workerCommand, *devices, options.settings},
+    const auto resources = ProposerResources::forSettings(options.proposer);
+    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}};
+    sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
+        auto proposer = makeProposer(settings, resources);
+        return proposer ? std::move(*proposer) : nullptr;
+    };
+    SearchSession session(std::move(sessionOptions),
                           [printer, &finished](const SearchEvent &event) {
                               (*printer)(event);
                               if (event.kind == SearchEvent::Kind::Finished)
@@ -232,6 +288,13 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
               << archivePath << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)"
               << std::endl;
 
+    if (const auto &proposer = options.proposer; proposer.kind != "template") {
+        const bool command = proposer.kind == "command" || (proposer.kind == "mix" && proposer.llm.model.empty());
+        std::cout << "proposer: " << proposer.kind << " ("
+                  << (command ? proposer.command.command : proposer.llm.model + " at " + proposer.llm.endpoint) << ")"
+                  << (proposer.kind == "mix" ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%" : "")
+                  << std::endl;
+    }
     g_interrupted = false;
     auto previous = std::signal(SIGINT, onInterrupt);
     bool cancelled = false;
@@ -245,6 +308,8 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     session.wait();
     std::signal(SIGINT, previous);
     printSummary(archivePath, *runId);
+    if (options.proposer.kind != "template")
+        printCost(*resources.ledger);
     switch (session.state()) {
     case RunState::Finished: return Ok;
     case RunState::Cancelled: return 130;
@@ -269,8 +334,9 @@ void addSearchCommands(CLI::App &app, Action &action)
     auto options = std::make_shared<SearchOptions>();
     auto opName = std::make_shared<std::string>();
     auto *search = app.add_subcommand("search", "Search for fast kernels for an op on the GPUs (needs a GPU)");
-    search->add_option("op", *opName, "Op name (see kx ops)")->required();
+    search->add_option("op", *opName, "Op name (see kx ops) or a KernelBench problem file (.py)")->required();
     addBudgetOptions(*search, *options);
+    addProposerOptions(*search, options->proposer);
     auto &settings = options->settings;
     search->add_option("--generations", settings.budget.generations, "Generations after the translation")
         ->capture_default_str()->check(CLI::NonNegativeNumber);
@@ -288,18 +354,17 @@ void addSearchCommands(CLI::App &app, Action &action)
         ->capture_default_str()->check(CLI::PositiveNumber);
     search->callback([&action, options, opName] {
         action = [options, opName]() -> int {
-            const Op *op = findBuiltInOp(*opName);
-            if (!op) {
-                std::cerr << "kx: unknown op '" << *opName << "' (kx ops lists them)\n";
-                return BadInput;
-            }
+            int failure = BadInput;
+            const auto op = resolveOp(*opName, failure);
+            if (!op)
+                return failure;
             const auto seconds = parseDuration(options->time);
             if (!seconds) {
                 std::cerr << "kx: " << seconds.error().message << '\n';
                 return Usage;
             }
             options->settings.budget.seconds = *seconds;
-            return runSearch(*options, *op, std::nullopt);
+            return runSearch(*options, op, std::nullopt);
         };
     });
 
@@ -308,6 +373,7 @@ void addSearchCommands(CLI::App &app, Action &action)
     auto *resume = app.add_subcommand("resume", "Continue a stopped, killed or finished run with its own settings");
     resume->add_option("run", *runId, "Run id (see kx runs)")->required()->check(CLI::PositiveNumber);
     addBudgetOptions(*resume, *resumeOptions);
+    addProposerOptions(*resume, resumeOptions->proposer);
     resume->callback([&action, resumeOptions, runId] {
         action = [resumeOptions, runId] { return runSearch(*resumeOptions, std::nullopt, *runId); };
     });

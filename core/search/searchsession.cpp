@@ -1,5 +1,7 @@
 #include "core/search/searchsession.h"
 
+#include "core/archive/archive.h"
+
 #include "core/search/serviceevaluator.h"
 #include "core/search/templateproposer.h"
 
@@ -29,7 +31,10 @@ std::vector<WorkerStatus> SearchSession::workers() const { return m_service->poo
 
 SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
-    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::make_unique<TemplateProposer>(),
+    auto proposer = m_options.makeProposer ? m_options.makeProposer() : nullptr;
+    if (!proposer)
+        proposer = std::make_unique<TemplateProposer>();
+    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::move(proposer),
                                               std::make_shared<ServiceEvaluator>(m_service), m_options.settings,
                                               std::move(extraStops), m_sink);
     return *m_engine;
@@ -48,6 +53,44 @@ Expected<std::int64_t> SearchSession::continueRun(std::int64_t runId,
     if (m_engine)
         return Error{"this session has already run a search"};
     return makeEngine(std::move(extraStops)).continueRun(runId);
+}
+
+void SearchSession::evaluateManual(const Op &op, const Candidate &candidate,
+                                   std::function<void(Expected<Evaluation>)> done)
+{
+    // The completion may run while the session is torn down: it uses copies, never the session.
+    m_service->submit(op, candidate, m_options.settings.eval,
+                      [archivePath = m_options.archivePath, sink = m_sink, candidate,
+                       done = std::move(done)](Expected<Evaluation> result) {
+                          if (result) {
+                              Evaluation evaluation = std::move(*result);
+                              evaluation.candidateId = candidate.id;
+                              evaluation.runId = candidate.runId;
+                              try {
+                                  auto archive = Archive::open(archivePath);
+                                  if (!archive) {
+                                      result = archive.error();
+                                  } else {
+                                      auto tx = (*archive)->begin();
+                                      evaluation.id = (*archive)->addEvaluation(tx, evaluation);
+                                      tx.commit();
+                                      result = evaluation;
+                                  }
+                              } catch (const std::exception &error) {
+                                  result = Error{std::string("the evaluation could not be stored: ") + error.what()};
+                              }
+                              if (result && sink) {
+                                  SearchEvent event;
+                                  event.kind = SearchEvent::Kind::Evaluated;
+                                  event.runId = candidate.runId.value_or(0);
+                                  event.candidate = candidate;
+                                  event.evaluation = *result;
+                                  sink(event);
+                              }
+                          }
+                          if (done)
+                              done(std::move(result));
+                      });
 }
 
 void SearchSession::pause()

@@ -5,6 +5,7 @@
 #include "core/search/searchengine.h"
 #include "core/util/expected.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct SearchSessionOptions
     std::vector<std::string> workerCommand;
     std::vector<int> devices;               ///< Empty: all GPUs.
     SearchSettings settings;
+    /// Makes the run's proposer; empty: the template proposer.
+    std::function<std::unique_ptr<Proposer>()> makeProposer;
 };
 
 /**
@@ -40,6 +43,16 @@ public:
 
     Expected<std::int64_t> start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
     Expected<std::int64_t> continueRun(std::int64_t runId, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
+
+    /**
+     * Evaluates a candidate made by hand (already stored in the archive) on this session's workers, with the
+     * session's evaluation settings; works with or without a running search. When the evaluation completes it
+     * is stored in the archive and reported to the sink as an Evaluated event (with an empty progress: it is
+     * no part of the search's counts). @p done (may be empty) gets the stored evaluation or why there is none;
+     * it runs on an internal thread.
+     */
+    void evaluateManual(const Op &op, const Candidate &candidate,
+                        std::function<void(Expected<Evaluation>)> done = {});
 
     void pause();
     void resume();

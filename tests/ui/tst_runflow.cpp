@@ -1,17 +1,27 @@
 // The flow of a tuning session through the window: open an op, start a search (the fake worker stands in for
-// the GPU), watch the lineage grow while it runs, see it finish, reopen the archive and find the run again.
+// the GPU), watch the lineage grow while it runs, see it finish, compare a kernel with its parent, accept it
+// with a reason (badges follow, undo too), reopen the archive and find the run and the verdict again; then
+// make a new candidate from one by hand and evaluate it.
 // Set KX_LINEAGE_SCREENSHOT to a file name to save an image of the lineage page at the end.
 #include "qtestprinters.h"
 
+#include "ui/diffpane.h"
+#include "ui/diffview.h"
+#include "ui/format.h"
+#include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
 #include "ui/lineagegraph.h"
 #include "ui/lineagepage.h"
 #include "ui/lineagescene.h"
 #include "ui/lineageview.h"
 #include "ui/mainwindow.h"
+#include "ui/manualeditdialog.h"
+#include "ui/manualedits.h"
 #include "ui/opendialog.h"
 #include "ui/runpanel.h"
 #include "ui/searchbridge.h"
+#include "ui/verdictcontroller.h"
+#include "ui/verdictdialog.h"
 
 #include "core/archive/archive.h"
 #include "core/eval/nvrtccompiler.h"
@@ -23,11 +33,13 @@
 #include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+#include <QUndoStack>
 
 using namespace kx;
 using namespace kx::ui;
@@ -52,6 +64,39 @@ void acceptOpenDialogWith(const QString &op)
     });
 }
 
+/// Fills in the verdict dialog (reason and note) and accepts it as soon as it is shown.
+void acceptVerdictDialogWith(const QString &reason, const QString &note)
+{
+    QTimer::singleShot(20, qApp, [reason, note] {
+        auto *dialog = qobject_cast<VerdictDialog *>(QApplication::activeModalWidget());
+        if (!dialog) {
+            acceptVerdictDialogWith(reason, note);
+            return;
+        }
+        dialog->setReasonCode(reason);
+        dialog->setNote(note);
+        dialog->accept();
+    });
+}
+
+/// The verdict badge the kernels table shows for a candidate ("" when the row is not there).
+QString kernelsBadge(const KernelsPage *page, const QString &candidateId)
+{
+    const KernelsModel *model = page->model();
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QModelIndex index = model->index(row, KernelsModel::VerdictColumn);
+        if (index.data(KernelsModel::CandidateIdRole).toString() == candidateId)
+            return index.data().toString();
+    }
+    return {};
+}
+
+std::optional<bool> lineageBadge(const LineagePage *page, const QString &candidateId)
+{
+    const int index = page->graph().indexOf(candidateId);
+    return index < 0 ? std::nullopt : page->graph().node(index).accepted;
+}
+
 } // namespace
 
 class TestRunFlow : public QObject
@@ -61,9 +106,13 @@ class TestRunFlow : public QObject
 private slots:
     void initTestCase();
     void openStartWatchFinishReopen();
+    void manualCandidateFromLineage();
+    void manualCandidateWithoutGpu();
 
 private:
     QTemporaryDir m_dir;
+    QString m_archivePath;                  // The first test's archive, which the next one builds on.
+    std::int64_t m_runId = 0;
 };
 
 void TestRunFlow::initTestCase()
@@ -150,6 +199,35 @@ void TestRunFlow::openStartWatchFinishReopen()
     QVERIFY(window.kernelsPage()->selectCandidate(picked));
     QTRY_COMPARE(lineage->currentCandidateId(), picked);
 
+    // The diff page compares the selected kernel with its first parent: the change shows.
+    DiffView *diff = window.diffView();
+    QTRY_VERIFY(diff->rightId() == picked && !diff->isLoading());
+    QCOMPARE(diff->leftId(), parent);
+    QVERIFY(diff->sourcePane()->hunkCount() + diff->planPane()->hunkCount() > 0);
+
+    // Accept it with a reason: stored, and the badges in the table and the lineage follow, through undo too.
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QCOMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(std::nullopt));
+    acceptVerdictDialogWith(QStringLiteral("verified-speedup"), QStringLiteral("re-measured by hand"));
+    window.findChild<QAction *>(QStringLiteral("acceptAction"))->trigger();
+    {
+        auto archive = Archive::open(QFile::encodeName(path).toStdString(), ArchiveMode::ReadOnly);
+        QVERIFY(archive);
+        const std::optional<Verdict> verdict = (*archive)->currentVerdict(picked.toStdString());
+        QVERIFY(verdict);
+        QVERIFY(verdict->accepted);
+        QCOMPARE(verdict->reasonCode, std::string("verified-speedup"));
+        QCOMPARE(verdict->note, std::string("re-measured by hand"));
+    }
+    QTRY_COMPARE(lineageBadge(lineage, picked), std::optional<bool>(true));
+    QTRY_COMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(true));
+    window.verdicts()->undoStack()->undo();
+    QTRY_COMPARE(lineageBadge(lineage, picked), std::optional<bool>());
+    QTRY_COMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(std::nullopt));
+    window.verdicts()->undoStack()->redo();
+    QTRY_COMPARE(lineageBadge(lineage, picked), std::optional<bool>(true));
+    QTRY_COMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(true));
+
     // Reopen the archive: the run is listed and its lineage reads back complete.
     window.closeArchive();
     QCOMPARE(lineage->runId(), 0);
@@ -166,7 +244,13 @@ void TestRunFlow::openStartWatchFinishReopen()
         correct += lineage->graph().outcome(i) == LineageOutcome::Correct;
     QVERIFY(correct > 0);
     QVERIFY(lineage->graph().bestNode() >= 0);
-    QVERIFY(errors.isEmpty());
+    // The verdict, with its badges, is still there.
+    QCOMPARE(lineageBadge(lineage, picked), std::optional<bool>(true));
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QCOMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(true));
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+    m_archivePath = path;
+    m_runId = runId;
 
     const QString image = qEnvironmentVariable("KX_LINEAGE_SCREENSHOT");
     if (!image.isEmpty()) {
@@ -179,6 +263,149 @@ void TestRunFlow::openStartWatchFinishReopen()
         QTest::qWait(500);
         QVERIFY(window.grab().save(image));
     }
+}
+
+void TestRunFlow::manualCandidateFromLineage()
+{
+    if (m_archivePath.isEmpty())
+        QSKIP("needs the run of openStartWatchFinishReopen");
+    QStringList errors;
+    MainWindow window;
+    window.setErrorHandler([&errors](const QString &, const QString &message) { errors << message; });
+    window.resize(1440, 900);
+    window.show();
+    QVERIFY(window.openArchive(m_archivePath));
+    window.searchBridge()->setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
+    LineagePage *lineage = window.lineagePage();
+    QSignalSpy loaded(lineage, &LineagePage::loaded);
+    lineage->showRun(m_runId);
+    QTRY_VERIFY(!loaded.isEmpty());
+    const int nodes = lineage->graph().size();
+    int correctNode = -1;
+    for (int i = 0; i < nodes && correctNode < 0; ++i)
+        if (lineage->graph().outcome(i) == LineageOutcome::Correct)
+            correctNode = i;
+    QVERIFY(correctNode >= 0);
+    const QString original = lineage->graph().node(correctNode).id;
+    auto storedCount = [this] {
+        auto archive = Archive::open(QFile::encodeName(m_archivePath).toStdString(), ArchiveMode::ReadOnly);
+        return archive ? int((*archive)->candidates().size()) : -1;
+    };
+    const int storedBefore = storedCount();
+
+    // Select the kernel and ask for a new candidate from it, as Ctrl+E does.
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QVERIFY(window.kernelsPage()->selectCandidate(original));
+    QTRY_COMPARE(lineage->currentCandidateId(), original);
+    QSignalSpy opened(window.manualEdits(), &ManualEdits::dialogOpened);
+    QTRY_VERIFY(window.findChild<QAction *>(QStringLiteral("newCandidateAction"))->isEnabled());
+    window.findChild<QAction *>(QStringLiteral("newCandidateAction"))->trigger();
+    QTRY_VERIFY(!opened.isEmpty());
+    ManualEditDialog *dialog = window.manualEdits()->dialog();
+    QVERIFY(dialog);
+    QCOMPARE(dialog->description(), QStringLiteral("manual edit of %1").arg(original.left(12)));
+
+    // A broken edit is refused with the compiler's message, and nothing is stored.
+    const QString source = dialog->source();
+    QSignalSpy checked(dialog, &ManualEditDialog::checked);
+    QSignalSpy submitted(dialog, &ManualEditDialog::submitted);
+    dialog->setSource(source + QStringLiteral("\n__device__ float broken() { return undeclared_thing; }\n"));
+    dialog->submit();
+    QTRY_VERIFY_WITH_TIMEOUT(!checked.isEmpty(), kSearchTimeoutMs);
+    QVERIFY(submitted.isEmpty());
+    QVERIFY2(dialog->messageText().contains(QStringLiteral("undeclared_thing")), qPrintable(dialog->messageText()));
+    QVERIFY2(dialog->messageText().contains(QStringLiteral("line ")), qPrintable(dialog->messageText()));
+    QCOMPARE(storedCount(), storedBefore);
+
+    // A good edit is stored as a manual child of the original in its run, and evaluated on the fake worker.
+    dialog->setSource(QStringLiteral("// Tuned by hand.\n") + source);
+    dialog->setDescription(QStringLiteral("comment added by hand"));
+    QSignalSpy stored(window.manualEdits(), &ManualEdits::candidateStored);
+    QSignalSpy evaluated(window.manualEdits(), &ManualEdits::evaluated);
+    QSignalSpy unevaluated(window.manualEdits(), &ManualEdits::storedUnevaluated);
+    dialog->submit();
+    QTRY_VERIFY_WITH_TIMEOUT(!stored.isEmpty(), kSearchTimeoutMs);
+    const Candidate child = stored.first().first().value<Candidate>();
+    QTRY_VERIFY_WITH_TIMEOUT(!evaluated.isEmpty() || !unevaluated.isEmpty(), kSearchTimeoutMs);
+    QVERIFY2(unevaluated.isEmpty(), unevaluated.isEmpty() ? "" : qPrintable(unevaluated.first().at(1).toString()));
+    QCOMPARE(storedCount(), storedBefore + 1);
+    {
+        auto archive = Archive::open(QFile::encodeName(m_archivePath).toStdString(), ArchiveMode::ReadOnly);
+        QVERIFY(archive);
+        const std::optional<Candidate> read = (*archive)->candidate(child.id);
+        QVERIFY(read);
+        QCOMPARE(read->origin, Origin::Manual);
+        QCOMPARE(read->parentIds, std::vector<std::string>{original.toStdString()});
+        QCOMPARE(read->operatorName, std::string("manual edit"));
+        QCOMPARE(read->description, std::string("comment added by hand"));
+        QCOMPARE(read->runId, std::optional<std::int64_t>(m_runId));
+        QVERIFY(read->source.starts_with("// Tuned by hand."));
+        const std::vector<Evaluation> evaluations = (*archive)->evaluations(child.id);
+        QCOMPARE(evaluations.size(), std::size_t(1));
+        QCOMPARE(evaluations.front().status, EvalStatus::Correct);
+        QCOMPARE(evaluations.front().runId, std::optional<std::int64_t>(m_runId));
+    }
+
+    // The lineage shows it as a child of the original, evaluated.
+    QTRY_VERIFY(lineage->graph().indexOf(QString::fromStdString(child.id)) >= 0);
+    const int childNode = lineage->graph().indexOf(QString::fromStdString(child.id));
+    QCOMPARE(lineage->graph().node(childNode).origin, Origin::Manual);
+    QCOMPARE(lineage->graph().node(childNode).parentIds, QStringList{original});
+    QVERIFY(lineage->graph().parents(childNode).contains(lineage->graph().indexOf(original)));
+    QTRY_COMPARE(lineage->graph().outcome(childNode), LineageOutcome::Correct);
+    QTRY_COMPARE(lineage->scene()->nodeItemCount(), nodes + 1);
+
+    // Submitting the very same kernel again stores nothing.
+    QSignalSpy opened2(window.manualEdits(), &ManualEdits::dialogOpened);
+    window.manualEdits()->open(QString::fromStdString(child.id));
+    QTRY_VERIFY(!opened2.isEmpty());
+    ManualEditDialog *again = window.manualEdits()->dialog();
+    QSignalSpy checkedAgain(again, &ManualEditDialog::checked);
+    again->submit();
+    QTRY_VERIFY_WITH_TIMEOUT(!checkedAgain.isEmpty(), kSearchTimeoutMs);
+    QTRY_VERIFY(again->messageText().contains(QStringLiteral("already")));
+    QCOMPARE(storedCount(), storedBefore + 1);
+    again->close();
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
+}
+
+void TestRunFlow::manualCandidateWithoutGpu()
+{
+    if (m_archivePath.isEmpty())
+        QSKIP("needs the run of openStartWatchFinishReopen");
+    MainWindow window;
+    QStringList errors;
+    window.setErrorHandler([&errors](const QString &, const QString &message) { errors << message; });
+    window.show();
+    QVERIFY(window.openArchive(m_archivePath));
+    // A worker that finds no GPU, as `kx worker` does on a machine without one.
+    window.searchBridge()->setWorkerCommand({QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--gpus"), QStringLiteral("0")});
+    std::string original;
+    {
+        auto archive = Archive::open(QFile::encodeName(m_archivePath).toStdString(), ArchiveMode::ReadOnly);
+        QVERIFY(archive);
+        original = (*archive)->candidatesOfRun(m_runId).front().id;
+    }
+    QSignalSpy opened(window.manualEdits(), &ManualEdits::dialogOpened);
+    window.manualEdits()->open(QString::fromStdString(original));
+    QTRY_VERIFY(!opened.isEmpty());
+    ManualEditDialog *dialog = window.manualEdits()->dialog();
+    dialog->setSource(QStringLiteral("// Stored without a GPU.\n") + dialog->source());
+    QSignalSpy stored(window.manualEdits(), &ManualEdits::candidateStored);
+    QSignalSpy unevaluated(window.manualEdits(), &ManualEdits::storedUnevaluated);
+    dialog->submit();
+    QTRY_VERIFY_WITH_TIMEOUT(!unevaluated.isEmpty(), kSearchTimeoutMs);
+    QCOMPARE(stored.size(), 1);
+    QVERIFY(unevaluated.first().at(2).toBool());
+    const QString message = unevaluated.first().at(1).toString();
+    QVERIFY2(message.contains(QStringLiteral("stored unevaluated")), qPrintable(message));
+    QCOMPARE(window.statusBar()->currentMessage(), message);
+    const Candidate child = stored.first().first().value<Candidate>();
+    auto archive = Archive::open(QFile::encodeName(m_archivePath).toStdString(), ArchiveMode::ReadOnly);
+    QVERIFY(archive);
+    QVERIFY((*archive)->candidate(child.id));
+    QVERIFY((*archive)->evaluations(child.id).empty());
+    QVERIFY2(errors.isEmpty(), qPrintable(errors.join(QLatin1Char('\n'))));
 }
 
 QTEST_MAIN(TestRunFlow)
