@@ -12,11 +12,16 @@
 #include "core/search/templateproposer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace kx::cli {
@@ -157,10 +162,18 @@ void writeMarkdown(std::ostream &out, const std::vector<CoverageRow> &rows, bool
     const auto count = [&](bool CoverageRow::*field) {
         return std::count_if(rows.begin(), rows.end(), [&](const CoverageRow &row) { return row.*field; });
     };
+    const auto share = [&](std::ptrdiff_t n) { return " (" + std::to_string(int(100.0 * n / rows.size() + 0.5)) + "%)"; };
     out << "\n" << rows.size() << " files: " << count(&CoverageRow::imported) << " imported, "
-        << count(&CoverageRow::translated) << " translated";
-    if (gpu)
-        out << ", " << count(&CoverageRow::verified) << " verified";
+        << count(&CoverageRow::translated) << " translated" << share(count(&CoverageRow::translated));
+    if (gpu) {
+        const auto verified = count(&CoverageRow::verified);
+        // KernelBench's fast_1: the share of all problems with a correct kernel faster than eager PyTorch.
+        const auto faster = std::count_if(rows.begin(), rows.end(),
+                                          [](const CoverageRow &row) { return row.verified && row.speedup > 1.0; });
+        out << ", " << verified << " verified" << share(verified) << "; fast_1 = "
+            << std::fixed << std::setprecision(2) << double(faster) / rows.size() << " (" << faster << " of "
+            << rows.size() << " correct and faster than eager)";
+    }
     out << "\n";
 }
 
@@ -189,6 +202,9 @@ struct CoverageOptions
     std::string markdown;
     std::string csv;
     bool gpu = false;
+    std::string device = "cpu";             ///< Where the helper traces the models.
+    double maxMegabytes = 2048;
+    int jobs = 0;                           ///< Imports at once; 0: half the hardware threads.
 };
 
 // A short search per translated op on one set of workers; fills verified and speedup.
@@ -260,36 +276,58 @@ int runCoverage(const CoverageOptions &options)
     for (const auto &entry : std::filesystem::recursive_directory_iterator(options.dir, error))
         if (entry.is_regular_file() && entry.path().extension() == ".py")
             files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
+    // KernelBench numbers its problems ("2_...", "10_..."): order by that number, then by name.
+    const auto number = [](const std::filesystem::path &file) {
+        const std::string name = file.filename().string();
+        std::size_t digits = 0;
+        while (digits < name.size() && digits < 9 && std::isdigit(static_cast<unsigned char>(name[digits])))
+            ++digits;
+        return digits ? std::stol(name.substr(0, digits)) : -1L;
+    };
+    std::sort(files.begin(), files.end(), [&](const auto &a, const auto &b) {
+        return std::pair(a.parent_path(), number(a)) < std::pair(b.parent_path(), number(b))
+               || (std::pair(a.parent_path(), number(a)) == std::pair(b.parent_path(), number(b)) && a < b);
+    });
     if (files.empty()) {
         std::cerr << "kx: no .py files in " << options.dir << '\n';
         return BadInput;
     }
-    const ProblemImporter importer;
-    std::vector<CoverageRow> rows;
-    std::vector<Op> ops;
-    for (const auto &file : files) {
-        CoverageRow row;
-        row.file = std::filesystem::relative(file, options.dir, error).string();
-        std::cerr << "importing " << row.file << " ..." << std::endl;
-        const auto imported = importer.importFile(file.string());
-        ops.emplace_back();
-        if (!imported) {
-            row.note = imported.error().message;
-        } else {
-            row.imported = true;
-            row.op = imported->op.name;
-            ops.back() = imported->op;
-            if (!imported->translated()) {
-                row.note = imported->translationError;
+    // Each import is a Python process of its own: run several at once.
+    const ProblemImporter importer(importOptions(0, options.device, options.maxMegabytes));
+    std::vector<CoverageRow> rows(files.size());
+    std::vector<Op> ops(files.size());
+    std::atomic<std::size_t> next = 0;
+    std::mutex printing;
+    const auto importSome = [&] {
+        for (std::size_t i = next++; i < files.size(); i = next++) {
+            CoverageRow &row = rows[i];
+            std::error_code unrelated;
+            row.file = std::filesystem::relative(files[i], options.dir, unrelated).string();
+            const auto imported = importer.importFile(files[i].string());
+            if (!imported) {
+                row.note = imported.error().message;
             } else {
-                row.family = recipeOf(imported->op) ? recipeOf(imported->op)->family : "";
-                row.note = compileTranslation(imported->op);
-                row.translated = row.note.empty();
+                row.imported = true;
+                row.op = imported->op.name;
+                ops[i] = imported->op;
+                if (!imported->translated()) {
+                    row.note = imported->translationError;
+                } else {
+                    row.family = recipeOf(imported->op) ? recipeOf(imported->op)->family : "";
+                    row.note = compileTranslation(imported->op);
+                    row.translated = row.note.empty();
+                }
             }
+            std::lock_guard lock(printing);
+            std::cerr << "imported " << row.file << ": "
+                      << (row.translated ? "translated (" + row.family + ")" : oneLine(row.note)) << std::endl;
         }
-        rows.push_back(std::move(row));
-    }
+    };
+    const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
+    std::vector<std::jthread> importers;
+    for (int i = 0; i < std::min<int>(jobs, int(files.size())); ++i)
+        importers.emplace_back(importSome);
+    importers.clear(); // joins
     if (options.gpu)
         if (const int code = searchRows(options, rows, ops); code != Ok)
             return code;
@@ -363,6 +401,12 @@ void addKernelBenchCommands(CLI::App &app, Action &action)
     command->add_option("--markdown", coverage->markdown, "Also write the table as Markdown to this file");
     command->add_option("--csv", coverage->csv, "Also write the table as CSV to this file");
     command->add_flag("--gpu", coverage->gpu, "Search each translated op briefly and report verified speedups");
+    command->add_option("--device", coverage->device, "Where the models are traced for the import")
+        ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+    command->add_option("--max-mb", coverage->maxMegabytes, "Largest total size of a problem's inputs (MB)")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
+        ->check(CLI::NonNegativeNumber);
     command->callback([&action, coverage] { action = [coverage] { return runCoverage(*coverage); }; });
 }
 

@@ -7,8 +7,8 @@ A problem file defines `class Model(nn.Module)`, `get_inputs()` (the forward inp
 (the arguments of Model's constructor), usually with module-level size constants (batch_size = 16, ...).
 
 Writes to OUTDIR:
-  reference.pt  TorchScript module whose forward(*inputs, *parameters) returns the model's outputs
-  inputs.pt     the sample inputs (forward inputs, then parameters and buffers), a list of tensors
+  reference.pt  TorchScript module whose forward(*inputs, *parameters) returns the model's outputs; the model's
+                own weights are left out of it (they are arguments), so it stays small whatever the model's size
   problem.json  inputs, outputs, shape symbols, shape sets, the ATen op graph (see writeProblem below)
 
 Exit codes: 0 done, 2 the file cannot be loaded or lacks a definition, 3 the model cannot be run or traced,
@@ -108,6 +108,24 @@ def identifier(text, taken):
 
 def dtypeName(dtype):
     return str(dtype).replace("torch.", "")
+
+
+def plannedInputBytes(torch, module, path):
+    """The size of get_inputs()'s tensors without making them (meta device), or None where PyTorch cannot tell."""
+    if not hasattr(torch.device("meta"), "__enter__"):
+        return None  # PyTorch < 2.0 has no device context
+    try:
+        with torch.device("meta"):
+            values = module.get_inputs()
+    except Exception:  # noqa: BLE001 - the real call below reports the file's own errors
+        return None
+    values = values if isinstance(values, (list, tuple)) else [values]
+    return sum(v.numel() * v.element_size() for v in values if isinstance(v, torch.Tensor))
+
+
+def tooLarge(path, size, maxBytes):
+    fail("%s: the inputs and parameters take %.1f MB, more than the limit of %.1f MB (--max-bytes); make the "
+         "size constants smaller" % (path, size / 1e6, maxBytes / 1e6), EXIT_TOO_LARGE)
 
 
 def callProblem(path, function, what):
@@ -271,6 +289,25 @@ def closeEnough(torch, expected, actual):
     return True
 
 
+def withoutOwnWeights(torch, problem, traced, expected):
+    """Empties the traced module's copies of the model's parameters and buffers: the forward takes them as
+    arguments, so the saved module (kept in the archive, sent with every evaluation) need not hold them.
+    Kept as they are if the module turns out to read them after all."""
+    own = list(traced.parameters()) + list(traced.buffers())
+    kept = [t.data for t in own]
+    for tensor in own:
+        tensor.data = torch.empty(0, dtype=tensor.dtype, device=tensor.device)
+    try:
+        with torch.no_grad():
+            actual = flatOutputs(torch, traced(*(tuple(problem.tensors) + declaredParameters(problem))), problem.path)
+        if closeEnough(torch, expected, actual):
+            return
+    except Exception:  # noqa: BLE001 - an empty weight was read: keep them
+        pass
+    for tensor, data in zip(own, kept):
+        tensor.data = data
+
+
 def symbolic(shape, symbols):
     return [symbols.get(int(d), str(int(d))) for d in shape]
 
@@ -414,8 +451,7 @@ def writeProblem(torch, problem, data, outdir, maxBytes):
     path = problem.path
     inputBytes = sum(t.numel() * t.element_size() for t in problem.tensors + problem.parameters)
     if maxBytes and inputBytes > maxBytes:
-        fail("%s: the inputs and parameters take %.1f MB, more than the limit of %.1f MB (--max-bytes); make the "
-             "size constants smaller" % (path, inputBytes / 1e6, maxBytes / 1e6), EXIT_TOO_LARGE)
+        tooLarge(path, inputBytes, maxBytes)
     expected = flatOutputs(torch, problem.eager(), path)
     traced = trace(problem)
     with torch.no_grad():
@@ -456,8 +492,8 @@ def writeProblem(torch, problem, data, outdir, maxBytes):
                      + ", ".join("argument %d = %r" % (c["position"], c["value"]) for c in constantsUsed))
 
     os.makedirs(outdir, exist_ok=True)
+    withoutOwnWeights(torch, problem, traced, expected)
     torch.jit.save(traced, os.path.join(outdir, "reference.pt"))
-    torch.save([t.cpu() for t in list(problem.tensors) + list(declaredParameters(problem))], os.path.join(outdir, "inputs.pt"))
     problem_json = {
         "format": FORMAT_VERSION,
         "file": os.path.basename(path),
@@ -498,6 +534,9 @@ def main(argv):
         module, data = loadProblem(args.problem)
         if args.device == "cuda" and not torch.cuda.is_available():
             fail("--device cuda: this PyTorch sees no CUDA device", EXIT_TRACE)
+        planned = plannedInputBytes(torch, module, args.problem)
+        if args.max_bytes and planned is not None and planned > args.max_bytes:
+            tooLarge(args.problem, planned, args.max_bytes)
         problem = Problem(torch, module, args.problem, args.seed, args.device)
         writeProblem(torch, problem, data, args.outdir, args.max_bytes)
     except ProblemError as error:

@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 #include <vector>
@@ -92,6 +94,33 @@ private:
     std::string m_path;
 };
 
+// Interpreters seen to import torch in this process: probing costs an `import torch` (seconds), and a folder of
+// problem files would pay it for every file. Failures are not remembered (the user may install PyTorch).
+class PythonsWithTorch
+{
+public:
+    bool contains(const std::string &python)
+    {
+        std::lock_guard lock(m_mutex);
+        return m_known.count(python) > 0;
+    }
+    void insert(const std::string &python)
+    {
+        std::lock_guard lock(m_mutex);
+        m_known.insert(python);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::set<std::string> m_known;
+};
+
+PythonsWithTorch &pythonsWithTorch()
+{
+    static PythonsWithTorch known;
+    return known;
+}
+
 } // namespace
 
 ProblemImporter::ProblemImporter(ImportOptions options) : m_options(std::move(options)) {}
@@ -127,6 +156,8 @@ Expected<std::string> ProblemImporter::findPython(std::stop_token stop) const
         candidates = {"python3", "/usr/bin/python3"}; // PATH first; then the system Python of distro packages
     std::string withoutTorch;
     for (const auto &python : candidates) {
+        if (pythonsWithTorch().contains(python))
+            return python;
         const auto deadline = Clock::now() + std::chrono::seconds(120);
         auto probe = runProcess({python, "-c", "import torch"}, deadline, stop);
         if (!probe) {
@@ -134,8 +165,10 @@ Expected<std::string> ProblemImporter::findPython(std::stop_token stop) const
                 return probe.error();
             continue; // not there
         }
-        if (probe->exit.success())
+        if (probe->exit.success()) {
+            pythonsWithTorch().insert(python);
             return python;
+        }
         if (withoutTorch.empty())
             withoutTorch = python;
     }
