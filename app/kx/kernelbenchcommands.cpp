@@ -20,6 +20,7 @@
 #include <future>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -188,6 +189,46 @@ void writeCsv(std::ostream &out, const std::vector<CoverageRow> &rows)
             << csvField(oneLine(row.note)) << '\n';
 }
 
+// Splits one line of the CSV writeCsv writes: fields quoted where they hold a comma or a quote.
+std::vector<std::string> csvFields(const std::string &line)
+{
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+            fields.back() += line[++i];
+        else if (c == '"')
+            quoted = !quoted;
+        else if (c == ',' && !quoted)
+            fields.emplace_back();
+        else
+            fields.back() += c;
+    }
+    return fields;
+}
+
+// The rows of an earlier run's CSV, by file; rows that do not parse are left out (those files run again).
+std::map<std::string, CoverageRow> readCsv(const std::string &path)
+{
+    std::map<std::string, CoverageRow> rows;
+    std::ifstream in(path);
+    std::string line;
+    if (!std::getline(in, line) || line != "file,op,imported,recipe,translated,searched,verified,speedup,note")
+        return rows;
+    while (std::getline(in, line)) {
+        const auto fields = csvFields(line);
+        if (fields.size() != 9)
+            continue;
+        CoverageRow row{fields[0], fields[1], fields[2] == "yes", fields[3], fields[4] == "yes",
+                        fields[5] == "yes", fields[6] == "yes", 0, fields[8]};
+        if (row.verified && !fields[7].empty())
+            row.speedup = std::strtod(fields[7].c_str(), nullptr);
+        rows[row.file] = row;
+    }
+    return rows;
+}
+
 std::string selfExecutable()
 {
     char path[4096];
@@ -206,6 +247,7 @@ struct CoverageOptions
     std::string device = "cpu";             ///< Where the helper traces the models.
     double maxMegabytes = 2048;
     int jobs = 0;                           ///< Imports at once; 0: half the hardware threads.
+    bool resume = false;                    ///< Keep the finished rows of the CSV file from an earlier run.
 };
 
 // A short search per translated op on one set of workers; fills verified and speedup.
@@ -235,7 +277,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
     }
     for (std::size_t i = 0; i < rows.size(); ++i) {
         auto &row = rows[i];
-        if (!row.translated)
+        if (!row.translated || row.searched)
             continue;
         std::future<void> done;
         {
@@ -307,11 +349,20 @@ int runCoverage(const CoverageOptions &options)
     std::vector<Op> ops(files.size());
     std::atomic<std::size_t> next = 0;
     std::mutex printing;
+    // A resumed run keeps each row that is finished: searched, or (without --gpu, or untranslated) imported.
+    const auto earlier = options.resume ? readCsv(options.csv) : std::map<std::string, CoverageRow>{};
+    const auto finished = [&](const CoverageRow &row) {
+        return (row.searched || !options.gpu || !row.translated) && row.note.find("out of memory") == std::string::npos;
+    };
     const auto importOne = [&](std::size_t i) {
         CoverageRow &row = rows[i];
         row = CoverageRow{};
         std::error_code unrelated;
         row.file = std::filesystem::relative(files[i], options.dir, unrelated).string();
+        if (const auto found = earlier.find(row.file); found != earlier.end() && finished(found->second)) {
+            row = found->second;
+            return;
+        }
         const auto imported = importer.importFile(files[i].string());
         if (!imported) {
             row.note = imported.error().message;
@@ -431,6 +482,9 @@ void addKernelBenchCommands(CLI::App &app, Action &action)
         ->capture_default_str()->check(CLI::PositiveNumber);
     command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
         ->check(CLI::NonNegativeNumber);
+    command->add_flag("--resume", coverage->resume,
+                      "Keep the finished rows of the --csv file of an earlier run, and do the rest")
+        ->needs(command->get_option("--csv"));
     command->callback([&action, coverage] { action = [coverage] { return runCoverage(*coverage); }; });
 }
 
