@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -65,8 +66,21 @@ std::int64_t rowCount(sqlite3 *db, const char *table)
     return count;
 }
 
-// An archive as version 1 wrote it, with a verdict (version 2 added retraction).
-void writeVersion1Archive(const std::string &path)
+// The schema version stored in the file, read without locks or companion files.
+int versionOnDisk(const std::string &path)
+{
+    sqlite3 *db = nullptr;
+    const std::string uri = "file:" + path + "?immutable=1";
+    REQUIRE(sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK);
+    const int version = schema::storedVersion(db);
+    sqlite3_close(db);
+    return version;
+}
+
+bool hasCompanionFiles(const std::string &path) { return fileExists(path + "-wal") || fileExists(path + "-shm"); }
+
+// An archive as version 1 wrote it, with a verdict (version 2 added retraction), in the given journal mode.
+void writeVersion1Archive(const std::string &path, bool wal)
 {
     sqlite3 *db = nullptr;
     REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
@@ -83,7 +97,10 @@ void writeVersion1Archive(const std::string &path)
                                 nullptr, nullptr, &error);
     CHECK_MESSAGE(rc == SQLITE_OK, (error ? error : ""));
     sqlite3_free(error);
+    if (wal)
+        REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr) == SQLITE_OK);
     sqlite3_close(db);
+    REQUIRE_FALSE(hasCompanionFiles(path)); // the last connection checkpointed and removed them
 }
 
 // An archive of the current schema in WAL mode with one op and one candidate, closed cleanly.
@@ -112,22 +129,57 @@ TEST_CASE("creates the current schema in WAL mode")
     const ArchiveInfo info = archive->info();
     CHECK(info.candidates == 0);
     CHECK(info.createdBy.find("Kernel Explorer") != std::string::npos);
+    CHECK_FALSE(archive->isUpgradedCopy());
 }
 
-TEST_CASE("migrates version 1 stepwise")
+TEST_CASE("an older archive opened read-only is migrated in memory and the file stays untouched")
 {
-    TemporaryDir dir;
-    const std::string path = dir.filePath("v1.kxdb");
-    writeVersion1Archive(path);
-    auto archive = openOrFail(path, ArchiveMode::ReadOnly); // a reader upgrades a writable old archive
-    CHECK(archive->schemaVersion() == Archive::currentSchemaVersion());
-    CHECK(archive->isReadOnly());
-    CHECK(archive->candidate("abcd1234")->genome == std::string()); // column added by step 3
-    const auto verdict = archive->currentVerdict("abcd1234");
-    CHECK(verdict.has_value());
-    CHECK(verdict->note == std::string("v1 note"));
-    CHECK(!verdict->retracted);
-    CHECK(archive->integrityCheck() == std::string("ok"));
+    for (const bool wal : {false, true}) {
+        SUBCASE(wal ? "WAL" : "rollback journal")
+        {
+            TemporaryDir dir;
+            const std::string path = dir.filePath("v1.kxdb");
+            writeVersion1Archive(path, wal);
+            const std::string before = fileSha256(path);
+            REQUIRE_FALSE(before.empty());
+            {
+                auto archive = openOrFail(path, ArchiveMode::ReadOnly);
+                CHECK(archive->schemaVersion() == Archive::currentSchemaVersion()); // the migrated copy
+                CHECK(archive->isReadOnly());
+                CHECK(archive->isUpgradedCopy());
+                CHECK(archive->candidate("abcd1234")->genome == std::string()); // column added by step 3
+                const auto verdict = archive->currentVerdict("abcd1234");
+                CHECK(verdict.has_value());
+                CHECK(verdict->note == std::string("v1 note"));
+                CHECK(!verdict->retracted);
+                CHECK(archive->integrityCheck() == std::string("ok"));
+                // The queries of the current schema work on the copy.
+                const auto summaries = archive->candidateSummaries();
+                REQUIRE(summaries.size() == std::size_t(1));
+                CHECK(summaries.front().accepted == std::optional<bool>(true));
+                CHECK(archive->info().candidates == 1);
+                CHECK_FALSE(archive->provenance("abcd1234")); // table added by step 4
+                CHECK(archive->runGenerations(1).empty());    // column added by step 3
+                CHECK_THROWS_AS(archive->begin(), ArchiveError);
+                CHECK(fileSha256(path) == before);
+            }
+            CHECK(fileSha256(path) == before);
+            CHECK(versionOnDisk(path) == 1);
+            CHECK_FALSE(hasCompanionFiles(path));
+
+            // A writer still upgrades the file itself.
+            {
+                auto writer = openOrFail(path);
+                CHECK_FALSE(writer->isUpgradedCopy());
+                CHECK(writer->schemaVersion() == Archive::currentSchemaVersion());
+                CHECK(writer->currentVerdict("abcd1234")->note == std::string("v1 note"));
+            }
+            CHECK(versionOnDisk(path) == Archive::currentSchemaVersion());
+            CHECK(fileSha256(path) != before);
+            auto reader = openOrFail(path, ArchiveMode::ReadOnly);
+            CHECK_FALSE(reader->isUpgradedCopy());
+        }
+    }
 }
 
 TEST_CASE("refuses a newer schema and leaves it untouched")
@@ -191,7 +243,7 @@ TEST_CASE("refuses files that are not archives")
     }
 }
 
-TEST_CASE("a read-only file opens only for reading")
+TEST_CASE("a read-only file opens only for reading and leaves no companion files")
 {
     TemporaryDir dir;
     const std::string path = dir.filePath("ro.kxdb");
@@ -207,8 +259,76 @@ TEST_CASE("a read-only file opens only for reading")
     auto archive = openOrFail(path, ArchiveMode::ReadOnly);
     CHECK(archive->candidates().size() == std::size_t(1));
     CHECK_THROWS_AS(archive->begin(), ArchiveError);
+    CHECK_FALSE(hasCompanionFiles(path)); // not even while it is open
     archive.reset();
     CHECK(fileSha256(path) == before);
+    CHECK_FALSE(hasCompanionFiles(path));
+}
+
+TEST_CASE("a read-only copy of an archive without write permission leaves no companion files")
+{
+    TemporaryDir dir;
+    const std::string original = dir.filePath("original.kxdb");
+    writeSmallArchive(original);
+    const std::string path = dir.filePath("copy.kxdb");
+    std::filesystem::copy_file(original, path);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read
+                                           | std::filesystem::perms::others_read,
+                                 std::filesystem::perm_options::replace);
+    const std::string before = fileSha256(path);
+    if (::access(path.c_str(), W_OK) != 0) {
+        // Permissions mean something here (not root): the file cannot be written by anybody opening it.
+        CHECK_FALSE(Archive::open(path));
+        auto archive = openOrFail(path, ArchiveMode::ReadOnly);
+        CHECK(archive->candidates().size() == std::size_t(1));
+        CHECK_FALSE(hasCompanionFiles(path));
+    } else {
+        // Running as root: the mode bits do not stop writes, so check the ReadOnly mode on a writable copy.
+        MESSAGE("the file stays writable (root): checking ReadOnly mode on a writable copy instead");
+        std::filesystem::permissions(path, std::filesystem::perms::owner_write, std::filesystem::perm_options::add);
+        auto archive = openOrFail(path, ArchiveMode::ReadOnly);
+        CHECK(archive->candidates().size() == std::size_t(1));
+    }
+    CHECK(fileSha256(path) == before);
+    CHECK_FALSE(hasCompanionFiles(path));
+}
+
+TEST_CASE("ReadOnly mode on a writable archive leaves no companion files and never writes")
+{
+    TemporaryDir dir;
+    const std::string path = dir.filePath("a.kxdb");
+    writeSmallArchive(path);
+    REQUIRE_FALSE(hasCompanionFiles(path));
+    const std::string before = fileSha256(path);
+    {
+        auto first = openOrFail(path, ArchiveMode::ReadOnly);
+        auto second = openOrFail(path, ArchiveMode::ReadOnly);
+        CHECK(first->candidates().size() == std::size_t(1));
+        CHECK(second->candidates().size() == std::size_t(1));
+        CHECK_FALSE(first->isUpgradedCopy());
+        // Nothing can be written through the raw connection either.
+        CHECK(sqlite3_exec(first->handle(), "DELETE FROM candidates", nullptr, nullptr, nullptr) != SQLITE_OK);
+    }
+    CHECK_FALSE(hasCompanionFiles(path));
+    CHECK(fileSha256(path) == before);
+}
+
+TEST_CASE("an older archive without write permission can still be browsed")
+{
+    TemporaryDir dir;
+    const std::string path = dir.filePath("v1.kxdb");
+    writeVersion1Archive(path, true);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_read, std::filesystem::perm_options::replace);
+    const std::string before = fileSha256(path);
+    {
+        auto archive = openOrFail(path, ArchiveMode::ReadOnly);
+        CHECK(archive->isUpgradedCopy());
+        CHECK(archive->candidates().size() == std::size_t(1));
+        CHECK_FALSE(hasCompanionFiles(path));
+    }
+    CHECK(fileSha256(path) == before);
+    CHECK(versionOnDisk(path) == 1);
+    CHECK_FALSE(hasCompanionFiles(path));
 }
 
 TEST_CASE("ReadOnly mode refuses writes")
@@ -493,3 +613,26 @@ TEST_CASE("readers see committed writes")
     CHECK(rowCount(reader->handle(), "candidates") == 1);
 }
 
+TEST_CASE("a reader opened before any writer sees later commits")
+{
+    // The reader finds no -wal file and opens read-write with query_only; a writer that comes later shares
+    // the WAL with it.
+    TemporaryDir dir;
+    const std::string path = dir.filePath("a.kxdb");
+    {
+        auto creator = openOrFail(path);
+    }
+    auto reader = openOrFail(path, ArchiveMode::ReadOnly);
+    CHECK(reader->candidates().empty());
+    {
+        auto writer = openOrFail(path);
+        auto tx = writer->begin();
+        writer->putOp(tx, makeOp("relu"));
+        writer->addCandidate(tx, makeCandidate("relu", "k"));
+        tx.commit();
+    }
+    CHECK(reader->candidates().size() == std::size_t(1));
+    reader.reset();
+    CHECK_FALSE(hasCompanionFiles(path));
+    CHECK(openOrFail(path, ArchiveMode::ReadOnly)->candidates().size() == std::size_t(1));
+}
