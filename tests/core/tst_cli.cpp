@@ -1,4 +1,6 @@
 // Runs the real kx executable, as scripts do, and checks output and exit codes.
+#include "app/kx/exitcodes.h"
+
 #include "childprocess.h"
 #include "temporarydir.h"
 #include "testfiles.h"
@@ -49,6 +51,28 @@ TEST_CASE("prints version and help")
     const auto help = runKx({"--help"});
     CHECK(help.exitCode == 0);
     CHECK(contains(help.out, "archive"));
+}
+
+TEST_CASE("help lists the exit codes the code returns")
+{
+    // The numbers scripts rely on; the help text is made from the same constants.
+    CHECK(kx::cli::Ok == 0);
+    CHECK(kx::cli::Failure == 1);
+    CHECK(kx::cli::Usage == 2);
+    CHECK(kx::cli::BadInput == 3);
+    CHECK(kx::cli::NoGpu == 4);
+    CHECK(kx::cli::Interrupted == 130);
+    const auto help = runKx({"--help"});
+    REQUIRE(help.exitCode == 0);
+    CHECK(help.out.find("Exit codes:") > help.out.find("Subcommands:")); // in the footer, after the commands
+    CHECK(contains(help.out, "\n  0    success\n"));
+    CHECK(contains(help.out, "\n  1    failure (the reason is on stderr)\n"));
+    CHECK(contains(help.out, "\n  2    usage error\n"));
+    CHECK(contains(help.out, "\n  3    unreadable or invalid input (a file or an archive)\n"));
+    CHECK(contains(help.out, "\n  4    no GPU or no CUDA\n"));
+    CHECK(contains(help.out, "\n  130  interrupted (Ctrl-C)\n"));
+    CHECK(kx::cli::exitCodesHelp().find("Exit codes:") == 0);
+    CHECK(contains(help.out, kx::cli::exitCodesHelp()));
 }
 
 TEST_CASE("usage errors exit 2")
