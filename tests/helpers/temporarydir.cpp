@@ -1,5 +1,7 @@
 #include "temporarydir.h"
 
+#include "core/util/removetree.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -23,8 +25,8 @@ TemporaryDir::~TemporaryDir()
     if (m_path.empty())
         return;
     // Tests chmod files to read-only; the folder itself stays writable, so removing them still works.
-    std::error_code error;
-    std::filesystem::remove_all(m_path, error);
+    // removeTree, not std::filesystem::remove_all: suites linked against LibTorch get its broken copy of that.
+    removeTree(m_path);
 }
 
 std::string TemporaryDir::filePath(const std::string &name) const
