@@ -11,6 +11,7 @@ int main(int argc, char **argv)
     app.set_version_flag("--version", std::string("kx ") + kx::kVersion);
     app.require_subcommand(1);
     app.fallthrough(false);
+    app.footer(kx::cli::exitCodesHelp());
 
     kx::cli::Action action;
     kx::cli::addArchiveCommands(app, action);

@@ -312,7 +312,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         printCost(*resources.ledger);
     switch (session.state()) {
     case RunState::Finished: return Ok;
-    case RunState::Cancelled: return 130;
+    case RunState::Cancelled: return Interrupted;
     default: return Failure;
     }
 }

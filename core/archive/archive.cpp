@@ -91,6 +91,98 @@ Expected<int> probeVersion(sqlite3 *db, const std::string &path)
     }
 }
 
+// "file:" URI of a path, with the characters URIs reserve escaped.
+std::string fileUri(const std::string &path)
+{
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
+    for (const char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            static const char hex[] = "0123456789ABCDEF";
+            uri += '%';
+            uri += hex[(unsigned char)c >> 4];
+            uri += hex[c & 0xf];
+        } else {
+            uri += c;
+        }
+    }
+    return uri;
+}
+
+bool openConnection(Connection &connection, const std::string &name, int flags)
+{
+    if (sqlite3_open_v2(name.c_str(), &connection.db, flags, nullptr) != SQLITE_OK)
+        return false;
+    sqlite3_busy_timeout(connection.db, 5000);
+    sqlite3_extended_result_codes(connection.db, 1);
+    return true;
+}
+
+// Reading must leave nothing behind: a read-only SQLite connection to a WAL database creates -wal and -shm
+// files and, unable to checkpoint, never removes them.
+//  - A file nobody may write, without a -wal: opened immutable (no locks, no companion files). With a -wal, its
+//    committed frames must still be read, so it is opened read-only and the files (already there) stay.
+//  - A writable file without a -wal: opened read-write with query_only, so that the last connection to close
+//    removes the files as a writer's would. The WAL then holds only what writers committed meanwhile.
+//  - A writable file with a -wal (a writer is or was active): opened read-only; the files were there before.
+Expected<int> openForReading(Connection &connection, const std::string &path, bool readOnlyFile)
+{
+    const bool hasWal = fileExists(path + "-wal");
+    const int immutableFlags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+    bool immutable = readOnlyFile && !hasWal;
+    bool opened = false;
+    if (immutable)
+        opened = openConnection(connection, fileUri(path) + "?immutable=1", immutableFlags);
+    else if (!readOnlyFile && !hasWal)
+        opened = openConnection(connection, path, SQLITE_OPEN_READWRITE)
+                 && sqlite3_exec(connection.db, "PRAGMA query_only=ON", nullptr, nullptr, nullptr) == SQLITE_OK;
+    else
+        opened = openConnection(connection, path, SQLITE_OPEN_READONLY);
+    if (!opened)
+        return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
+
+    auto version = probeVersion(connection.db, path);
+    if (!version && !immutable) {
+        // A WAL archive in a read-only folder cannot create its -shm file: read it as immutable instead.
+        Connection fallback;
+        if (openConnection(fallback, fileUri(path) + "?immutable=1", immutableFlags)) {
+            if (auto retry = probeVersion(fallback.db, path)) {
+                std::swap(connection.db, fallback.db);
+                version = retry;
+            }
+        }
+    }
+    return version;
+}
+
+// An older archive opened for reading is copied into a private in-memory database and migrated there, so
+// that it can be browsed with this program's queries while the file stays as it is.
+Status copyAndMigrate(Connection &source, Connection &copy, const std::string &path)
+{
+    if (!openConnection(copy, ":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+        return openError(path, "cannot create an in-memory copy: out of memory");
+    try {
+        // An in-memory destination refuses a backup from a database of another page size.
+        Statement pageSize(source.db, "PRAGMA page_size");
+        pageSize.step();
+        executeSql(copy.db, ("PRAGMA page_size=" + std::to_string(pageSize.int64(0))).c_str());
+    } catch (const ArchiveError &error) {
+        return openError(path, error.what());
+    }
+    sqlite3_backup *backup = sqlite3_backup_init(copy.db, "main", source.db, "main");
+    if (!backup)
+        return openError(path, std::string("cannot copy it into memory: ") + sqlite3_errmsg(copy.db));
+    const int rc = sqlite3_backup_step(backup, -1);
+    sqlite3_backup_finish(backup);
+    if (rc != SQLITE_DONE)
+        return openError(path, std::string("cannot copy it into memory: ") + sqlite3_errstr(rc));
+    try {
+        schema::migrate(copy.db, schema::currentVersion());
+    } catch (const ArchiveError &error) {
+        return openError(path, std::string("cannot upgrade its in-memory copy: ") + error.what());
+    }
+    return {};
+}
+
 } // namespace
 
 Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, ArchiveMode mode)
@@ -98,52 +190,40 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
     const bool exists = fileExists(path);
     if (mode == ArchiveMode::ReadOnly && !exists)
         return openError(path, "no such file");
-    if (mode == ArchiveMode::ReadWrite && exists && isReadOnlyFile(path))
+    const bool readOnlyFile = exists && isReadOnlyFile(path);
+    if (mode == ArchiveMode::ReadWrite && readOnlyFile)
         return openError(path, "the file is read-only; open it read-only to browse it");
 
     Connection connection;
-    const int flags = mode == ArchiveMode::ReadOnly ? SQLITE_OPEN_READONLY
-                                                    : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-    if (sqlite3_open_v2(path.c_str(), &connection.db, flags, nullptr) != SQLITE_OK)
-        return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
-    sqlite3_busy_timeout(connection.db, 5000);
-    sqlite3_extended_result_codes(connection.db, 1);
-
-    auto version = probeVersion(connection.db, path);
-    if (!version && mode == ArchiveMode::ReadOnly) {
-        // A WAL archive in a read-only folder cannot create its -shm file: read it as immutable instead.
-        Connection immutable;
-        const std::string uri = "file:" + path + "?immutable=1";
-        if (sqlite3_open_v2(uri.c_str(), &immutable.db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK) {
-            auto retry = probeVersion(immutable.db, path);
-            if (retry) {
-                std::swap(connection.db, immutable.db);
-                version = retry;
-            }
+    if (mode == ArchiveMode::ReadOnly) {
+        const auto version = openForReading(connection, path, readOnlyFile);
+        if (!version)
+            return version.error();
+        bool upgradedCopy = false;
+        if (*version < schema::currentVersion()) {
+            Connection copy;
+            if (const auto copied = copyAndMigrate(connection, copy, path); !copied)
+                return copied.error();
+            std::swap(connection.db, copy.db); // the file's connection closes here
+            upgradedCopy = true;
         }
-    }
-    if (!version)
-        return version.error();
-    if (mode == ArchiveMode::ReadOnly && *version < schema::currentVersion()) {
-        // An older archive is upgraded once (stepwise migrations) when the file may be written; then read.
-        if (isReadOnlyFile(path))
-            return openError(path, "the archive has an older schema (version " + std::to_string(*version)
-                                       + ") and is read-only, so it cannot be upgraded");
-        sqlite3_close_v2(connection.release());
-        auto upgraded = open(path, ArchiveMode::ReadWrite);
-        if (!upgraded)
-            return upgraded.error();
-        upgraded->reset();
-        return open(path, ArchiveMode::ReadOnly);
+        try {
+            executeSql(connection.db, "PRAGMA foreign_keys=ON");
+        } catch (const ArchiveError &error) {
+            return openError(path, error.what());
+        }
+        return std::unique_ptr<Archive>(new Archive(path, mode, connection.release(), upgradedCopy));
     }
 
+    if (!openConnection(connection, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+        return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
+    if (const auto version = probeVersion(connection.db, path); !version)
+        return version.error();
     try {
         executeSql(connection.db, "PRAGMA foreign_keys=ON");
-        if (mode == ArchiveMode::ReadWrite) {
-            executeSql(connection.db, "PRAGMA journal_mode=WAL");
-            executeSql(connection.db, "PRAGMA synchronous=NORMAL");
-            schema::migrate(connection.db, schema::currentVersion());
-        }
+        executeSql(connection.db, "PRAGMA journal_mode=WAL");
+        executeSql(connection.db, "PRAGMA synchronous=NORMAL");
+        schema::migrate(connection.db, schema::currentVersion());
     } catch (const ArchiveError &error) {
         return openError(path, error.what());
     }
@@ -152,7 +232,10 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
 
 int Archive::currentSchemaVersion() { return schema::currentVersion(); }
 
-Archive::Archive(std::string path, ArchiveMode mode, sqlite3 *db) : m_path(std::move(path)), m_mode(mode), m_db(db) {}
+Archive::Archive(std::string path, ArchiveMode mode, sqlite3 *db, bool upgradedCopy)
+    : m_path(std::move(path)), m_mode(mode), m_db(db), m_upgradedCopy(upgradedCopy)
+{
+}
 
 Archive::~Archive() { sqlite3_close_v2(m_db); }
 

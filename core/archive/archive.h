@@ -120,7 +120,8 @@ class Archive
 public:
     /// Opens (ReadWrite: creating if missing) and migrates the archive at path. Expected failures
     /// (not an archive, a newer schema, a read-only file opened for writing) come back as Error and
-    /// leave the file untouched.
+    /// leave the file untouched. ReadOnly never writes the file and leaves no -wal/-shm files behind: an
+    /// archive of an older schema is copied into memory and migrated there (see isUpgradedCopy()).
     static Expected<std::unique_ptr<Archive>> open(const std::string &path, ArchiveMode mode = ArchiveMode::ReadWrite);
 
     static int currentSchemaVersion();
@@ -131,6 +132,9 @@ public:
 
     const std::string &path() const { return m_path; }
     bool isReadOnly() const { return m_mode == ArchiveMode::ReadOnly; }
+    /// True when the file has an older schema and was opened ReadOnly: the queries read a migrated copy in
+    /// memory, taken when it was opened (later writes to the file are not seen; the file keeps its schema).
+    bool isUpgradedCopy() const { return m_upgradedCopy; }
     int schemaVersion() const;
 
     /// Starts a write transaction (BEGIN IMMEDIATE). Throws ArchiveError on a read-only archive.
@@ -188,7 +192,7 @@ public:
     sqlite3 *handle() const { return m_db; }
 
 private:
-    Archive(std::string path, ArchiveMode mode, sqlite3 *db);
+    Archive(std::string path, ArchiveMode mode, sqlite3 *db, bool upgradedCopy = false);
     friend class Transaction;
     void execute(const char *sql);
     void requireTransaction(const Transaction &tx) const;
@@ -197,6 +201,7 @@ private:
     std::string m_path;
     ArchiveMode m_mode;
     sqlite3 *m_db; // Owned
+    bool m_upgradedCopy = false;
     bool m_inTransaction = false;
 };
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <random>
+#include <sstream>
+#include <stdexcept>
 
 namespace kx::test {
 
@@ -16,31 +18,31 @@ OpRecipe recipeFor(const Op &op)
 {
     const auto recipe = recipeOf(op);
     if (!recipe)
-        qFatal("bad test recipe: %s", recipe.error().message.c_str());
+        throw std::logic_error("bad test recipe: " + recipe.error().message);
     return *recipe;
 }
 
-QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
+std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
 {
     const OpRecipe recipe = recipeFor(op);
-    const QString what = QString::fromStdString(op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params}));
+    const std::string what = op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params});
     if (const auto problem = kernelTemplate.check(op, recipe, params); !problem.empty())
-        return what + ": check() rejects it: " + QString::fromStdString(problem);
+        return what + ": check() rejects it: " + problem;
     const GeneratedKernel kernel = kernelTemplate.generate(op, recipe, params);
     CompileOptions options;
     options.arch = arch;
     options.wantPtx = false;
     const CompileResult compiled = NvrtcCompiler().compile(kernel.source, options);
     if (!compiled.ok)
-        return what + ": NVRTC: " + QString::fromStdString(compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source);
+        return what + ": NVRTC: " + compiled.error + "\n" + compiled.stats.log + "\n" + kernel.source;
     const auto plan = parseLaunchPlan(kernel.launchPlan);
     if (!plan)
-        return what + ": plan: " + QString::fromStdString(plan.error().message);
+        return what + ": plan: " + plan.error().message;
     const auto signatures = parseKernelSignatures(kernel.source);
     for (const auto &shapes : op.shapeSets) {
         const auto resolved = resolveLaunchPlan(*plan, op, shapes, signatures);
         if (!resolved)
-            return what + ": resolve: " + QString::fromStdString(resolved.error().message + "\n" + kernel.launchPlan);
+            return what + ": resolve: " + resolved.error().message + "\n" + kernel.launchPlan;
     }
     return {};
 }
@@ -82,7 +84,7 @@ SpaceVerification verifyWholeSpace(const KernelTemplate &kernelTemplate, const s
                 continue;
             }
             result.problem = verifyCandidate(kernelTemplate, op, params, result.compiled % 2 ? "sm_90" : "sm_80");
-            if (!result.problem.isEmpty())
+            if (!result.problem.empty())
                 return result;
             ++result.compiled;
         }
@@ -90,13 +92,13 @@ SpaceVerification verifyWholeSpace(const KernelTemplate &kernelTemplate, const s
     return result;
 }
 
-void addOpAndArchRows(const std::vector<Op> &ops)
+std::vector<OpAndArch> opAndArchRows(const std::vector<Op> &ops)
 {
-    QTest::addColumn<int>("op");
-    QTest::addColumn<QString>("arch");
+    std::vector<OpAndArch> rows;
     for (std::size_t i = 0; i < ops.size(); ++i)
         for (const char *arch : {"sm_80", "sm_90"})
-            QTest::newRow((ops[i].name + " " + arch).c_str()) << int(i) << QString(arch);
+            rows.push_back({ops[i].name + " " + arch, i, arch});
+    return rows;
 }
 
 std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count)
@@ -123,13 +125,17 @@ Params with(Params params, const Params &changes)
     return params;
 }
 
-Params withChanges(Params params, const QString &changes)
+Params withChanges(Params params, const std::string &changes)
 {
-    for (const QString &change : changes.split(',')) {
-        if (change.startsWith('-'))
-            params.erase(change.mid(1).toStdString());
-        else
-            params[change.section('=', 0, 0).toStdString()] = change.section('=', 1).toInt();
+    std::istringstream list(changes);
+    std::string change;
+    while (std::getline(list, change, ',')) {
+        if (change.starts_with('-')) {
+            params.erase(change.substr(1));
+        } else {
+            const auto equals = change.find('=');
+            params[change.substr(0, equals)] = equals == std::string::npos ? 0 : std::stoi(change.substr(equals + 1));
+        }
     }
     return params;
 }

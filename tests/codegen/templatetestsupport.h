@@ -5,25 +5,24 @@
 #include "core/codegen/kerneltemplate.h"
 #include "core/eval/nvrtccompiler.h"
 
-#include <QtTest>
+#include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-// Skips the current test function when the build has no NVRTC.
-#define REQUIRE_NVRTC()                                                                                                \
-    if (!kx::NvrtcCompiler::available())                                                                               \
-        QSKIP("this build has no NVRTC (no CUDA toolkit was found when it was configured): nothing to compile with");
-
 namespace kx::test {
+
+/// Test case decorator: skips a test that compiles when the build has no NVRTC (no CUDA toolkit was found when
+/// it was configured), e.g. TEST_CASE("..." * needsNvrtc()).
+inline doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
 
 TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype = "float32");
 
-/// The op's recipe; a bad recipe is a mistake in the test and aborts it.
+/// The op's recipe; a bad recipe is a mistake in the test and throws.
 OpRecipe recipeFor(const Op &op);
 
 /// Generates, compiles with NVRTC and resolves the plan against every shape set; empty when all is well.
-QString verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch);
+std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch);
 
 /// Every combination of the parameter space, in a seeded random order.
 std::vector<Params> shuffledSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed);
@@ -36,15 +35,23 @@ struct SpaceVerification
 {
     int compiled = 0;
     int rejected = 0;                       ///< Combinations check() refuses (not compiled).
-    QString problem;                        ///< The first failure; empty when there was none.
+    std::string problem;                    ///< The first failure; empty when there was none.
 };
 
 /// Verifies every combination of each op's space that check() accepts, in shuffledSpace() order, alternating
 /// sm_80 and sm_90; stops at the first failure.
 SpaceVerification verifyWholeSpace(const KernelTemplate &kernelTemplate, const std::vector<Op> &ops, unsigned seed);
 
-/// Data columns "op" (an index into ops) and "arch", a row for each op on sm_80 and on sm_90.
-void addOpAndArchRows(const std::vector<Op> &ops);
+/// A row of a table over ops and architectures.
+struct OpAndArch
+{
+    std::string name;                       ///< "op arch", the subcase's name.
+    std::size_t op = 0;                     ///< An index into the ops.
+    std::string arch;
+};
+
+/// A row for each op on sm_80 and on sm_90.
+std::vector<OpAndArch> opAndArchRows(const std::vector<Op> &ops);
 
 /// Up to count distinct valid parameter combinations drawn uniformly from the parameter space with a fixed seed.
 std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count);
@@ -53,6 +60,6 @@ std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &
 Params with(Params params, const Params &changes);
 
 /// params changed by "name=value,...": "name=value" sets a parameter, "-name" removes one.
-Params withChanges(Params params, const QString &changes);
+Params withChanges(Params params, const std::string &changes);
 
 } // namespace kx::test

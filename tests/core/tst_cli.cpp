@@ -1,205 +1,234 @@
 // Runs the real kx executable, as scripts do, and checks output and exit codes.
-#include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QTemporaryDir>
-#include <QTest>
+#include "app/kx/exitcodes.h"
+
+#include "childprocess.h"
+#include "temporarydir.h"
+#include "testfiles.h"
+
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
 
 namespace {
+
+using kx::test::TemporaryDir;
 
 struct Result
 {
     int exitCode = -1;
-    QByteArray out;
-    QByteArray err;
+    std::string out;
+    std::string err;
 };
 
-Result runKx(const QStringList &arguments, const QString &archiveEnv = {})
+Result runKx(const std::vector<std::string> &arguments, const std::string &archiveEnv = {})
 {
-    QProcess process;
-    auto environment = QProcessEnvironment::systemEnvironment();
-    if (!archiveEnv.isEmpty())
-        environment.insert("KX_ARCHIVE", archiveEnv);
-    process.setProcessEnvironment(environment);
-    process.start(KX_CLI, arguments);
-    if (!process.waitForFinished(60000))
+    std::vector<std::string> argv{KX_CLI};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    kx::test::ChildProcess::Environment environment;
+    if (!archiveEnv.empty())
+        environment.emplace_back("KX_ARCHIVE", archiveEnv);
+    const auto result = kx::test::runProgram(argv, environment, std::chrono::seconds(60));
+    if (result.timedOut)
         return {};
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1, process.readAllStandardOutput(),
-            process.readAllStandardError()};
+    return {result.exitCode, result.out, result.err};
 }
 
-const QString kSample = QStringLiteral(KX_TEST_DATA_DIR "/sample-archive.json");
+// The JSON kx printed; null when it is not JSON.
+nlohmann::json parseJson(const std::string &text) { return nlohmann::json::parse(text, nullptr, false); }
+
+bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool startsWith(const std::string &text, const std::string &prefix) { return text.rfind(prefix, 0) == 0; }
+
+const std::string kSample = KX_TEST_DATA_DIR "/sample-archive.json";
 
 } // namespace
 
-class TestCli : public QObject
+TEST_CASE("prints version and help")
 {
-    Q_OBJECT
+    const auto version = runKx({"--version"});
+    CHECK(version.exitCode == 0);
+    CHECK(startsWith(version.out, "kx "));
+    const auto help = runKx({"--help"});
+    CHECK(help.exitCode == 0);
+    CHECK(contains(help.out, "archive"));
+}
 
-private Q_SLOTS:
-    void printsVersionAndHelp()
+TEST_CASE("help lists the exit codes the code returns")
+{
+    // The numbers scripts rely on; the help text is made from the same constants.
+    CHECK(kx::cli::Ok == 0);
+    CHECK(kx::cli::Failure == 1);
+    CHECK(kx::cli::Usage == 2);
+    CHECK(kx::cli::BadInput == 3);
+    CHECK(kx::cli::NoGpu == 4);
+    CHECK(kx::cli::Interrupted == 130);
+    const auto help = runKx({"--help"});
+    REQUIRE(help.exitCode == 0);
+    CHECK(help.out.find("Exit codes:") > help.out.find("Subcommands:")); // in the footer, after the commands
+    CHECK(contains(help.out, "\n  0    success\n"));
+    CHECK(contains(help.out, "\n  1    failure (the reason is on stderr)\n"));
+    CHECK(contains(help.out, "\n  2    usage error\n"));
+    CHECK(contains(help.out, "\n  3    unreadable or invalid input (a file or an archive)\n"));
+    CHECK(contains(help.out, "\n  4    no GPU or no CUDA\n"));
+    CHECK(contains(help.out, "\n  130  interrupted (Ctrl-C)\n"));
+    CHECK(kx::cli::exitCodesHelp().find("Exit codes:") == 0);
+    CHECK(contains(help.out, kx::cli::exitCodesHelp()));
+}
+
+TEST_CASE("usage errors exit 2")
+{
+    const struct
     {
-        const auto version = runKx({"--version"});
-        QCOMPARE(version.exitCode, 0);
-        QVERIFY(version.out.startsWith("kx "));
-        const auto help = runKx({"--help"});
-        QCOMPARE(help.exitCode, 0);
-        QVERIFY(help.out.contains("archive"));
+        const char *name;
+        std::vector<std::string> arguments;
+    } rows[] = {
+        {"nothing", {}},
+        {"unknown command", {"frobnicate"}},
+        {"archive without verb", {"archive"}},
+        {"show without id", {"archive", "show"}},
+        {"bad limit", {"archive", "list", "--limit", "-3"}},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const auto result = runKx(row.arguments);
+            CHECK(result.exitCode == 2);
+            CHECK(!result.err.empty());
+        }
     }
+}
 
-    void usageErrorsExitTwo_data()
+TEST_CASE("import, list, show and export")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("a.kxdb");
+    const auto imported = runKx({"archive", "import", "-a", archive, kSample});
+    CHECK(imported.exitCode == 0);
+    CHECK(contains(imported.out, "5 candidate(s)"));
+
+    const auto info = runKx({"archive", "info", "-a", archive, "--json"});
+    CHECK(info.exitCode == 0);
+    const auto infoJson = parseJson(info.out);
+    CHECK(infoJson.value("candidates", -1) == 5);
+    CHECK(infoJson.value("evaluations", -1) == 8);
+
+    const auto list = runKx({"archive", "list", "-a", archive, "--json", "--flagged"});
+    CHECK(list.exitCode == 0);
+    const auto rows = parseJson(list.out);
+    REQUIRE(rows.is_array());
+    REQUIRE(rows.size() == std::size_t(1));
+    const std::string id = rows.front().value("id", std::string());
+
+    const auto show = runKx({"archive", "show", "-a", archive, id.substr(0, 8)});
+    CHECK(show.exitCode == 0);
+    CHECK(contains(show.out, "flag impossible"));
+    CHECK(contains(show.out, "__global__"));
+
+    const std::string first = dir.filePath("first.json");
+    CHECK(runKx({"archive", "export", "-a", archive, "-o", first}).exitCode == 0);
+    const std::string copy = dir.filePath("copy.kxdb");
+    CHECK(runKx({"archive", "import", "-a", copy, first}).exitCode == 0);
+    const auto second = runKx({"archive", "export", "-a", copy});
+    CHECK(second.exitCode == 0);
+    REQUIRE(kx::test::fileExists(first));
+    CHECK(second.out == kx::test::readFile(first));
+}
+
+TEST_CASE("the default archive comes from the environment")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("env.kxdb");
+    CHECK(runKx({"archive", "import", kSample}, archive).exitCode == 0);
+    CHECK(kx::test::fileExists(archive));
+    CHECK(runKx({"archive", "info"}, archive).exitCode == 0);
+}
+
+TEST_CASE("bad input exits 3 and changes nothing")
+{
+    const struct
     {
-        QTest::addColumn<QStringList>("arguments");
-        QTest::newRow("nothing") << QStringList{};
-        QTest::newRow("unknown command") << QStringList{"frobnicate"};
-        QTest::newRow("archive without verb") << QStringList{"archive"};
-        QTest::newRow("show without id") << QStringList{"archive", "show"};
-        QTest::newRow("bad limit") << QStringList{"archive", "list", "--limit", "-3"};
+        const char *name;
+        std::string content;
+    } rows[] = {
+        {"not json", "{ this is not json"},
+        {"not an export", R"({"hello": 1})"},
+        {"truncated export", R"({"format": "kernel-explorer-archive", "version": 1})"},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            TemporaryDir dir;
+            const std::string archive = dir.filePath("a.kxdb");
+            CHECK(runKx({"archive", "import", "-a", archive, kSample}).exitCode == 0);
+            const std::string bad = dir.filePath("bad.json");
+            CHECK(kx::test::writeFile(bad, row.content));
+            const auto result = runKx({"archive", "import", "-a", archive, bad});
+            CHECK(result.exitCode == 3);
+            CHECK(startsWith(result.err, "kx: "));
+            const auto info = runKx({"archive", "info", "-a", archive, "--json"});
+            CHECK(parseJson(info.out).value("candidates", -1) == 5);
+        }
     }
+}
 
-    void usageErrorsExitTwo()
-    {
-        QFETCH(QStringList, arguments);
-        const auto result = runKx(arguments);
-        QCOMPARE(result.exitCode, 2);
-        QVERIFY(!result.err.isEmpty());
-    }
+TEST_CASE("missing or foreign archives exit 3")
+{
+    TemporaryDir dir;
+    CHECK(runKx({"archive", "info", "-a", dir.filePath("missing.kxdb")}).exitCode == 3);
+    const std::string text = dir.filePath("text.kxdb");
+    CHECK(kx::test::writeFile(text, "plain text"));
+    const auto result = runKx({"archive", "list", "-a", text});
+    CHECK(result.exitCode == 3);
+    CHECK(contains(result.err, "not an SQLite database"));
+}
 
-    void importListShowExport()
-    {
-        QTemporaryDir dir;
-        const QString archive = dir.filePath("a.kxdb");
-        const auto imported = runKx({"archive", "import", "-a", archive, kSample});
-        QCOMPARE(imported.exitCode, 0);
-        QVERIFY(imported.out.contains("5 candidate(s)"));
+TEST_CASE("searches with a worker command")
+{
+    // The fake worker stands in for a GPU: the real engine, proposer, NVRTC and archive do the rest.
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("search.kxdb");
+    const auto search = runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER, "--generations", "2",
+                               "--children", "3", "--seed", "4"});
+    CHECK_MESSAGE(search.exitCode == 0, search.err);
+    CHECK(contains(search.out, "new best"));
+    const auto runs = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(runs.is_array());
+    REQUIRE(runs.size() == std::size_t(1));
+    CHECK(runs.front().value("state", std::string()) == std::string("finished"));
+    CHECK(runs.front().value("candidates", 0) >= 4);
+    const auto best = runKx({"best", "gelu_tanh", "-a", archive, "--json"});
+    CHECK(best.exitCode == 0);
+    CHECK(parseJson(best.out).size() == std::size_t(1));
 
-        const auto info = runKx({"archive", "info", "-a", archive, "--json"});
-        QCOMPARE(info.exitCode, 0);
-        const auto infoJson = QJsonDocument::fromJson(info.out).object();
-        QCOMPARE(infoJson["candidates"].toInt(), 5);
-        QCOMPARE(infoJson["evaluations"].toInt(), 8);
+    // Continuing a finished run that reached its budget stops at once and changes nothing.
+    const int before = runs.front().value("candidates", 0);
+    CHECK(runKx({"resume", "1", "-a", archive, "--worker", KX_FAKE_WORKER}).exitCode == 0);
+    const auto after = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(after.is_array());
+    REQUIRE_FALSE(after.empty());
+    CHECK(after.front().value("candidates", 0) == before);
+}
 
-        const auto list = runKx({"archive", "list", "-a", archive, "--json", "--flagged"});
-        QCOMPARE(list.exitCode, 0);
-        const auto rows = QJsonDocument::fromJson(list.out).array();
-        QCOMPARE(rows.size(), 1);
-        const QString id = rows.first().toObject()["id"].toString();
+TEST_CASE("a search without a GPU exits 4")
+{
+    TemporaryDir dir;
+    const auto search =
+        runKx({"search", "relu", "-a", dir.filePath("a.kxdb"), "--worker", std::string(KX_FAKE_WORKER) + " --gpus 0"});
+    CHECK(search.exitCode == 4);
+    CHECK(contains(search.err, "no GPU"));
+    CHECK(runKx({"search", "no_such_op"}).exitCode == 3);
+    CHECK(runKx({"ops"}).exitCode == 0);
+    const auto translated = runKx({"translate", "softmax"});
+    CHECK(translated.exitCode == 0);
+    CHECK(contains(translated.out, "softmax_kernel"));
+}
 
-        const auto show = runKx({"archive", "show", "-a", archive, id.left(8)});
-        QCOMPARE(show.exitCode, 0);
-        QVERIFY(show.out.contains("flag impossible"));
-        QVERIFY(show.out.contains("__global__"));
-
-        const QString first = dir.filePath("first.json");
-        QCOMPARE(runKx({"archive", "export", "-a", archive, "-o", first}).exitCode, 0);
-        const QString copy = dir.filePath("copy.kxdb");
-        QCOMPARE(runKx({"archive", "import", "-a", copy, first}).exitCode, 0);
-        const auto second = runKx({"archive", "export", "-a", copy});
-        QCOMPARE(second.exitCode, 0);
-        QFile firstFile(first);
-        QVERIFY(firstFile.open(QIODevice::ReadOnly));
-        QCOMPARE(second.out, firstFile.readAll());
-    }
-
-    void defaultArchiveComesFromEnvironment()
-    {
-        QTemporaryDir dir;
-        const QString archive = dir.filePath("env.kxdb");
-        QCOMPARE(runKx({"archive", "import", kSample}, archive).exitCode, 0);
-        QVERIFY(QFile::exists(archive));
-        QCOMPARE(runKx({"archive", "info"}, archive).exitCode, 0);
-    }
-
-    void badInputExitsThreeAndChangesNothing_data()
-    {
-        QTest::addColumn<QByteArray>("content");
-        QTest::newRow("not json") << QByteArray("{ this is not json");
-        QTest::newRow("not an export") << QByteArray(R"({"hello": 1})");
-        QTest::newRow("truncated export") << QByteArray(R"({"format": "kernel-explorer-archive", "version": 1})");
-    }
-
-    void badInputExitsThreeAndChangesNothing()
-    {
-        QFETCH(QByteArray, content);
-        QTemporaryDir dir;
-        const QString archive = dir.filePath("a.kxdb");
-        QCOMPARE(runKx({"archive", "import", "-a", archive, kSample}).exitCode, 0);
-        const QString bad = dir.filePath("bad.json");
-        QFile file(bad);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write(content);
-        file.close();
-        const auto result = runKx({"archive", "import", "-a", archive, bad});
-        QCOMPARE(result.exitCode, 3);
-        QVERIFY(result.err.startsWith("kx: "));
-        const auto info = runKx({"archive", "info", "-a", archive, "--json"});
-        QCOMPARE(QJsonDocument::fromJson(info.out).object()["candidates"].toInt(), 5);
-    }
-
-    void missingOrForeignArchivesExitThree()
-    {
-        QTemporaryDir dir;
-        QCOMPARE(runKx({"archive", "info", "-a", dir.filePath("missing.kxdb")}).exitCode, 3);
-        const QString text = dir.filePath("text.kxdb");
-        QFile file(text);
-        QVERIFY(file.open(QIODevice::WriteOnly));
-        file.write("plain text");
-        file.close();
-        const auto result = runKx({"archive", "list", "-a", text});
-        QCOMPARE(result.exitCode, 3);
-        QVERIFY(result.err.contains("not an SQLite database"));
-    }
-
-    void searchesWithAWorkerCommand()
-    {
-        // The fake worker stands in for a GPU: the real engine, proposer, NVRTC and archive do the rest.
-        QTemporaryDir dir;
-        const QString archive = dir.filePath("search.kxdb");
-        const auto search = runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER,
-                                   "--generations", "2", "--children", "3", "--seed", "4"});
-        QVERIFY2(search.exitCode == 0, search.err.constData());
-        QVERIFY(search.out.contains("new best"));
-        const auto runs = QJsonDocument::fromJson(runKx({"runs", "-a", archive, "--json"}).out).array();
-        QCOMPARE(runs.size(), 1);
-        QCOMPARE(runs.first().toObject()["state"].toString(), QString("finished"));
-        QVERIFY(runs.first().toObject()["candidates"].toInt() >= 4);
-        const auto best = runKx({"best", "gelu_tanh", "-a", archive, "--json"});
-        QCOMPARE(best.exitCode, 0);
-        QCOMPARE(QJsonDocument::fromJson(best.out).array().size(), 1);
-
-        // Continuing a finished run that reached its budget stops at once and changes nothing.
-        const int before = runs.first().toObject()["candidates"].toInt();
-        QCOMPARE(runKx({"resume", "1", "-a", archive, "--worker", KX_FAKE_WORKER}).exitCode, 0);
-        const auto after = QJsonDocument::fromJson(runKx({"runs", "-a", archive, "--json"}).out).array();
-        QCOMPARE(after.first().toObject()["candidates"].toInt(), before);
-    }
-
-    void searchWithoutAGpuExitsFour()
-    {
-        QTemporaryDir dir;
-        const auto search = runKx({"search", "relu", "-a", dir.filePath("a.kxdb"), "--worker",
-                                   QString(KX_FAKE_WORKER) + " --gpus 0"});
-        QCOMPARE(search.exitCode, 4);
-        QVERIFY(search.err.contains("no GPU"));
-        QCOMPARE(runKx({"search", "no_such_op"}).exitCode, 3);
-        QCOMPARE(runKx({"ops"}).exitCode, 0);
-        const auto translated = runKx({"translate", "softmax"});
-        QCOMPARE(translated.exitCode, 0);
-        QVERIFY(translated.out.contains("softmax_kernel"));
-    }
-
-    void unknownCandidateFails()
-    {
-        QTemporaryDir dir;
-        const QString archive = dir.filePath("a.kxdb");
-        QCOMPARE(runKx({"archive", "import", "-a", archive, kSample}).exitCode, 0);
-        const auto result = runKx({"archive", "show", "-a", archive, "ffffffff"});
-        QCOMPARE(result.exitCode, 1);
-        QVERIFY(result.err.contains("no candidate"));
-    }
-};
-
-QTEST_GUILESS_MAIN(TestCli)
-#include "tst_cli.moc"
+TEST_CASE("an unknown candidate fails")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("a.kxdb");
+    CHECK(runKx({"archive", "import", "-a", archive, kSample}).exitCode == 0);
+    const auto result = runKx({"archive", "show", "-a", archive, "ffffffff"});
+    CHECK(result.exitCode == 1);
+    CHECK(contains(result.err, "no candidate"));
+}

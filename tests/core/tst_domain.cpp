@@ -1,75 +1,68 @@
 #include "core/domain/domainjson.h"
 
-#include "qtestprinters.h"
+#include "doctestprinters.h"
 
-#include <QTest>
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <vector>
 
 using namespace kx;
 
-class TestDomain : public QObject
+TEST_CASE("summarizes samples")
 {
-    Q_OBJECT
-
-private Q_SLOTS:
-    void summarizesSamples_data()
+    const struct
     {
-        QTest::addColumn<QList<double>>("samples");
-        QTest::addColumn<double>("median");
-        QTest::addColumn<double>("iqr");
-        QTest::addColumn<double>("minimum");
-        QTest::newRow("empty") << QList<double>{} << 0.0 << 0.0 << 0.0;
-        QTest::newRow("one") << QList<double>{2.0} << 2.0 << 0.0 << 2.0;
-        QTest::newRow("odd, unsorted") << QList<double>{5, 1, 3} << 3.0 << 2.0 << 1.0;
-        QTest::newRow("even") << QList<double>{1, 2, 3, 4} << 2.5 << 1.5 << 1.0;
+        const char *name;
+        std::vector<double> samples;
+        double median, iqr, minimum;
+    } rows[] = {
+        {"empty", {}, 0.0, 0.0, 0.0},
+        {"one", {2.0}, 2.0, 0.0, 2.0},
+        {"odd, unsorted", {5, 1, 3}, 3.0, 2.0, 1.0},
+        {"even", {1, 2, 3, 4}, 2.5, 1.5, 1.0},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const auto summary = summarize(row.samples);
+            CHECK(summary.medianMs == row.median);
+            CHECK(summary.iqrMs == row.iqr);
+            CHECK(summary.minMs == row.minimum);
+            CHECK(summary.runs == int(row.samples.size()));
+        }
     }
+}
 
-    void summarizesSamples()
-    {
-        QFETCH(QList<double>, samples);
-        QFETCH(double, median);
-        QFETCH(double, iqr);
-        QFETCH(double, minimum);
-        const auto summary = summarize(std::vector<double>(samples.begin(), samples.end()));
-        QCOMPARE(summary.medianMs, median);
-        QCOMPARE(summary.iqrMs, iqr);
-        QCOMPARE(summary.minMs, minimum);
-        QCOMPARE(summary.runs, int(samples.size()));
-    }
+TEST_CASE("a candidate id is the content hash")
+{
+    const auto id = makeCandidateId("a", "b");
+    CHECK(id.size() == std::size_t(64));
+    CHECK(makeCandidateId("a", "b") == id);
+    CHECK(makeCandidateId("ab", "") != id); // moving text across the boundary changes the id
+    CHECK(makeCandidateId("a", "c") != id);
+}
 
-    void candidateIdIsContentHash()
-    {
-        const auto id = makeCandidateId("a", "b");
-        QCOMPARE(id.size(), std::size_t(64));
-        QCOMPARE(makeCandidateId("a", "b"), id);
-        QVERIFY(makeCandidateId("ab", "") != id); // moving text across the boundary changes the id
-        QVERIFY(makeCandidateId("a", "c") != id);
-    }
+TEST_CASE("enums round-trip")
+{
+    for (auto status : {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::CompileError, EvalStatus::PlanError,
+                        EvalStatus::LaunchError, EvalStatus::Fault, EvalStatus::Timeout, EvalStatus::Crashed})
+        CHECK(evalStatusFromString(toString(status)) == status);
+    for (auto origin : {Origin::Translated, Origin::Mutated, Origin::Crossover, Origin::Manual, Origin::Imported})
+        CHECK(originFromString(toString(origin)) == origin);
+    CHECK_THROWS_AS(evalStatusFromString("fine"), std::invalid_argument);
+}
 
-    void enumsRoundTrip()
-    {
-        for (auto status : {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::CompileError,
-                            EvalStatus::PlanError, EvalStatus::LaunchError, EvalStatus::Fault, EvalStatus::Timeout,
-                            EvalStatus::Crashed})
-            QCOMPARE(evalStatusFromString(toString(status)), status);
-        for (auto origin : {Origin::Translated, Origin::Mutated, Origin::Crossover, Origin::Manual, Origin::Imported})
-            QCOMPARE(originFromString(toString(origin)), origin);
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, evalStatusFromString("fine"));
-    }
-
-    void opJsonRoundTrip()
-    {
-        Op op;
-        op.name = "matmul";
-        op.inputs = {TensorSpec{"a", {"M", "K"}}, TensorSpec{"b", {"K", "N"}}};
-        op.outputs = {TensorSpec{"c", {"M", "N"}}};
-        op.shapeSets = {{{"M", 64}, {"N", 32}, {"K", 16}}, {{"M", 7}, {"N", 5}, {"K", 3}}};
-        op.bytesMovedExpr = "4*(M*K+K*N+M*N)";
-        op.flopsExpr = "2*M*N*K";
-        op.policy.atol = 1e-3;
-        const Op back = nlohmann::json(op).get<Op>();
-        QVERIFY(back == op);
-    }
-};
-
-QTEST_GUILESS_MAIN(TestDomain)
-#include "tst_domain.moc"
+TEST_CASE("an op round-trips through JSON")
+{
+    Op op;
+    op.name = "matmul";
+    op.inputs = {TensorSpec{"a", {"M", "K"}}, TensorSpec{"b", {"K", "N"}}};
+    op.outputs = {TensorSpec{"c", {"M", "N"}}};
+    op.shapeSets = {{{"M", 64}, {"N", 32}, {"K", 16}}, {{"M", 7}, {"N", 5}, {"K", 3}}};
+    op.bytesMovedExpr = "4*(M*K+K*N+M*N)";
+    op.flopsExpr = "2*M*N*K";
+    op.policy.atol = 1e-3;
+    const Op back = nlohmann::json(op).get<Op>();
+    CHECK(back == op);
+}

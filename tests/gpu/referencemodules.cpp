@@ -1,17 +1,14 @@
 #include "referencemodules.h"
 
-#include "core/util/removetree.h"
+#include "temporarydir.h"
+#include "testfiles.h"
 
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <vector>
-
-#include <unistd.h>
 
 namespace kx::test {
 namespace {
@@ -45,22 +42,22 @@ std::map<std::string, std::string> makeModules()
         std::cout << "no Python with PyTorch (install python3-torch, or set KX_PYTHON): skipped\n";
         std::exit(77);
     }
-    const auto directory =
-        std::filesystem::temp_directory_path() / ("kx-reference-modules-" + std::to_string(::getpid()));
     const std::string script = KX_TEST_DATA_DIR "/torchscript/make_reference_modules.py";
-    const int exitCode = std::system((quoted(python) + " " + quoted(script) + " " + quoted(directory.string())).c_str());
     std::map<std::string, std::string> modules;
-    if (exitCode == 0) {
-        for (const auto &entry : std::filesystem::directory_iterator(directory)) {
-            if (entry.path().extension() != ".b64")
-                continue;
-            std::ifstream file(entry.path());
-            std::ostringstream text;
-            text << file.rdbuf();
-            modules[entry.path().stem().string()] = text.str();
+    int exitCode = -1;
+    {
+        // Gone before std::exit below, which runs no destructors.
+        const TemporaryDir temp;
+        const auto directory = temp.filePath("modules");
+        if (temp.isValid())
+            exitCode = std::system((quoted(python) + " " + quoted(script) + " " + quoted(directory)).c_str());
+        if (exitCode == 0) {
+            for (const auto &entry : std::filesystem::directory_iterator(directory)) {
+                if (entry.path().extension() == ".b64")
+                    modules[entry.path().stem().string()] = readFile(entry.path().string());
+            }
         }
     }
-    removeTree(directory.string());
     if (exitCode != 0 || modules.empty()) {
         std::cerr << script << " failed with " << python << " (status " << exitCode << ")\n";
         std::exit(1);

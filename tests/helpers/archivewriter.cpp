@@ -1,6 +1,8 @@
 // Test helper: writes candidates and evaluations to an archive in a loop, one transaction each, and prints
-// "committed N" after each commit. The crash test kills it with SIGKILL at random points.
+// "committed N ID SOURCE_SHA256" after each commit, so that the test can check every reported row's content.
+// The crash test kills it with SIGKILL at random points.
 #include "core/archive/archive.h"
+#include "core/util/hash.h"
 
 #include <cstdio>
 #include <string>
@@ -40,7 +42,7 @@ int main(int argc, char **argv)
         evaluation.timing = kx::summarize(evaluation.samplesMs);
         (*archive)->addEvaluation(tx, evaluation);
         tx.commit();
-        std::printf("committed %ld\n", n);
+        std::printf("committed %ld %s %s\n", n, candidate.id.c_str(), kx::sha256Hex(candidate.source).c_str());
         std::fflush(stdout);
     }
 }

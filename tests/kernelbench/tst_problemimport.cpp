@@ -6,19 +6,20 @@
 #include "core/eval/protocol.h"
 #include "core/kernelbench/problemimporter.h"
 
+#include "childprocess.h"
 #include "kerneltestsupport.h"
+#include "temporarydir.h"
+#include "testfiles.h"
 
 #include <doctest/doctest.h>
 
-#include <cstdio>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <string>
+#include <vector>
 
 using namespace kx;
 
@@ -74,38 +75,14 @@ void checkTranslationCompiles(const Op &op)
         CHECK_MESSAGE(problem.empty(), problem);
 }
 
-struct KxRun
+// Each import starts PyTorch, so the limit is generous.
+test::ProgramResult runKx(const std::vector<std::string> &arguments)
 {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-// Per process: other build folders may run this suite at the same time.
-std::string scratchPath(const std::string &suffix)
-{
-    return (std::filesystem::temp_directory_path()
-            / ("kx-import-test-" + std::to_string(::getpid()) + "." + suffix))
-        .string();
-}
-
-KxRun runKx(const std::string &arguments)
-{
-    const std::string out = scratchPath("out"), err = scratchPath("err");
-    const std::string command = std::string(KX_BINARY_DIR) + "/kx " + arguments + " > " + out + " 2> " + err;
-    const int status = std::system(command.c_str());
-    KxRun run;
-    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    run.out = slurp(out);
-    run.err = slurp(err);
+    std::vector<std::string> argv{std::string(KX_BINARY_DIR) + "/kx"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    auto run = test::runProgram(argv, {}, std::chrono::minutes(5));
+    if (run.timedOut)
+        run.err += "\n(kx ran past the test's limit and was killed)";
     return run;
 }
 
@@ -132,7 +109,7 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
         const Op &op = problem.op;
         CHECK(op.name == "kb/" + std::filesystem::path(c.file).stem().string());
         CHECK(std::string(toString(op.sourceKind)) == toString(SourceKind::KernelBench));
-        CHECK(op.referenceSource == [&] { return slurp(kData + c.file); }());
+        CHECK(op.referenceSource == [&] { return test::readFile(kData + c.file); }());
         std::vector<std::string> inputs;
         for (const auto &input : op.inputs)
             inputs.push_back(shapeOf(input));
@@ -221,20 +198,21 @@ TEST_CASE("the size limit is checked before anything runs on the inputs")
 TEST_CASE("kx import stores the op with its source, and nothing on an error")
 {
     imported("relu.py"); // skips without PyTorch
-    const auto archivePath = scratchPath("kxarchive");
-    std::filesystem::remove(archivePath);
+    const test::TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto archivePath = temp.filePath("import.kxdb");
 
-    const auto syntax = runKx("import " + kData + "broken/syntax_error.py -a " + archivePath);
+    const auto syntax = runKx({"import", kData + "broken/syntax_error.py", "-a", archivePath});
     CHECK(syntax.exitCode == 3);
     CHECK(syntax.err.find("syntax_error.py:9: syntax error") != std::string::npos);
-    const auto fft = runKx("import " + kData + "broken/unsupported_fft.py -a " + archivePath);
+    const auto fft = runKx({"import", kData + "broken/unsupported_fft.py", "-a", archivePath});
     CHECK(fft.exitCode == 1);
     CHECK(fft.out.find("recipe: none (unsupported calls: aten::fft_rfft, aten::abs on complexfloat; as a pipeline: ")
           != std::string::npos);
     CHECK(fft.err.find("nothing stored") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(archivePath));
 
-    const auto ok = runKx("import " + kData + "linear_relu.py -a " + archivePath);
+    const auto ok = runKx({"import", kData + "linear_relu.py", "-a", archivePath});
     CHECK_MESSAGE(ok.exitCode == 0, ok.err);
     CHECK(ok.out.find("op: kb/linear_relu") != std::string::npos);
     CHECK(ok.out.find("input:  fc_weight [out_features, in_features] float32") != std::string::npos);
@@ -245,18 +223,15 @@ TEST_CASE("kx import stores the op with its source, and nothing on an error")
         const auto ops = (*archive)->ops();
         REQUIRE(ops.size() == 1);
         CHECK(ops.front().name == "kb/linear_relu");
-        CHECK(ops.front().referenceSource == slurp(kData + "linear_relu.py"));
+        CHECK(ops.front().referenceSource == test::readFile(kData + "linear_relu.py"));
         CHECK_FALSE(ops.front().referenceModule.empty());
     }
 
-    const auto failed = runKx("import " + kData + "broken/missing_get_inputs.py -a " + archivePath);
+    const auto failed = runKx({"import", kData + "broken/missing_get_inputs.py", "-a", archivePath});
     CHECK(failed.exitCode == 3);
     auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
     REQUIRE(archive);
     CHECK((*archive)->ops().size() == 1);
-    std::filesystem::remove(archivePath);
-    std::filesystem::remove(scratchPath("out"));
-    std::filesystem::remove(scratchPath("err"));
 }
 
 TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finished rows of the earlier CSV")

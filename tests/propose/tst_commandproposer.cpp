@@ -3,13 +3,12 @@
 #include "core/propose/commandproposer.h"
 #include "core/propose/commandrunner.h"
 
+#include "temporarydir.h"
+#include "testfiles.h"
+
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <future>
-#include <sstream>
-#include <unistd.h>
 
 using namespace kx;
 
@@ -36,8 +35,10 @@ ProposalRequest translateRelu()
 
 TEST_CASE("a good command's answer becomes a candidate with its provenance, and it read the prompt")
 {
-    const auto promptCopy = std::filesystem::temp_directory_path() / ("kx-prompt-" + std::to_string(::getpid()));
-    const std::string command = script("prompt-echo-command.sh") + " " + promptCopy.string();
+    const test::TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto promptCopy = temp.filePath("prompt.txt");
+    const std::string command = script("prompt-echo-command.sh") + " " + promptCopy;
     auto proposer = proposerFor(command);
     const auto result = proposer.propose(translateRelu(), {});
     REQUIRE_MESSAGE(result.candidates.size() == 1, result.failure);
@@ -50,12 +51,9 @@ TEST_CASE("a good command's answer becomes a candidate with its provenance, and 
     CHECK(candidate.provenance->model == command);
     CHECK(candidate.provenance->response.find("relu_kernel") != std::string::npos);
     CHECK(candidate.provenance->promptSha256.size() == 64);
-    std::ifstream file(promptCopy);
-    std::ostringstream seen;
-    seen << file.rdbuf();
-    CHECK(seen.str() == candidate.provenance->prompt);
-    CHECK(seen.str().find("torch.relu(x)") != std::string::npos);
-    std::filesystem::remove(promptCopy);
+    const auto seen = test::readFile(promptCopy);
+    CHECK(seen == candidate.provenance->prompt);
+    CHECK(seen.find("torch.relu(x)") != std::string::npos);
 }
 
 TEST_CASE("a non-zero exit is a failure with the exit code and stderr")

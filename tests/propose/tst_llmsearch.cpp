@@ -1,6 +1,7 @@
 // The LLM proposer end to end: against a local chat server, inside the mixed proposer, inside a search
 // whose candidates keep their provenance and token sums in the archive (schema v4, export/import).
 #include "fakechatserver.h"
+#include "temporarydir.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -10,7 +11,6 @@
 #include "core/propose/llmproposer.h"
 #include "core/propose/mixedproposer.h"
 #include "core/propose/proposerfactory.h"
-#include "core/util/removetree.h"
 #include "core/search/searchengine.h"
 #include "core/search/templateproposer.h"
 #include "core/util/hash.h"
@@ -18,9 +18,7 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
-#include <filesystem>
 #include <regex>
-#include <unistd.h>
 
 using namespace kx;
 using namespace kx::test;
@@ -99,16 +97,6 @@ public:
         gpu.name = "Fake GPU";
         return {gpu};
     }
-};
-
-struct TempArchive
-{
-    std::filesystem::path dir = std::filesystem::temp_directory_path()
-                                / ("kx-llmsearch-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    TempArchive() { std::filesystem::create_directories(dir); }
-    ~TempArchive() { removeTree(dir.string()); }
-    std::string path(const std::string &name = "archive.kxdb") const { return (dir / name).string(); }
-    static inline int counter = 0;
 };
 
 } // namespace
@@ -241,19 +229,21 @@ TEST_CASE("a search with the LLM proposer stores provenance and token sums, and 
 {
     FakeChatServer server;
     server.setHandler([](const nlohmann::json &, int index) { return answer(reluAnswer(index), 100 + index, 40); });
-    TempArchive temp;
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto archivePath = temp.filePath("archive.kxdb");
     auto ledger = std::make_shared<CostLedger>(2.0, 8.0);
     SearchSettings settings;
     settings.seed = 7;
     settings.childrenPerGeneration = 3;
     settings.budget.generations = 2;
-    SearchEngine engine(temp.path(), llmProposer(server, ledger), std::make_shared<BlockSizeEvaluator>(), settings);
+    SearchEngine engine(archivePath, llmProposer(server, ledger), std::make_shared<BlockSizeEvaluator>(), settings);
     const auto runId = engine.start(relu());
     REQUIRE_MESSAGE(runId, (runId ? "" : runId.error().message));
     engine.wait();
     REQUIRE((engine.state() == RunState::Finished));
 
-    auto archive = Archive::open(temp.path(), ArchiveMode::ReadOnly);
+    auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
     REQUIRE(archive);
     const auto candidates = (*archive)->candidatesOfRun(*runId);
     REQUIRE(candidates.size() == 7); // one translation, three children in each of two generations
@@ -280,7 +270,7 @@ TEST_CASE("a search with the LLM proposer stores provenance and token sums, and 
     CHECK(last.find("| 1 | ") != std::string::npos);
 
     const auto exported = exportArchive(**archive);
-    auto copy = Archive::open(temp.path("copy.kxdb"));
+    auto copy = Archive::open(temp.filePath("copy.kxdb"));
     REQUIRE(copy);
     const auto imported = importArchive(**copy, exported);
     REQUIRE_MESSAGE(imported, (imported ? "" : imported.error().message));
@@ -295,17 +285,19 @@ TEST_CASE("a search with the LLM proposer stores provenance and token sums, and 
 
 TEST_CASE("a version 3 archive upgrades to version 4 and keeps its candidates")
 {
-    TempArchive temp;
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto archivePath = temp.filePath("archive.kxdb");
     {
         sqlite3 *db = nullptr;
-        REQUIRE(sqlite3_open(temp.path().c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_open(archivePath.c_str(), &db) == SQLITE_OK);
         schema::migrate(db, 3);
         sqlite3_close(db);
     }
     {
         // Fill it as a version 3 program would (the candidate_provenance table does not exist yet).
         sqlite3 *db = nullptr;
-        REQUIRE(sqlite3_open(temp.path().c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_open(archivePath.c_str(), &db) == SQLITE_OK);
         REQUIRE(sqlite3_exec(db, "INSERT INTO ops VALUES('relu', 'builtin', '{}', '', 1, 1);"
                                  "INSERT INTO candidates(id, op_name, source, launch_plan, origin, operator, description,"
                                  " run_id, created_at) VALUES('c1', 'relu', 's', '{}', 'translated', 'translate', '', NULL, 1);",
@@ -313,7 +305,7 @@ TEST_CASE("a version 3 archive upgrades to version 4 and keeps its candidates")
                 == SQLITE_OK);
         sqlite3_close(db);
     }
-    auto archive = Archive::open(temp.path());
+    auto archive = Archive::open(archivePath);
     REQUIRE_MESSAGE(archive, (archive ? "" : archive.error().message));
     CHECK((*archive)->schemaVersion() == 4);
     CHECK_FALSE((*archive)->provenance("c1"));

@@ -1,12 +1,13 @@
 // Prompt templates: loading, placeholders, and the contrastive list of earlier variants.
 #include "core/ops/builtinops.h"
 #include "core/propose/promptbuilder.h"
-#include "core/util/removetree.h"
+
+#include "temporarydir.h"
+#include "testfiles.h"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
 
 using namespace kx;
 
@@ -114,12 +115,13 @@ TEST_CASE("repair shows the failure; crossover shows both parents; missing paren
 
 TEST_CASE("a user's template folder overrides, and a missing file is named")
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("kx-prompts-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const test::TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const std::filesystem::path dir = temp.path();
     for (const auto &name : PromptTemplates::requiredNames())
         std::filesystem::copy_file(std::filesystem::path(KX_PROMPTS_DIR) / (name + ".txt"), dir / (name + ".txt"),
                                    std::filesystem::copy_options::overwrite_existing);
-    std::ofstream(dir / "translate.txt") << "Custom: write {{op_name}} please.";
+    REQUIRE(test::writeFile((dir / "translate.txt").string(), "Custom: write {{op_name}} please."));
     const auto found = PromptTemplates::findDir(dir.string());
     REQUIRE(found);
     const auto templates = PromptTemplates::load(*found);
@@ -133,7 +135,6 @@ TEST_CASE("a user's template folder overrides, and a missing file is named")
     REQUIRE_FALSE(incomplete);
     CHECK(incomplete.error().message.find("repair.txt") != std::string::npos);
     CHECK_FALSE(PromptTemplates::findDir((dir / "missing").string()));
-    removeTree(dir.string());
 }
 
 TEST_CASE("without an override the templates are found")

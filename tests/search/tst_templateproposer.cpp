@@ -1,7 +1,5 @@
 // The offline proposer: translation, mutation, crossover, transplant and repair give valid, compilable
 // candidates that say what changed; proposals are deterministic for a seed.
-#include "qtestprinters.h"
-
 #include "core/codegen/kerneltemplate.h"
 #include "core/eval/launchplan.h"
 #include "core/eval/nvrtccompiler.h"
@@ -9,7 +7,9 @@
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"
 
-#include <QTest>
+#include "doctestprinters.h"
+
+#include <doctest/doctest.h>
 
 using namespace kx;
 
@@ -33,187 +33,175 @@ int differences(const Params &a, const Params &b)
     return count;
 }
 
-QString compileAndResolve(const Op &op, const Candidate &candidate)
+std::string compileAndResolve(const Op &op, const Candidate &candidate)
 {
     CompileOptions options;
     options.arch = "sm_90";
     const auto compiled = NvrtcCompiler().compile(candidate.source, options);
     if (!compiled.ok)
-        return QString::fromStdString(compiled.error + "\n" + compiled.stats.log);
+        return compiled.error + "\n" + compiled.stats.log;
     const auto plan = parseLaunchPlan(candidate.launchPlan);
     if (!plan)
-        return QString::fromStdString(plan.error().message);
+        return plan.error().message;
     for (const auto &shapes : op.shapeSets)
         if (const auto resolved = resolveLaunchPlan(*plan, op, shapes, compiled.kernels); !resolved)
-            return QString::fromStdString(resolved.error().message);
+            return resolved.error().message;
     return {};
 }
 
 } // namespace
 
-class TestTemplateProposer : public QObject
+TEST_CASE("a mutation changes one parameter")
 {
-    Q_OBJECT
-
-private Q_SLOTS:
-    void mutationChangesOneParameter_data()
-    {
-        QTest::addColumn<QString>("opName");
-        for (const char *name : {"silu", "scale_bias", "row_max", "softmax", "layer_norm", "matmul", "transpose"})
-            QTest::newRow(name) << name;
-    }
-
-    void mutationChangesOneParameter()
-    {
-        QFETCH(QString, opName);
-        const Op &op = *findBuiltInOp(opName.toStdString());
-        const auto root = translateOp(op);
-        QVERIFY2(root, root ? "" : root.error().message.c_str());
-        TemplateProposer proposer;
-        int mutations = 0;
-        for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-            ProposalRequest request;
-            request.op = op;
-            request.kind = ProposalKind::Mutate;
-            request.parents = {correct(*root, 1.0)};
-            request.seed = seed;
-            request.generation = 1;
-            const auto result = proposer.propose(request, {});
-            QVERIFY2(!result.candidates.empty(), result.failure.c_str());
-            const auto &child = result.candidates.front();
-            QCOMPARE(child.parentIds, std::vector<std::string>{root->id});
-            QCOMPARE(child.origin, Origin::Mutated);
-            QVERIFY(child.id != root->id);
-            QVERIFY(child.description.find("->") != std::string::npos); // says what changed
-            QCOMPARE(differences(paramsOf(*root), paramsOf(child)), 1);
-            // Same request, same child.
-            QCOMPARE(proposer.propose(request, {}).candidates.front().id, child.id);
-            if (NvrtcCompiler::available() && seed <= 4) {
-                const QString failure = compileAndResolve(op, child);
-                QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    for (const char *opName : {"silu", "scale_bias", "row_max", "softmax", "layer_norm", "matmul", "transpose"}) {
+        SUBCASE(opName)
+        {
+            const Op &op = *findBuiltInOp(opName);
+            const auto root = translateOp(op);
+            REQUIRE_MESSAGE(root, (root ? "" : root.error().message));
+            TemplateProposer proposer;
+            int mutations = 0;
+            for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+                ProposalRequest request;
+                request.op = op;
+                request.kind = ProposalKind::Mutate;
+                request.parents = {correct(*root, 1.0)};
+                request.seed = seed;
+                request.generation = 1;
+                const auto result = proposer.propose(request, {});
+                REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+                const auto &child = result.candidates.front();
+                CHECK(child.parentIds == std::vector<std::string>{root->id});
+                CHECK(child.origin == Origin::Mutated);
+                CHECK(child.id != root->id);
+                CHECK(child.description.find("->") != std::string::npos); // says what changed
+                CHECK(differences(paramsOf(*root), paramsOf(child)) == 1);
+                // Same request, same child.
+                CHECK(proposer.propose(request, {}).candidates.front().id == child.id);
+                if (NvrtcCompiler::available() && seed <= 4) {
+                    const std::string failure = compileAndResolve(op, child);
+                    CHECK_MESSAGE(failure.empty(), failure);
+                }
+                ++mutations;
             }
-            ++mutations;
-        }
-        QCOMPARE(mutations, 12);
-    }
-
-    void crossoverMixesTwoParents()
-    {
-        const Op &op = *findBuiltInOp("gelu_tanh");
-        const auto root = *translateOp(op);
-        TemplateProposer proposer;
-        // Two parents that differ in several parameters.
-        Params a = paramsOf(root), b = paramsOf(root);
-        b["block"] = 1024;
-        b["vec"] = 4;
-        b["unroll"] = 4;
-        const auto *elementwise = findKernelTemplate("elementwise");
-        const auto recipe = *recipeOf(op);
-        auto make = [&](const Params &params) {
-            const auto generated = elementwise->generate(op, recipe, params);
-            Candidate candidate;
-            candidate.opName = op.name;
-            candidate.source = generated.source;
-            candidate.launchPlan = generated.launchPlan;
-            candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
-            candidate.genome = toJson(Genome{"elementwise", params});
-            return candidate;
-        };
-        const auto first = make(a), second = make(b);
-        ProposalRequest request;
-        request.op = op;
-        request.kind = ProposalKind::Crossover;
-        request.parents = {correct(first, 1.1), correct(second, 1.3)};
-        request.seed = 7;
-        const auto result = proposer.propose(request, {});
-        QVERIFY2(!result.candidates.empty(), result.failure.c_str());
-        const auto &child = result.candidates.front();
-        QCOMPARE(child.origin, Origin::Crossover);
-        QCOMPARE(child.parentIds, (std::vector<std::string>{first.id, second.id}));
-        const Params mixed = paramsOf(child);
-        QVERIFY(mixed != a && mixed != b);
-        for (const auto &[name, value] : mixed)
-            QVERIFY(value == a.at(name) || value == b.at(name)); // every gene from a parent
-        if (NvrtcCompiler::available()) {
-            const QString failure = compileAndResolve(op, child);
-            QVERIFY2(failure.isEmpty(), qPrintable(failure));
+            CHECK(mutations == 12);
         }
     }
+}
 
-    void repairResetsTowardDefaults()
-    {
-        const Op &op = *findBuiltInOp("softmax");
-        const auto root = *translateOp(op);
-        TemplateProposer proposer;
-        ProposalRequest mutate;
-        mutate.op = op;
-        mutate.kind = ProposalKind::Mutate;
-        mutate.parents = {correct(root, 1.0)};
-        mutate.seed = 3;
-        const auto mutated = proposer.propose(mutate, {}).candidates.front();
-        Evaluation failed;
-        failed.status = EvalStatus::Incorrect;
-        ProposalRequest repair;
-        repair.op = op;
-        repair.kind = ProposalKind::Repair;
-        repair.parents = {ScoredCandidate{mutated, failed}};
-        repair.seed = 1;
-        const auto result = proposer.propose(repair, {});
-        QVERIFY2(!result.candidates.empty(), result.failure.c_str());
-        QCOMPARE(result.candidates.front().id, root.id); // one changed parameter, reset: back to the translation
-        QVERIFY(result.candidates.front().description.find("Repair") == 0);
-
-        repair.parents = {ScoredCandidate{root, failed}};
-        const auto nothing = proposer.propose(repair, {});
-        QVERIFY(nothing.candidates.empty());
-        QVERIFY(!nothing.failure.empty());
+TEST_CASE("a crossover mixes two parents")
+{
+    const Op &op = *findBuiltInOp("gelu_tanh");
+    const auto root = *translateOp(op);
+    TemplateProposer proposer;
+    // Two parents that differ in several parameters.
+    Params a = paramsOf(root), b = paramsOf(root);
+    b["block"] = 1024;
+    b["vec"] = 4;
+    b["unroll"] = 4;
+    const auto *elementwise = findKernelTemplate("elementwise");
+    const auto recipe = *recipeOf(op);
+    auto make = [&](const Params &params) {
+        const auto generated = elementwise->generate(op, recipe, params);
+        Candidate candidate;
+        candidate.opName = op.name;
+        candidate.source = generated.source;
+        candidate.launchPlan = generated.launchPlan;
+        candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+        candidate.genome = toJson(Genome{"elementwise", params});
+        return candidate;
+    };
+    const auto first = make(a), second = make(b);
+    ProposalRequest request;
+    request.op = op;
+    request.kind = ProposalKind::Crossover;
+    request.parents = {correct(first, 1.1), correct(second, 1.3)};
+    request.seed = 7;
+    const auto result = proposer.propose(request, {});
+    REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+    const auto &child = result.candidates.front();
+    CHECK(child.origin == Origin::Crossover);
+    CHECK(child.parentIds == (std::vector<std::string>{first.id, second.id}));
+    const Params mixed = paramsOf(child);
+    CHECK((mixed != a && mixed != b));
+    for (const auto &[name, value] : mixed)
+        CHECK((value == a.at(name) || value == b.at(name))); // every gene from a parent
+    if (NvrtcCompiler::available()) {
+        const std::string failure = compileAndResolve(op, child);
+        CHECK_MESSAGE(failure.empty(), failure);
     }
+}
 
-    void steppingStonesAreTransplanted()
-    {
-        const Op &op = *findBuiltInOp("relu");
-        const auto root = *translateOp(op);
-        auto params = paramsOf(root);
-        params["block"] = 1024;
-        const auto generated = findKernelTemplate("elementwise")->generate(op, *recipeOf(op), params);
-        Candidate stone;
-        stone.opName = op.name;
-        stone.source = generated.source;
-        stone.launchPlan = generated.launchPlan;
-        stone.id = makeCandidateId(stone.source, stone.launchPlan);
-        stone.genome = toJson(Genome{"elementwise", params});
-        TemplateProposer proposer;
-        int transplants = 0;
-        for (std::uint64_t seed = 1; seed <= 60; ++seed) {
-            ProposalRequest request;
-            request.op = op;
-            request.kind = ProposalKind::Mutate;
-            request.parents = {correct(root, 1.0)};
-            request.steppingStones = {correct(stone, 1.2)};
-            request.seed = seed;
-            const auto result = proposer.propose(request, {});
-            if (!result.candidates.empty() && result.candidates.front().operatorName == "transplant") {
-                ++transplants;
-                QCOMPARE(paramsOf(result.candidates.front())["block"], 1024);
-            }
-        }
-        QVERIFY(transplants > 0);
-    }
+TEST_CASE("a repair resets toward the defaults")
+{
+    const Op &op = *findBuiltInOp("softmax");
+    const auto root = *translateOp(op);
+    TemplateProposer proposer;
+    ProposalRequest mutate;
+    mutate.op = op;
+    mutate.kind = ProposalKind::Mutate;
+    mutate.parents = {correct(root, 1.0)};
+    mutate.seed = 3;
+    const auto mutated = proposer.propose(mutate, {}).candidates.front();
+    Evaluation failed;
+    failed.status = EvalStatus::Incorrect;
+    ProposalRequest repair;
+    repair.op = op;
+    repair.kind = ProposalKind::Repair;
+    repair.parents = {ScoredCandidate{mutated, failed}};
+    repair.seed = 1;
+    const auto result = proposer.propose(repair, {});
+    REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+    CHECK(result.candidates.front().id == root.id); // one changed parameter, reset: back to the translation
+    CHECK(result.candidates.front().description.find("Repair") == 0);
 
-    void handMadeCandidatesCannotBeMutated()
-    {
-        const Op &op = *findBuiltInOp("relu");
-        Candidate manual = *translateOp(op);
-        manual.genome.clear();
+    repair.parents = {ScoredCandidate{root, failed}};
+    const auto nothing = proposer.propose(repair, {});
+    CHECK(nothing.candidates.empty());
+    CHECK(!nothing.failure.empty());
+}
+
+TEST_CASE("stepping stones are transplanted")
+{
+    const Op &op = *findBuiltInOp("relu");
+    const auto root = *translateOp(op);
+    auto params = paramsOf(root);
+    params["block"] = 1024;
+    const auto generated = findKernelTemplate("elementwise")->generate(op, *recipeOf(op), params);
+    Candidate stone;
+    stone.opName = op.name;
+    stone.source = generated.source;
+    stone.launchPlan = generated.launchPlan;
+    stone.id = makeCandidateId(stone.source, stone.launchPlan);
+    stone.genome = toJson(Genome{"elementwise", params});
+    TemplateProposer proposer;
+    int transplants = 0;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         ProposalRequest request;
         request.op = op;
         request.kind = ProposalKind::Mutate;
-        request.parents = {correct(manual, 1.0)};
-        const auto result = TemplateProposer().propose(request, {});
-        QVERIFY(result.candidates.empty());
-        QVERIFY(result.failure.find("genome") != std::string::npos);
+        request.parents = {correct(root, 1.0)};
+        request.steppingStones = {correct(stone, 1.2)};
+        request.seed = seed;
+        const auto result = proposer.propose(request, {});
+        if (!result.candidates.empty() && result.candidates.front().operatorName == "transplant") {
+            ++transplants;
+            CHECK(paramsOf(result.candidates.front())["block"] == 1024);
+        }
     }
-};
+    CHECK(transplants > 0);
+}
 
-QTEST_GUILESS_MAIN(TestTemplateProposer)
-#include "tst_templateproposer.moc"
+TEST_CASE("hand-made candidates cannot be mutated")
+{
+    const Op &op = *findBuiltInOp("relu");
+    Candidate manual = *translateOp(op);
+    manual.genome.clear();
+    ProposalRequest request;
+    request.op = op;
+    request.kind = ProposalKind::Mutate;
+    request.parents = {correct(manual, 1.0)};
+    const auto result = TemplateProposer().propose(request, {});
+    CHECK(result.candidates.empty());
+    CHECK(result.failure.find("genome") != std::string::npos);
+}

@@ -1,30 +1,34 @@
 // removeTree: the recursive removal used where LibTorch is linked in.
 #include "core/util/removetree.h"
 
+#include "temporarydir.h"
+#include "testfiles.h"
+
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <unistd.h>
 
 namespace fs = std::filesystem;
 using kx::removeTree;
+using kx::test::TemporaryDir;
 
 namespace {
-fs::path scratch(const char *name)
+fs::path scratch(const TemporaryDir &temp, const char *name)
 {
-    const auto path = fs::temp_directory_path() / (std::string("kx-removetree-") + name + "-" + std::to_string(::getpid()));
+    const fs::path path = temp.filePath(name);
     fs::create_directories(path);
     return path;
 }
-void touch(const fs::path &file) { std::ofstream(file) << "x"; }
+void touch(const fs::path &file) { REQUIRE(kx::test::writeFile(file.string(), "x")); }
 } // namespace
 
 TEST_CASE("a folder goes with everything in it, a link inside goes without its target")
 {
-    const auto outside = scratch("outside");
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto outside = scratch(temp, "outside");
     touch(outside / "kept.txt");
-    const auto tree = scratch("tree");
+    const auto tree = scratch(temp, "tree");
     fs::create_directories(tree / "a" / "b" / "c");
     touch(tree / "top.txt");
     touch(tree / "a" / "b" / "c" / "deep.txt");
@@ -39,10 +43,13 @@ TEST_CASE("a folder goes with everything in it, a link inside goes without its t
 
 TEST_CASE("a single file, and a path that does not exist")
 {
-    const auto folder = scratch("file");
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto folder = scratch(temp, "file");
     touch(folder / "one.txt");
     CHECK(removeTree((folder / "one.txt").string()));
     CHECK_FALSE(fs::exists(folder / "one.txt"));
     CHECK(removeTree((folder / "missing").string()));
     CHECK(removeTree(folder.string()));
+    CHECK_FALSE(fs::exists(folder));
 }
