@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -237,12 +238,15 @@ TEST_CASE("kx import stores the op with its source, and nothing on an error")
 TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finished rows of the earlier CSV")
 {
     imported("relu.py"); // skips without PyTorch
-    const auto csv = scratchPath("csv"), markdown = scratchPath("md");
-    const std::string command = "coverage " + kData + "broken -j 2 --csv " + csv + " --markdown " + markdown;
+    const test::TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto csv = temp.filePath("coverage.csv"), markdown = temp.filePath("coverage.md");
+    const std::vector<std::string> command{"coverage", kData + "broken", "-j", "2", "--csv", csv, "--markdown",
+                                           markdown};
     const auto first = runKx(command);
     CHECK_MESSAGE(first.exitCode == 0, first.err);
-    CHECK(slurp(markdown).find("4 files: 1 imported, 0 translated (0%)") != std::string::npos);
-    const std::string table = slurp(csv);
+    CHECK(test::readFile(markdown).find("4 files: 1 imported, 0 translated (0%)") != std::string::npos);
+    const std::string table = test::readFile(csv);
     CHECK(table.find("syntax_error.py,,no,,no,no,no,,") != std::string::npos);
     CHECK(table.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"unsupported calls: aten::fft_rfft, "
                      "aten::abs on complexfloat;")
@@ -259,16 +263,16 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
             line = "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from before\"";
         edited += line + "\n";
     }
-    std::ofstream(csv) << edited;
-    const auto resumed = runKx(command + " --resume");
+    REQUIRE(test::writeFile(csv, edited));
+    auto resumeCommand = command;
+    resumeCommand.push_back("--resume");
+    const auto resumed = runKx(resumeCommand);
     CHECK_MESSAGE(resumed.exitCode == 0, resumed.err);
-    const std::string again = slurp(csv);
+    const std::string again = test::readFile(csv);
     CHECK(again.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from before\"") != std::string::npos);
     CHECK(again.find("syntax_error.py,,no,,no,no,no,,") != std::string::npos);
     CHECK(resumed.err.find("imported unsupported_fft.py") == std::string::npos);
     CHECK(resumed.err.find("imported syntax_error.py") != std::string::npos);
 
-    CHECK(runKx("coverage " + kData + "broken --resume").exitCode != 0); // --resume needs --csv
-    std::filesystem::remove(csv);
-    std::filesystem::remove(markdown);
+    CHECK(runKx({"coverage", kData + "broken", "--resume"}).exitCode != 0); // --resume needs --csv
 }
