@@ -135,6 +135,8 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
                 launches << "        " << type << " " << name << " = static_cast<" << type << ">(" << value.str() << ");\n";
                 break;
             }
+            default:
+                return Error{"step " + std::to_string(stepIndex) + " passes a library-only argument to a kernel"};
             }
             argNames.push_back(name);
         }

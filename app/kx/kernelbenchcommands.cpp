@@ -16,6 +16,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <iomanip>
 #include <iostream>
@@ -208,7 +209,8 @@ struct CoverageOptions
 };
 
 // A short search per translated op on one set of workers; fills verified and speedup.
-int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, const std::vector<Op> &ops)
+int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, const std::vector<Op> &ops,
+               const std::function<bool()> &save)
 {
     const std::string archivePath = options.archive.empty() ? defaultArchivePath() : options.archive;
     if (!ensureParentFolder(archivePath)) {
@@ -255,12 +257,19 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
             continue;
         CandidateFilter filter;
         filter.runId = *runId;
-        for (const auto &summary : (*archive)->candidateSummaries(filter)) {
+        const auto summaries = (*archive)->candidateSummaries(filter);
+        for (const auto &summary : summaries) {
             if (summary.bestStatus == EvalStatus::Correct && summary.flagCount == 0) {
                 row.verified = true;
                 row.speedup = std::max(row.speedup, summary.bestSpeedup);
             }
         }
+        // Why the first candidate failed says most about what the translation gets wrong.
+        for (const auto &summary : summaries)
+            if (!row.verified && summary.origin == Origin::Translated)
+                for (const auto &evaluation : (*archive)->evaluations(summary.id))
+                    row.note = std::string(toString(evaluation.status)) + ": " + evaluation.message;
+        save();
     }
     return Ok;
 }
@@ -298,56 +307,71 @@ int runCoverage(const CoverageOptions &options)
     std::vector<Op> ops(files.size());
     std::atomic<std::size_t> next = 0;
     std::mutex printing;
-    const auto importSome = [&] {
-        for (std::size_t i = next++; i < files.size(); i = next++) {
-            CoverageRow &row = rows[i];
-            std::error_code unrelated;
-            row.file = std::filesystem::relative(files[i], options.dir, unrelated).string();
-            const auto imported = importer.importFile(files[i].string());
-            if (!imported) {
-                row.note = imported.error().message;
+    const auto importOne = [&](std::size_t i) {
+        CoverageRow &row = rows[i];
+        row = CoverageRow{};
+        std::error_code unrelated;
+        row.file = std::filesystem::relative(files[i], options.dir, unrelated).string();
+        const auto imported = importer.importFile(files[i].string());
+        if (!imported) {
+            row.note = imported.error().message;
+        } else {
+            row.imported = true;
+            row.op = imported->op.name;
+            ops[i] = imported->op;
+            if (!imported->translated()) {
+                row.note = imported->translationError;
             } else {
-                row.imported = true;
-                row.op = imported->op.name;
-                ops[i] = imported->op;
-                if (!imported->translated()) {
-                    row.note = imported->translationError;
-                } else {
-                    row.family = recipeOf(imported->op) ? recipeOf(imported->op)->family : "";
-                    row.note = compileTranslation(imported->op);
-                    row.translated = row.note.empty();
-                }
+                row.family = recipeOf(imported->op) ? recipeOf(imported->op)->family : "";
+                row.note = compileTranslation(imported->op);
+                row.translated = row.note.empty();
             }
-            std::lock_guard lock(printing);
-            std::cerr << "imported " << row.file << ": "
-                      << (row.translated ? "translated (" + row.family + ")" : oneLine(row.note)) << std::endl;
         }
+        std::lock_guard lock(printing);
+        std::cerr << "imported " << row.file << ": "
+                  << (row.translated ? "translated (" + row.family + ")" : oneLine(row.note)) << std::endl;
+    };
+    const auto importSome = [&] {
+        for (std::size_t i = next++; i < files.size(); i = next++)
+            importOne(i);
     };
     const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
     std::vector<std::jthread> importers;
     for (int i = 0; i < std::min<int>(jobs, int(files.size())); ++i)
         importers.emplace_back(importSome);
     importers.clear(); // joins
+    // Imports that ran out of GPU memory beside the others get a second chance alone.
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (!rows[i].imported && rows[i].note.find("out of memory") != std::string::npos)
+            importOne(i);
+    // The tables are written after the imports and again after every search, so a run cut short keeps its rows.
+    const auto save = [&]() -> bool {
+        if (!options.markdown.empty()) {
+            std::ofstream out(options.markdown);
+            writeMarkdown(out, rows, options.gpu);
+            if (!out) {
+                std::cerr << "kx: cannot write " << options.markdown << '\n';
+                return false;
+            }
+        }
+        if (!options.csv.empty()) {
+            std::ofstream out(options.csv);
+            writeCsv(out, rows);
+            if (!out) {
+                std::cerr << "kx: cannot write " << options.csv << '\n';
+                return false;
+            }
+        }
+        return true;
+    };
+    if (!save())
+        return Failure;
     if (options.gpu)
-        if (const int code = searchRows(options, rows, ops); code != Ok)
+        if (const int code = searchRows(options, rows, ops, save); code != Ok)
             return code;
     writeMarkdown(std::cout, rows, options.gpu);
-    if (!options.markdown.empty()) {
-        std::ofstream out(options.markdown);
-        writeMarkdown(out, rows, options.gpu);
-        if (!out) {
-            std::cerr << "kx: cannot write " << options.markdown << '\n';
-            return Failure;
-        }
-    }
-    if (!options.csv.empty()) {
-        std::ofstream out(options.csv);
-        writeCsv(out, rows);
-        if (!out) {
-            std::cerr << "kx: cannot write " << options.csv << '\n';
-            return Failure;
-        }
-    }
+    if (!save())
+        return Failure;
     return Ok;
 }
 

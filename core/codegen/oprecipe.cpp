@@ -33,6 +33,8 @@ std::string toJson(const OpRecipe &recipe)
         j["bias"] = recipe.bias;
     if (!recipe.epilogueInputs.empty())
         j["epilogueInputs"] = recipe.epilogueInputs;
+    if (!recipe.stages.empty())
+        j["stages"] = nlohmann::json::parse(recipe.stages);
     return j.dump();
 }
 
@@ -55,8 +57,10 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.transposeB = j.value("transposeB", recipe.transposeB);
         recipe.bias = j.value("bias", recipe.bias);
         recipe.epilogueInputs = j.value("epilogueInputs", recipe.epilogueInputs);
-        static const std::set<std::string> families{"elementwise", "reduce",    "softmax",      "norm",
-                                                    "gemm",        "transpose", "conv-epilogue"};
+        if (j.contains("stages"))
+            recipe.stages = j["stages"].dump();
+        static const std::set<std::string> families{"elementwise", "reduce",        "softmax", "norm",
+                                                    "gemm",        "transpose", "conv-epilogue", "pipeline"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
         return recipe;

@@ -24,6 +24,8 @@ namespace kx {
  * - "transpose": out[c, r] = in[r, c].
  * - "conv-epilogue": a library convolution (aten::conv2d of x and weight) followed by a fused epilogue over
  *   `acc`, the channel `c` and bias (a [C_out] input), e.g. "fmaxf(acc + bias[c], 0.0f)".
+ * - "pipeline": stages (JSON, see core/codegen/pipeline.h): library calls, fused elementwise chains and
+ *   reductions in order, through intermediates; for ops no single template covers.
  * Symbols name the op's shape symbols: rows/cols, m/n/k.
  */
 struct OpRecipe
@@ -38,6 +40,7 @@ struct OpRecipe
     bool transposeB = false;
     std::string bias;
     std::vector<std::string> epilogueInputs;
+    std::string stages;                     ///< pipeline: the stages as JSON text.
 
     bool operator==(const OpRecipe &) const = default;
 };

@@ -4,6 +4,7 @@
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
 #include "core/codegen/gemmtemplate.h"
+#include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
 #include "core/codegen/transposetemplate.h"
 
@@ -18,8 +19,9 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const GemmTemplate gemm;
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
-    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &softmax, &norm,
-                                                          &gemm, &transpose, &convEpilogue};
+    static const PipelineTemplate pipeline;
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,       &softmax, &norm,
+                                                          &gemm,        &transpose,    &convEpilogue, &pipeline};
     return all;
 }
 

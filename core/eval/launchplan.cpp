@@ -88,21 +88,29 @@ std::vector<std::string> dimensionsAt(const Json &value, const std::string &wher
 
 PlanArg argAt(const Json &value, const std::string &where)
 {
-    if (!value.is_object() || value.size() != 1)
-        fail(where, "must be an object with one key: input, output, scratch, int or float");
-    const std::string kind = value.begin().key();
-    const Json &content = value.begin().value();
+    // A tensor argument may carry the shape a library step sees it in; every other argument has one key.
+    std::string shapedTensor;
+    if (value.is_object() && value.size() == 2 && value.contains("shape"))
+        for (const char *key : {"input", "output", "scratch"})
+            if (value.contains(key))
+                shapedTensor = key;
+    if (!value.is_object() || (value.size() != 1 && shapedTensor.empty()))
+        fail(where, "must be an object with one key: input, output, scratch, int, float, ints, bool, none or string");
+    const std::string kind = shapedTensor.empty() ? value.begin().key() : shapedTensor;
+    const Json &content = value.at(kind);
     const std::string at = where + "." + kind;
     PlanArg arg;
-    if (kind == "input") {
-        arg.kind = PlanArg::Kind::Input;
+    if (kind == "input" || kind == "output" || kind == "scratch") {
+        arg.kind = kind == "input" ? PlanArg::Kind::Input : kind == "output" ? PlanArg::Kind::Output : PlanArg::Kind::Scratch;
         arg.name = nameAt(content, at);
-    } else if (kind == "output") {
-        arg.kind = PlanArg::Kind::Output;
-        arg.name = nameAt(content, at);
-    } else if (kind == "scratch") {
-        arg.kind = PlanArg::Kind::Scratch;
-        arg.name = nameAt(content, at);
+        if (!shapedTensor.empty()) {
+            const Json &shape = value.at("shape");
+            if (!shape.is_array() || shape.size() > 8)
+                fail(where + ".shape", "must be an array of at most 8 expressions");
+            for (std::size_t i = 0; i < shape.size(); ++i)
+                arg.exprs.push_back(expressionAt(shape[i], index(where + ".shape", i)));
+            arg.hasShape = true;
+        }
     } else if (kind == "int") {
         arg.kind = PlanArg::Kind::Int;
         arg.expr = expressionAt(content, at);
@@ -111,8 +119,29 @@ PlanArg argAt(const Json &value, const std::string &where)
             fail(at, "must be a number");
         arg.kind = PlanArg::Kind::Float;
         arg.value = content.get<double>();
+    } else if (kind == "ints") {
+        if (!content.is_array() || content.size() > 8)
+            fail(at, "must be an array of at most 8 expressions");
+        arg.kind = PlanArg::Kind::Ints;
+        for (std::size_t i = 0; i < content.size(); ++i)
+            arg.exprs.push_back(expressionAt(content[i], index(at, i)));
+    } else if (kind == "bool") {
+        if (!content.is_boolean())
+            fail(at, "must be true or false");
+        arg.kind = PlanArg::Kind::Bool;
+        arg.flag = content.get<bool>();
+    } else if (kind == "none") {
+        if (!content.is_null())
+            fail(at, "must be null");
+        arg.kind = PlanArg::Kind::None;
+    } else if (kind == "string") {
+        if (!content.is_string())
+            fail(at, "must be a string");
+        arg.kind = PlanArg::Kind::String;
+        arg.text = content.get<std::string>();
     } else {
-        fail(where, "unknown arg kind " + quote(kind) + " (expected input, output, scratch, int or float)");
+        fail(where, "unknown arg kind " + quote(kind)
+                        + " (expected input, output, scratch, int, float, ints, bool, none or string)");
     }
     return arg;
 }
@@ -192,11 +221,20 @@ LaunchPlan planFrom(const Json &root)
 nlohmann::ordered_json argJson(const PlanArg &arg)
 {
     switch (arg.kind) {
-    case PlanArg::Kind::Input: return {{"input", arg.name}};
-    case PlanArg::Kind::Output: return {{"output", arg.name}};
-    case PlanArg::Kind::Scratch: return {{"scratch", arg.name}};
+    case PlanArg::Kind::Input:
+    case PlanArg::Kind::Output:
+    case PlanArg::Kind::Scratch: {
+        const char *key = arg.kind == PlanArg::Kind::Input ? "input" : arg.kind == PlanArg::Kind::Output ? "output" : "scratch";
+        if (arg.hasShape)
+            return {{key, arg.name}, {"shape", arg.exprs}};
+        return {{key, arg.name}};
+    }
     case PlanArg::Kind::Int: return {{"int", arg.expr}};
     case PlanArg::Kind::Float: return {{"float", arg.value}};
+    case PlanArg::Kind::Ints: return {{"ints", arg.exprs}};
+    case PlanArg::Kind::Bool: return {{"bool", arg.flag}};
+    case PlanArg::Kind::None: return {{"none", nullptr}};
+    case PlanArg::Kind::String: return {{"string", arg.text}};
     }
     return {};
 }
@@ -425,6 +463,41 @@ private:
             require("a float argument needs a float or double parameter", {KernelParam::Kind::Float});
             resolved.floatValue = arg.value;
             break;
+        case PlanArg::Kind::Ints:
+        case PlanArg::Kind::Bool:
+        case PlanArg::Kind::None:
+        case PlanArg::Kind::String:
+            if (param)
+                fail(where, "ints, bool, none and string arguments are for library steps; " + describe(*param, position));
+            for (std::size_t i = 0; i < arg.exprs.size(); ++i)
+                resolved.ints.push_back(evaluate(arg.exprs[i], index(where, i)));
+            resolved.flag = arg.flag;
+            resolved.text = arg.text;
+            break;
+        }
+        if (arg.hasShape) {
+            if (param)
+                fail(where, "a tensor shape is for library steps; " + describe(*param, position));
+            std::int64_t elements = 1;
+            for (std::size_t i = 0; i < arg.exprs.size(); ++i) {
+                resolved.ints.push_back(evaluate(arg.exprs[i], index(where + ".shape", i)));
+                if (resolved.ints.back() <= 0)
+                    fail(index(where + ".shape", i), "must be positive, got " + std::to_string(resolved.ints.back()));
+                elements *= resolved.ints.back();
+            }
+            resolved.hasShape = true;
+            // An op tensor seen in another shape keeps its element count (a view of the same memory).
+            const auto &tensors = arg.kind == PlanArg::Kind::Input ? m_op.inputs : m_op.outputs;
+            if (arg.kind != PlanArg::Kind::Scratch)
+                for (const TensorSpec &tensor : tensors)
+                    if (tensor.name == arg.name) {
+                        std::int64_t declared = 1;
+                        for (const auto &dimension : tensor.shape)
+                            declared *= evaluate(dimension, where + ".shape");
+                        if (declared != elements)
+                            fail(where + ".shape", std::to_string(elements) + " elements, but " + quote(arg.name)
+                                                       + " holds " + std::to_string(declared));
+                    }
         }
         return resolved;
     }

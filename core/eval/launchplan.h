@@ -26,14 +26,23 @@ namespace kx {
  * @endcode
  * grid/block have 1 to 3 entries. Expressions are integer arithmetic over the op's shape symbols with
  * + - * / % (integer division), parentheses, min(a,b), max(a,b) and ceil_div(a,b).
+ *
+ * Library steps take ATen's other argument types too: {"ints": ["2", "K"]} (an int list), {"bool": true},
+ * {"none": null} and {"string": "tanh"}; a tensor argument of a library step may give the shape the call sees,
+ * {"scratch": "t1", "shape": ["B", "C", "H", "W"]} (a scratch buffer is otherwise a flat float32 vector; an
+ * input or output keeps its element count). A shape [] is a scalar.
  */
 struct PlanArg
 {
-    enum class Kind { Input, Output, Scratch, Int, Float };
+    enum class Kind { Input, Output, Scratch, Int, Float, Ints, Bool, None, String };
     Kind kind = Kind::Int;
     std::string name;       ///< Input/Output/Scratch: the tensor or buffer name.
     std::string expr;       ///< Int: an expression.
     double value = 0;       ///< Float: the value.
+    std::vector<std::string> exprs{}; ///< Ints: the expressions; a tensor with hasShape: the shape a library step sees.
+    bool hasShape = false;  ///< Input/Output/Scratch of a library step: exprs gives its shape.
+    bool flag = false;      ///< Bool: the value.
+    std::string text{};     ///< String: the value.
 
     bool operator==(const PlanArg &) const = default;
 };
@@ -105,6 +114,10 @@ struct ResolvedArg
     std::string name;                       ///< Input/Output/Scratch name.
     std::int64_t intValue = 0;
     double floatValue = 0;
+    std::vector<std::int64_t> ints;         ///< Ints: the values; a tensor with hasShape: its shape.
+    bool hasShape = false;
+    bool flag = false;
+    std::string text;
 };
 
 struct ResolvedKernelStep

@@ -20,6 +20,10 @@ const char *kindText(PlanArg::Kind kind)
     case PlanArg::Kind::Scratch: return "scratch";
     case PlanArg::Kind::Int: return "int";
     case PlanArg::Kind::Float: return "float";
+    case PlanArg::Kind::Ints: return "ints";
+    case PlanArg::Kind::Bool: return "bool";
+    case PlanArg::Kind::None: return "none";
+    case PlanArg::Kind::String: return "string";
     }
     return "?";
 }
@@ -83,6 +87,8 @@ Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const Res
                 if (sizes[i] != 4 && sizes[i] != 8)
                     return Error{where + "the kernel parameter takes " + std::to_string(sizes[i]) + " bytes"};
                 break;
+            default:
+                return Error{where + "only library steps take this kind of argument"};
             }
             step.args.push_back({arg, sizes[i]});
         }
@@ -154,6 +160,8 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
                 std::memcpy(slot, &arg.resolved.floatValue, sizeof(double));
             }
             break;
+        default:
+            break; // prepare() admits no other kinds for kernels
         }
         pointers[i] = slot;
     }
@@ -179,6 +187,15 @@ void PlanLauncher::runLibrary(const Step &step, std::size_t index, const PlanBin
         } else if (arg.resolved.kind == PlanArg::Kind::Scratch) {
             if (const auto it = bindings.scratch.find(arg.resolved.name); it != bindings.scratch.end())
                 view = it->second;
+        }
+        if (arg.resolved.hasShape) {
+            // The shape the plan gives the tensor for this call; it must fit the memory behind it.
+            TensorView shaped = view;
+            shaped.shape = arg.resolved.ints;
+            if (shaped.byteCount() > view.byteCount())
+                throw LibraryStepFailure(stepLabel(index, step.name) + ": '" + arg.resolved.name
+                                         + "' is too small for the shape " + shapeText(shaped.shape));
+            view = shaped;
         }
         views.push_back(view);
     }

@@ -208,12 +208,35 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
         for (std::size_t i = 0; i < args.size(); ++i) {
             if (int(i) == destination)
                 continue;
+            // Plan numbers are ints or doubles; the schema says which the op takes (eps = 0 is an int in JSON).
+            const auto type = stack.size() < parameters.size() ? parameters[stack.size()].type() : c10::TypePtr();
+            const bool wantsFloat = type && (type->kind() == c10::TypeKind::FloatType
+                                             || (type->kind() == c10::TypeKind::OptionalType
+                                                 && type->containedTypes().at(0)->kind() == c10::TypeKind::FloatType));
+            const bool wantsBool = type && type->kind() == c10::TypeKind::BoolType;
             switch (args[i].kind) {
             case PlanArg::Kind::Int:
-                stack.emplace_back(args[i].intValue);
+                if (wantsFloat)
+                    stack.emplace_back(double(args[i].intValue));
+                else if (wantsBool)
+                    stack.emplace_back(args[i].intValue != 0);
+                else
+                    stack.emplace_back(args[i].intValue);
                 break;
             case PlanArg::Kind::Float:
                 stack.emplace_back(args[i].floatValue);
+                break;
+            case PlanArg::Kind::Ints:
+                stack.emplace_back(std::vector<std::int64_t>(args[i].ints));
+                break;
+            case PlanArg::Kind::Bool:
+                stack.emplace_back(args[i].flag);
+                break;
+            case PlanArg::Kind::None:
+                stack.emplace_back();
+                break;
+            case PlanArg::Kind::String:
+                stack.emplace_back(args[i].text);
                 break;
             default:
                 if (auto usable = checkUsable(tensorArgs[i]); !usable)

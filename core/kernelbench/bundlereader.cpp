@@ -143,6 +143,7 @@ Expected<ImportedProblem> BundleReader::read(const std::string &bundleDir, const
     if (!graph)
         return Error{"problem.json: " + graph.error().message};
     imported.graph = std::move(*graph);
+    addSecondShapes(imported.graph, problem.value("secondShapes", nlohmann::json::array()));
     op.bytesMovedExpr = bytesMovedExpression(op);
     op.flopsExpr = graphFlopsExpression(imported.graph, op);
 

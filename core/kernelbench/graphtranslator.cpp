@@ -2,6 +2,7 @@
 
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/atencalls.h"
+#include "core/kernelbench/pipelinetranslator.h"
 
 #include <algorithm>
 #include <cctype>
@@ -600,7 +601,13 @@ int dtypeBytes(const std::string &dtype)
 
 Expected<Op> GraphTranslator::translate(const OpGraph &graph, Op op) const
 {
-    return Translation(graph, std::move(op)).run();
+    auto single = Translation(graph, op).run();
+    if (single)
+        return single;
+    auto pipeline = PipelineTranslator::translate(graph, std::move(op));
+    if (pipeline)
+        return pipeline;
+    return Error{single.error().message + "; as a pipeline: " + pipeline.error().message};
 }
 
 bool GraphTranslator::knowsKind(const std::string &kind)

@@ -328,7 +328,7 @@ def secondShapeSet(problem, traced, symbols, firstSet, specs):
     torch, module = problem.torch, problem.module
     batchNames = [name for name in firstSet if BATCH_LIKE.match(name) and firstSet[name] >= 2]
     if not batchNames:
-        return None, "no batch-like size constant"
+        return None, "no batch-like size constant", None
     saved = {name: getattr(module, name) for name in batchNames}
     try:
         for name in batchNames:
@@ -341,18 +341,18 @@ def secondShapeSet(problem, traced, symbols, firstSet, specs):
             actual = traced(*(tuple(problem.tensors) + declaredParameters(problem)))
         actual = flatOutputs(torch, actual, problem.path)
         if not closeEnough(torch, expected, actual):
-            return None, "the traced module disagrees with the model at the halved batch size"
+            return None, "the traced module disagrees with the model at the halved batch size", None
         # The shapes must follow the symbols: a dimension that did not scale is not what its name says.
         for spec, tensor in zip(specs, list(problem.tensors) + list(declaredParameters(problem)) + expected):
             want = [shapes[d] if d in shapes else int(d) for d in spec["shape"]]
             if want != list(tensor.shape):
                 return None, "%s has shape %s at the halved batch size, not %s" % (spec["name"], list(tensor.shape),
                                                                                    want)
-        return shapes, None
+        return shapes, None, graphShapes(torch, problem, traceOnce(problem))
     except ProblemError as error:
-        return None, str(error)
+        return None, str(error), None
     except Exception as error:  # noqa: BLE001
-        return None, "%s: %s" % (type(error).__name__, error)
+        return None, "%s: %s" % (type(error).__name__, error), None
     finally:
         for name, value in saved.items():
             setattr(module, name, value)
@@ -398,6 +398,12 @@ def tensorInfo(value):
     return info
 
 
+def graphShapes(torch, problem, traced):
+    """Per call of the traced forward (in opGraph's order), the shapes of its tensor outputs."""
+    return [{"kind": node["kind"], "shapes": [out.get("shape") for out in node["outputs"]]}
+            for node in opGraph(torch, traced, [])["nodes"]]
+
+
 def opGraph(torch, traced, inputNames):
     """The ATen calls of the traced forward, in order, with their tensor and scalar arguments."""
     graph = traced.inlined_graph
@@ -408,6 +414,13 @@ def opGraph(torch, traced, inputNames):
         if kind in ("prim::Constant", "prim::GetAttr", "prim::ListConstruct"):
             continue
         entry = {"kind": kind, "inputs": [], "outputs": []}
+        try:
+            schema = str(node.schema())  # "aten::min.dim(Tensor self, ...) -> ..."
+        except Exception:  # noqa: BLE001 - prim:: and other calls without a schema
+            schema = ""
+        name = schema.split("(", 1)[0]
+        if name.startswith(kind + "."):
+            entry["overload"] = name[len(kind) + 1:]
         for value in node.inputs():
             if value.type().kind() == "TensorType" and value.node().kind() != "prim::Constant":
                 entry["inputs"].append(tensorInfo(value))
@@ -479,7 +492,7 @@ def writeProblem(torch, problem, data, outdir, maxBytes):
     used = {d for spec in specs + outputs for d in spec["shape"] if not d.isdigit()}
     firstSet = {name: constants[name] for name in sorted(used)}
     shapeSets = [firstSet]
-    second, why = secondShapeSet(problem, traced, table, firstSet, specs + outputs)
+    second, why, secondShapes = secondShapeSet(problem, traced, table, firstSet, specs + outputs)
     notes = []
     if second:
         shapeSets.append(second)
@@ -507,6 +520,8 @@ def writeProblem(torch, problem, data, outdir, maxBytes):
         "shapeSets": shapeSets,
         "notes": notes,
         "graph": opGraph(torch, traced, [spec["name"] for spec in specs]),
+        # The same calls at the second shape set: how each intermediate's dimensions follow the size constants.
+        "secondShapes": secondShapes or [],
     }
     with open(os.path.join(outdir, "problem.json"), "w", encoding="utf-8") as handle:
         json.dump(problem_json, handle, indent=1)

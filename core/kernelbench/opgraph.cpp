@@ -1,5 +1,7 @@
 #include "core/kernelbench/opgraph.h"
 
+#include <map>
+
 namespace kx {
 namespace {
 
@@ -53,6 +55,8 @@ Expected<OpGraph> opGraphFromJson(const nlohmann::json &json)
             return Error{where + ": needs a \"kind\""};
         GraphNode node;
         node.kind = entry["kind"].get<std::string>();
+        if (entry.contains("overload") && entry["overload"].is_string())
+            node.overload = entry["overload"].get<std::string>();
         for (const auto &argument : entry.value("inputs", nlohmann::json::array())) {
             GraphArgument parsed;
             if (argument.is_object() && argument.contains("const")) {
@@ -75,6 +79,45 @@ Expected<OpGraph> opGraphFromJson(const nlohmann::json &json)
         graph.nodes.push_back(std::move(node));
     }
     return graph;
+}
+
+void addSecondShapes(OpGraph &graph, const nlohmann::json &secondShapes)
+{
+    if (!secondShapes.is_array() || secondShapes.size() != graph.nodes.size())
+        return;
+    std::vector<std::vector<std::vector<std::int64_t>>> shapes;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        const auto &entry = secondShapes[i];
+        const auto &node = graph.nodes[i];
+        if (!entry.is_object() || entry.value("kind", std::string()) != node.kind)
+            return;
+        const auto list = entry.value("shapes", nlohmann::json::array());
+        if (!list.is_array() || list.size() != node.outputs.size())
+            return;
+        auto &nodeShapes = shapes.emplace_back();
+        for (const auto &shape : list) {
+            auto &dims = nodeShapes.emplace_back();
+            if (shape.is_array())
+                for (const auto &size : shape)
+                    if (size.is_number_integer())
+                        dims.push_back(size.get<std::int64_t>());
+        }
+    }
+    // Inputs of a call are outputs of earlier calls (or graph inputs, whose shapes the shape sets give).
+    std::map<std::string, std::vector<std::int64_t>> byValue;
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+        auto &node = graph.nodes[i];
+        for (std::size_t j = 0; j < node.outputs.size(); ++j) {
+            if (shapes[i][j].size() != node.outputs[j].shape.size())
+                continue; // a rank that changes with the batch size: leave it unknown
+            node.outputs[j].secondShape = shapes[i][j];
+            byValue[node.outputs[j].value] = shapes[i][j];
+        }
+        for (auto &argument : node.inputs)
+            if (argument.isTensor)
+                if (const auto it = byValue.find(argument.tensor.value); it != byValue.end())
+                    argument.tensor.secondShape = it->second;
+    }
 }
 
 } // namespace kx

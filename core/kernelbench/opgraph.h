@@ -16,6 +16,8 @@ struct GraphTensor
     std::string value;                      ///< The value's name in the graph.
     std::vector<std::int64_t> shape;
     std::string dtype = "float32";
+    /// The shape at the op's second shape set, where the import traced the model there too (else empty).
+    std::vector<std::int64_t> secondShape;
 };
 
 /// One argument of a graph call: a tensor value or a constant (number, list, string or null).
@@ -30,6 +32,7 @@ struct GraphArgument
 struct GraphNode
 {
     std::string kind;
+    std::string overload;                   ///< The schema's overload name, e.g. "dim" for aten::min.dim.
     std::vector<GraphArgument> inputs;
     std::vector<GraphTensor> outputs;
 };
@@ -49,5 +52,11 @@ struct OpGraph
 
 /// Reads the "graph" object of a bundle's problem.json; an Error says what is malformed.
 Expected<OpGraph> opGraphFromJson(const nlohmann::json &json);
+
+/**
+ * Adds the output shapes of the same calls traced at the second shape set (problem.json's "secondShapes":
+ * per node {"kind", "shapes"}). Leaves the graph as it is when the lists do not line up call for call.
+ */
+void addSecondShapes(OpGraph &graph, const nlohmann::json &secondShapes);
 
 } // namespace kx

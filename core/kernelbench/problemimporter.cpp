@@ -1,6 +1,7 @@
 #include "core/kernelbench/problemimporter.h"
 
 #include "core/eval/workerprocess.h"
+#include "core/util/removetree.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -81,10 +82,8 @@ public:
     }
     ~TemporaryDir()
     {
-        if (!m_path.empty()) {
-            std::error_code ignored;
-            std::filesystem::remove_all(m_path, ignored);
-        }
+        if (!m_path.empty())
+            removeTree(m_path);
     }
     TemporaryDir(const TemporaryDir &) = delete;
     TemporaryDir &operator=(const TemporaryDir &) = delete;

@@ -147,7 +147,14 @@ private slots:
                        {PlanArg::Kind::Int, "", "N", 0},
                        {PlanArg::Kind::Float, "", "", 0.1}};
         LibraryStep library{"aten::relu", {{PlanArg::Kind::Input, "x", "", 0}, {PlanArg::Kind::Output, "out", "", 0}}};
-        plan.steps = {kernel, library};
+        // Library steps also take int lists, booleans, none, strings and tensors in a shape of the call's own.
+        PlanArg shaped{PlanArg::Kind::Scratch, "partial", "", 0, {"N", "2"}, true};
+        PlanArg ints{PlanArg::Kind::Ints, "", "", 0, {"2", "N / 2"}};
+        PlanArg flag{PlanArg::Kind::Bool, "", "", 0, {}, false, true};
+        PlanArg none{PlanArg::Kind::None};
+        PlanArg text{PlanArg::Kind::String, "", "", 0, {}, false, false, "tanh"};
+        LibraryStep pooling{"aten::max_pool2d", {shaped, ints, flag, none, text, {PlanArg::Kind::Output, "out", "", 0}}};
+        plan.steps = {kernel, library, pooling};
 
         const std::string json = toJson(plan);
         const auto parsed = parseLaunchPlan(json);
@@ -225,6 +232,22 @@ private slots:
         QTest::newRow("int as fraction")
             << R"({"steps": [{"kernel": "k", "grid": ["1"], "block": ["1"], "args": [{"int": 2.5}]}]})"
             << "steps[0].args[0].int: must be an expression";
+        QTest::newRow("ints not a list")
+            << R"({"steps": [{"library": "aten::relu", "args": [{"ints": 3}]}]})"
+            << "steps[0].args[0].ints: must be an array of at most 8 expressions";
+        QTest::newRow("bool not a boolean")
+            << R"({"steps": [{"library": "aten::relu", "args": [{"bool": 1}]}]})"
+            << "steps[0].args[0].bool: must be true or false";
+        QTest::newRow("none not null") << R"({"steps": [{"library": "aten::relu", "args": [{"none": 0}]}]})"
+                                       << "steps[0].args[0].none: must be null";
+        QTest::newRow("string not a string") << R"({"steps": [{"library": "aten::relu", "args": [{"string": 2}]}]})"
+                                             << "steps[0].args[0].string: must be a string";
+        QTest::newRow("shape on an int")
+            << R"({"steps": [{"library": "aten::relu", "args": [{"int": "N", "shape": ["N"]}]}]})"
+            << "steps[0].args[0]: must be an object with one key";
+        QTest::newRow("shape not a list")
+            << R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": "N"}]}]})"
+            << "steps[0].args[0].shape: must be an array of at most 8 expressions";
         QTest::newRow("library with grid")
             << R"({"steps": [{"library": "aten::relu", "grid": ["1"], "args": []}]})" << "steps[0]: unknown key 'grid'";
         QTest::newRow("library name empty") << R"({"steps": [{"library": "", "args": []}]})"
@@ -570,6 +593,25 @@ private slots:
         QTest::newRow("library step with unknown tensor")
             << QString(R"({"steps": [{"library": "aten::relu", "args": [{"input": "w"}, {"output": "out"}]}]})") << ""
             << true << n << "steps[0].args[0]: unknown input 'w'";
+        QTest::newRow("ints to a kernel")
+            << relu(R"("1")", R"("32")", "0", R"({"input": "x"}, {"output": "out"}, {"ints": ["N"]})") << "" << false << n
+            << "steps[0].args[2]: ints, bool, none and string arguments are for library steps; parameter 2 'n' is int";
+        QTest::newRow("a shaped tensor to a kernel")
+            << relu(R"("1")", R"("32")", "0", R"({"input": "x", "shape": ["N"]}, {"output": "out"}, {"int": "N"})") << ""
+            << false << n
+            << "steps[0].args[0]: a tensor shape is for library steps; parameter 0 'x' is const float* __restrict__";
+        QTest::newRow("an input seen with other element count")
+            << QString(R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": ["N", "2"]},
+                          {"output": "out", "shape": ["N"]}]}]})") << "" << true << n
+            << "steps[0].args[0].shape: 8192 elements, but 'x' holds 4096";
+        QTest::newRow("a zero dimension in a shape")
+            << QString(R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": ["N", "0"]},
+                          {"output": "out"}]}]})") << "" << true << n
+            << "steps[0].args[0].shape[1]: must be positive, got 0";
+        QTest::newRow("control: a library step with a view and every argument kind")
+            << QString(R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": ["64", "N / 64"]},
+                          {"ints": ["2", "N"]}, {"bool": true}, {"none": null}, {"string": "s"}, {"float": 0.5},
+                          {"output": "out", "shape": ["N"]}]}]})") << "" << true << n << "";
         QTest::newRow("control: a valid two-kernel plan")
             << QString(R"({"steps": [{"kernel": "partial_sums", "grid": ["1"], "block": ["32"], "args":
                           [{"input": "x"}, {"output": "out"}, {"int": "N"}, {"float": 1}]},

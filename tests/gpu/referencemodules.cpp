@@ -1,5 +1,7 @@
 #include "referencemodules.h"
 
+#include "core/util/removetree.h"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -58,8 +60,7 @@ std::map<std::string, std::string> makeModules()
             modules[entry.path().stem().string()] = text.str();
         }
     }
-    std::error_code ignored;
-    std::filesystem::remove_all(directory, ignored);
+    removeTree(directory.string());
     if (exitCode != 0 || modules.empty()) {
         std::cerr << script << " failed with " << python << " (status " << exitCode << ")\n";
         std::exit(1);

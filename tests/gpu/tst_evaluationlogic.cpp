@@ -273,3 +273,77 @@ TEST_CASE("library steps call ATen ops by name")
     args[1].kind = PlanArg::Kind::Input;
     CHECK_FALSE(TensorOps::runLibraryStep("aten::relu", args, {hostView(x), hostView(out)}).isOk());
 }
+
+TEST_CASE("library steps take int lists, booleans, none, strings and tensors seen in another shape")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    const auto arg = [](PlanArg::Kind kind, std::string name = {}) {
+        ResolvedArg resolved;
+        resolved.kind = kind;
+        resolved.name = std::move(name);
+        return resolved;
+    };
+    const auto ints = [&](std::vector<std::int64_t> values) {
+        ResolvedArg resolved = arg(PlanArg::Kind::Ints);
+        resolved.ints = std::move(values);
+        return resolved;
+    };
+    // A flat 4 x 4 image seen as [1, 1, 4, 4]; 2 x 2 max pooling into [1, 1, 2, 2].
+    std::vector<float> image(16);
+    for (std::size_t i = 0; i < image.size(); ++i)
+        image[i] = float(i);
+    std::vector<float> pooled(4, -1.0f);
+    auto x = arg(PlanArg::Kind::Input, "x");
+    x.hasShape = true;
+    x.ints = {1, 1, 4, 4};
+    auto out = arg(PlanArg::Kind::Output, "out");
+    out.hasShape = true;
+    out.ints = {1, 1, 2, 2};
+    auto ceilMode = arg(PlanArg::Kind::Bool);
+    ceilMode.flag = false;
+    const std::vector<ResolvedArg> poolArgs{x, ints({2, 2}), ints({}), ints({0, 0}), ints({1, 1}), ceilMode, out};
+    TensorView imageView = hostView(image);
+    imageView.shape = x.ints;
+    TensorView pooledView = hostView(pooled);
+    pooledView.shape = out.ints;
+    const std::vector<TensorView> poolViews{imageView, {}, {}, {}, {}, {}, pooledView};
+    const auto ran = TensorOps::runLibraryStep("aten::max_pool2d", poolArgs, poolViews);
+    REQUIRE_MESSAGE(ran.isOk(), (ran.isOk() ? "" : ran.error().message));
+    CHECK(pooled == std::vector<float>{5.0f, 7.0f, 13.0f, 15.0f});
+
+    // An overload by name: the values of min over dim 1 (its second result, the indices, is not wanted).
+    std::vector<float> minimum(4, -1.0f);
+    auto dim = arg(PlanArg::Kind::Int);
+    dim.intValue = 1;
+    auto keep = arg(PlanArg::Kind::Bool);
+    TensorView rows = hostView(image);
+    rows.shape = {4, 4};
+    auto rowsArg = arg(PlanArg::Kind::Input, "x");
+    const auto minRan = TensorOps::runLibraryStep("aten::min.dim", {rowsArg, dim, keep, arg(PlanArg::Kind::Output, "out")},
+                                                  {rows, {}, {}, hostView(minimum)});
+    REQUIRE_MESSAGE(minRan.isOk(), (minRan.isOk() ? "" : minRan.error().message));
+    CHECK(minimum == std::vector<float>{0.0f, 4.0f, 8.0f, 12.0f});
+
+    // The schema decides: an int where a float or a bool is wanted is converted; a string is passed as one.
+    std::vector<float> copy(16, -1.0f);
+    auto zero = arg(PlanArg::Kind::Int);
+    const auto dropped = TensorOps::runLibraryStep("aten::dropout", {rowsArg, zero, zero, arg(PlanArg::Kind::Output, "o")},
+                                                   {rows, {}, {}, hostView(copy)});
+    REQUIRE_MESSAGE(dropped.isOk(), (dropped.isOk() ? "" : dropped.error().message));
+    CHECK(copy == image);
+    auto approximate = arg(PlanArg::Kind::String);
+    approximate.text = "tanh";
+    std::vector<float> gelu(16, -1.0f);
+    REQUIRE(TensorOps::runLibraryStep("aten::gelu", {rowsArg, approximate, arg(PlanArg::Kind::Output, "o")},
+                                      {rows, {}, hostView(gelu)}).isOk());
+    CHECK(gelu[2] == doctest::Approx(1.9546).epsilon(1e-3));
+    approximate.text = "no-such-mode";
+    CHECK_FALSE(TensorOps::runLibraryStep("aten::gelu", {rowsArg, approximate, arg(PlanArg::Kind::Output, "o")},
+                                          {rows, {}, hostView(gelu)}).isOk());
+    // None for an optional argument: sum over everything with no dtype.
+    std::vector<float> total(1, -1.0f);
+    REQUIRE(TensorOps::runLibraryStep("aten::sum", {rowsArg, arg(PlanArg::Kind::None), arg(PlanArg::Kind::Output, "o")},
+                                      {rows, {}, hostView(total)}).isOk());
+    CHECK(total[0] == 120.0f);
+}

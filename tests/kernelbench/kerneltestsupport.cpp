@@ -1,8 +1,11 @@
 #include "kerneltestsupport.h"
 
+#include "core/codegen/oprecipe.h"
 #include "core/eval/launchplan.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/search/templateproposer.h"
+
+#include <doctest/doctest.h>
 
 namespace kx::test {
 
@@ -25,6 +28,21 @@ std::string translationProblem(const Op &op)
         if (const auto resolved = resolveLaunchPlan(*plan, op, shapes, compiled.kernels); !resolved)
             return "resolve: " + resolved.error().message;
     return {};
+}
+
+} // namespace kx::test
+
+namespace kx::test {
+
+std::vector<PipelineStage> pipelineStages(const Expected<Op> &op)
+{
+    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
+    const auto recipe = recipeOf(*op);
+    REQUIRE(recipe);
+    REQUIRE(recipe->family == "pipeline");
+    auto stages = pipelineFromJson(nlohmann::json::parse(recipe->stages));
+    REQUIRE_MESSAGE(stages, (stages ? "" : stages.error().message));
+    return *stages;
 }
 
 } // namespace kx::test

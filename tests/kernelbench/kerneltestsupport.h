@@ -1,13 +1,19 @@
 #pragma once
 
+#include "core/codegen/pipeline.h"
 #include "core/domain/op.h"
+#include "core/util/expected.h"
 
 #include <string>
+#include <vector>
 
 namespace kx::test {
 
 /// Empty when the op's translation (template defaults) compiles with NVRTC for sm_90 and its launch plan
 /// resolves for every shape set; otherwise what failed. "skip" when this build has no NVRTC.
 std::string translationProblem(const Op &op);
+
+/// The stages of a translation that must be a pipeline (fails the test otherwise).
+std::vector<PipelineStage> pipelineStages(const Expected<Op> &op);
 
 } // namespace kx::test

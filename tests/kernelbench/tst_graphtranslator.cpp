@@ -83,7 +83,7 @@ TEST_CASE("an elementwise chain fuses into one expression")
     checkCompiles(*translated);
 }
 
-TEST_CASE("a trailing broadcast input is read by name; an inner broadcast is refused")
+TEST_CASE("a trailing broadcast input is read by name; an inner broadcast becomes a pipeline stage")
 {
     const char *json = R"({
       "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["5"],
@@ -100,7 +100,8 @@ TEST_CASE("a trailing broadcast input is read by name; an inner broadcast is ref
     CHECK(recipeOfTranslation(translated).expression == "(1.0f / (1.0f + expf(-(x * scale))))");
     checkCompiles(*translated);
 
-    // The same values, but the [64] input broadcasts over the columns ([64, 1] view): not trailing.
+    // The same values, but the [64] input broadcasts over the columns ([64, 1] view): not trailing, so the
+    // elementwise template cannot take it; a pipeline's elementwise stage indexes it by coordinates.
     const char *inner = R"({
       "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["4"],
       "nodes": [
@@ -110,11 +111,14 @@ TEST_CASE("a trailing broadcast input is read by name; an inner broadcast is ref
       ]})";
     const Op rowScale = makeOp({tensor("x", {"N", "D"}), tensor("scale", {"N", "1"})}, tensor("out", {"N", "D"}),
                                {{{"N", 64}, {"D", 256}}});
-    const auto refused = GraphTranslator().translate(graphOf(inner), rowScale);
-    REQUIRE_FALSE(refused);
-    CHECK(refused.error().message
-          == "input scale [64, 1] broadcasts to [64, 256] over inner dimensions: the elementwise template broadcasts "
-             "trailing dimensions only");
+    const auto pipeline = GraphTranslator().translate(graphOf(inner), rowScale);
+    const auto stages = test::pipelineStages(pipeline);
+    REQUIRE(stages.size() == 1);
+    CHECK(stages[0].kind == PipelineStage::Kind::Elementwise);
+    CHECK(stages[0].code == "const float v0 = (a0 * a1);\n");
+    REQUIRE(stages[0].operands.size() == 2);
+    CHECK(stages[0].operands[1].shape == std::vector<std::string>{"N", "1"});
+    checkCompiles(*pipeline);
 }
 
 TEST_CASE("unsupported calls are listed exactly, each once")
@@ -140,7 +144,9 @@ TEST_CASE("unsupported calls are listed exactly, each once")
           == std::vector<std::string>{"aten::fft_rfft", "aten::abs on complexfloat", "aten::cumsum"});
     const auto translated = GraphTranslator().translate(graph, op);
     REQUIRE_FALSE(translated);
-    CHECK(translated.error().message == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat, aten::cumsum");
+    CHECK(translated.error().message
+          == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat, aten::cumsum; as a pipeline: "
+             "aten::fft_rfft computes complexfloat for a later call: intermediates are float32");
     CHECK(graphFlopsExpression(graph, op) == "0");
 }
 
@@ -219,7 +225,8 @@ TEST_CASE("a batched matmul is refused with the reason")
     REQUIRE_FALSE(translated);
     CHECK(translated.error().message
           == "aten::matmul of [4, 8, 16] and [4, 16, 8]: the gemm template multiplies 2-D matrices (batched products "
-             "are not supported)");
+             "are not supported); as a pipeline: every call would run as a library step (aten::matmul): there is "
+             "nothing to generate");
 }
 
 TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with the library step allowed")
@@ -257,19 +264,35 @@ TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with th
     CHECK(graphFlopsExpression(graph, op) == "2 * B * CO * 30 * 38 * CI * KS * KS + B * CO * 30 * 38 + B * CO * 30 * 38");
     checkCompiles(*translated);
 
-    // Padding 1: the library step runs conv2d(x, weight) without it.
+    // Padding 1: conv-epilogue runs conv2d(x, weight) without it, so the op becomes a pipeline that passes
+    // every argument of the convolution to LibTorch and fuses the bias and ReLU into one kernel.
     auto padded = nlohmann::json::parse(json);
     padded["nodes"][1]["inputs"][4]["const"] = {1, 1};
-    const auto refused = GraphTranslator().translate(*opGraphFromJson(padded), op);
-    REQUIRE_FALSE(refused);
-    CHECK(refused.error().message.find("padding") != std::string::npos);
+    padded["nodes"][1]["outputs"][0]["shape"] = {4, 16, 32, 40};
+    padded["nodes"][2]["inputs"][0]["shape"] = {4, 16, 32, 40};
+    padded["nodes"][2]["outputs"][0]["shape"] = {4, 16, 32, 40};
+    padded["nodes"][3]["inputs"][0]["shape"] = {4, 16, 32, 40};
+    padded["nodes"][3]["outputs"][0]["shape"] = {4, 16, 32, 40};
+    Op paddedOp = op;
+    paddedOp.outputs.front().shape = {"B", "CO", "H", "W"};
+    const auto pipeline = GraphTranslator().translate(*opGraphFromJson(padded), paddedOp);
+    const auto stages = test::pipelineStages(pipeline);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[0].op == "aten::_convolution");
+    CHECK(stages[0].args[4] == nlohmann::json{{"ints", {"1", "1"}}});
+    CHECK(stages[0].outputs[0].shape == std::vector<std::string>{"B", "CO", "H", "W"});
+    CHECK(stages[1].code == "const float v0 = (a0 + a1);\nconst float v1 = fmaxf(v0, 0.0f);\n");
+    CHECK(stages[1].operands[1].shape == std::vector<std::string>{"CO", "1", "1"});
+    CHECK(pipeline->policy.allowedLibraryOps == std::vector<std::string>{"aten::_convolution"});
+    checkCompiles(*pipeline);
 }
 
 TEST_CASE("a sum over a dimension that can be viewed as the last adds derived row and column symbols")
 {
     const char *json = R"({
       "inputs": [{"value": "x", "name": "x"}], "outputs": ["8"],
-      "nodes": [{"kind": "aten::sum", "inputs": [{"value": "x", "shape": [8, 128, 512, 1], "dtype": "float32"},
+      "nodes": [{"kind": "aten::sum", "overload": "dim_IntList",
+                 "inputs": [{"value": "x", "shape": [8, 128, 512, 1], "dtype": "float32"},
                                                  {"const": [2]}, {"const": true}, {"const": null}],
                  "outputs": [{"value": "8", "shape": [8, 128, 1, 1], "dtype": "float32"}]}]})";
     const Op op = makeOp({tensor("x", {"batch", "rows", "512", "1"})}, tensor("out", {"batch", "rows", "1", "1"}),
@@ -285,12 +308,21 @@ TEST_CASE("a sum over a dimension that can be viewed as the last adds derived ro
     CHECK(translated->shapeSets[1].at("C") == 512);
     checkCompiles(*translated);
 
+    // Over a middle dimension the row templates do not fit: a pipeline's strided reduction does.
     auto middle = nlohmann::json::parse(json);
     middle["nodes"][0]["inputs"][1]["const"] = {1};
-    const auto refused = GraphTranslator().translate(*opGraphFromJson(middle), op);
-    REQUIRE_FALSE(refused);
-    CHECK(refused.error().message
-          == "aten::sum over dimension 1 of [8, 128, 512, 1]: the templates work over the last dimension");
+    middle["nodes"][0]["outputs"][0]["shape"] = {8, 1, 512, 1};
+    Op middleOp = op;
+    middleOp.outputs.front().shape = {"batch", "1", "512", "1"};
+    const auto strided = GraphTranslator().translate(*opGraphFromJson(middle), middleOp);
+    REQUIRE_MESSAGE(strided, (strided ? "" : strided.error().message));
+    const auto stages = test::pipelineStages(strided);
+    REQUIRE(stages.size() == 1);
+    CHECK(stages[0].kind == PipelineStage::Kind::Reduce);
+    CHECK(stages[0].outer == "batch");
+    CHECK(stages[0].extent == "rows");
+    CHECK(stages[0].inner == "512");
+    checkCompiles(*strided);
 }
 
 TEST_CASE("softmax, layer_norm and argmax use the row templates")
@@ -384,23 +416,30 @@ TEST_CASE("a transpose followed by contiguous becomes the transpose recipe")
     checkCompiles(*translated);
 }
 
-TEST_CASE("two calls that are not elementwise are refused")
+TEST_CASE("two calls that are not elementwise become a pipeline: a library softmax and a generated row sum")
 {
     const char *json = R"({
       "inputs": [{"value": "x", "name": "x"}], "outputs": ["5"],
       "nodes": [
-        {"kind": "aten::softmax", "inputs": [{"value": "x", "shape": [8, 64], "dtype": "float32"}, {"const": 1},
-                                             {"const": null}], "outputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}]},
-        {"kind": "aten::sum", "inputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}, {"const": [1]},
+        {"kind": "aten::softmax", "overload": "int", "inputs": [{"value": "x", "shape": [8, 64], "dtype": "float32"},
+                                             {"const": 1}, {"const": null}], "outputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}]},
+        {"kind": "aten::sum", "overload": "dim_IntList", "inputs": [{"value": "4", "shape": [8, 64], "dtype": "float32"}, {"const": [1]},
                                          {"const": false}, {"const": null}],
          "outputs": [{"value": "5", "shape": [8], "dtype": "float32"}]}
       ]})";
     const Op op = makeOp({tensor("x", {"N", "D"})}, tensor("out", {"N"}), {{{"N", 8}, {"D", 64}}});
     const auto translated = GraphTranslator().translate(graphOf(json), op);
-    REQUIRE_FALSE(translated);
-    CHECK(translated.error().message
-          == "more than one call that is not elementwise (aten::softmax, aten::sum): the templates generate one, "
-             "followed by an elementwise epilogue");
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[0].kind == PipelineStage::Kind::Library);
+    CHECK(stages[0].op == "aten::softmax.int");
+    CHECK(stages[0].outputs[0].name == "t0");
+    CHECK(stages[1].kind == PipelineStage::Kind::Reduce);
+    CHECK(stages[1].reduction == "sum");
+    CHECK(stages[1].operands[0].name == "t0");
+    CHECK(stages[1].outputs[0].name == "out");
+    CHECK(stages[1].inner == "1");
+    checkCompiles(*translated);
 }
 
 TEST_CASE("malformed graph JSON gives an error, not a crash")

@@ -202,7 +202,8 @@ TEST_CASE("broken problem files give the helper's clear message")
     // An unsupported call imports, but does not translate; the error lists exactly the unsupported calls.
     const auto &fft = importedOk("broken/unsupported_fft.py");
     CHECK_FALSE(fft.translated());
-    CHECK(fft.translationError == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat");
+    CHECK(fft.translationError == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat; as a pipeline: "
+                                  "aten::fft_rfft computes complexfloat for a later call: intermediates are float32");
     CHECK(fft.op.recipe.empty());
     CHECK(fft.op.flopsExpr == "0");
 }
@@ -228,7 +229,7 @@ TEST_CASE("kx import stores the op with its source, and nothing on an error")
     CHECK(syntax.err.find("syntax_error.py:9: syntax error") != std::string::npos);
     const auto fft = runKx("import " + kData + "broken/unsupported_fft.py -a " + archivePath);
     CHECK(fft.exitCode == 1);
-    CHECK(fft.out.find("recipe: none (unsupported calls: aten::fft_rfft, aten::abs on complexfloat)")
+    CHECK(fft.out.find("recipe: none (unsupported calls: aten::fft_rfft, aten::abs on complexfloat; as a pipeline: ")
           != std::string::npos);
     CHECK(fft.err.find("nothing stored") != std::string::npos);
     CHECK_FALSE(std::filesystem::exists(archivePath));

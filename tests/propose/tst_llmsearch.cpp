@@ -10,6 +10,7 @@
 #include "core/propose/llmproposer.h"
 #include "core/propose/mixedproposer.h"
 #include "core/propose/proposerfactory.h"
+#include "core/util/removetree.h"
 #include "core/search/searchengine.h"
 #include "core/search/templateproposer.h"
 #include "core/util/hash.h"
@@ -107,7 +108,7 @@ struct TempArchive
     std::filesystem::path dir = std::filesystem::temp_directory_path()
                                 / ("kx-llmsearch-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
     TempArchive() { std::filesystem::create_directories(dir); }
-    ~TempArchive() { std::filesystem::remove_all(dir); }
+    ~TempArchive() { removeTree(dir.string()); }
     std::string path(const std::string &name = "archive.kxdb") const { return (dir / name).string(); }
     static inline int counter = 0;
 };

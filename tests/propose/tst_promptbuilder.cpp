@@ -1,6 +1,7 @@
 // Prompt templates: loading, placeholders, and the contrastive list of earlier variants.
 #include "core/ops/builtinops.h"
 #include "core/propose/promptbuilder.h"
+#include "core/util/removetree.h"
 
 #include <doctest/doctest.h>
 
@@ -132,7 +133,7 @@ TEST_CASE("a user's template folder overrides, and a missing file is named")
     REQUIRE_FALSE(incomplete);
     CHECK(incomplete.error().message.find("repair.txt") != std::string::npos);
     CHECK_FALSE(PromptTemplates::findDir((dir / "missing").string()));
-    std::filesystem::remove_all(dir);
+    removeTree(dir.string());
 }
 
 TEST_CASE("without an override the templates are found")

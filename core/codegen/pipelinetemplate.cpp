@@ -1,0 +1,371 @@
+#include "core/codegen/pipelinetemplate.h"
+
+#include "core/codegen/codegenutil.h"
+#include "core/codegen/pipeline.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace kx {
+
+using namespace codegen;
+
+namespace {
+
+enum class Role { Input, Output, Scratch };
+
+Role roleOf(const Op &op, const std::string &name)
+{
+    const auto has = [&](const std::vector<TensorSpec> &tensors) {
+        return std::any_of(tensors.begin(), tensors.end(), [&](const TensorSpec &t) { return t.name == name; });
+    };
+    return has(op.inputs) ? Role::Input : has(op.outputs) ? Role::Output : Role::Scratch;
+}
+
+nlohmann::json tensorArg(const Op &op, const PipelineTensor &tensor, bool withShape)
+{
+    const char *key = nullptr;
+    switch (roleOf(op, tensor.name)) {
+    case Role::Input: key = "input"; break;
+    case Role::Output: key = "output"; break;
+    case Role::Scratch: key = "scratch"; break;
+    }
+    nlohmann::json arg{{key, tensor.name}};
+    if (withShape)
+        arg["shape"] = tensor.shape;
+    return arg;
+}
+
+std::vector<std::string> leadingOnesDropped(std::vector<std::string> shape)
+{
+    while (!shape.empty() && shape.front() == "1")
+        shape.erase(shape.begin());
+    return shape;
+}
+
+bool fullShape(const PipelineTensor &operand, const std::vector<std::string> &shape)
+{
+    return leadingOnesDropped(operand.shape) == leadingOnesDropped(shape);
+}
+
+// The dimensions of operand that follow the output (the others are 1 and broadcast), aligned right.
+std::vector<std::size_t> keptDimensions(const PipelineTensor &operand, std::size_t rank)
+{
+    std::vector<std::size_t> kept;
+    const std::size_t offset = rank - operand.shape.size();
+    for (std::size_t d = 0; d < operand.shape.size(); ++d)
+        if (operand.shape[d] != "1")
+            kept.push_back(d + offset);
+    return kept;
+}
+
+struct Reduction
+{
+    const char *init;
+    const char *combine;                    // over acc and x
+};
+
+// NVRTC compiles without the host math headers, so INFINITY is not defined: spell the bit patterns.
+constexpr const char *kMinusInfinity = "__int_as_float(0xff800000)";
+constexpr const char *kPlusInfinity = "__int_as_float(0x7f800000)";
+
+Reduction reductionOf(const std::string &name)
+{
+    if (name == "max" || name == "logsumexp")
+        return {kMinusInfinity, "fmaxf(acc, x)"};
+    if (name == "min")
+        return {kPlusInfinity, "fminf(acc, x)"};
+    return {"0.0f", "acc + x"};
+}
+
+std::string elementwiseKernel(const PipelineStage &stage, std::size_t index, int block, bool fastMath)
+{
+    const auto &shape = stage.outputs.front().shape;
+    const std::size_t rank = shape.size();
+    bool broadcast = false;
+    for (const auto &operand : stage.operands)
+        broadcast = broadcast || !fullShape(operand, shape);
+    std::ostringstream out;
+    out << "// Stage " << index + 1 << ": ";
+    for (std::size_t i = 0; i < stage.outputs.size(); ++i)
+        out << (i ? ", " : "") << stage.outputs[i].name;
+    out << " from a fused elementwise chain over ";
+    for (std::size_t i = 0; i < stage.operands.size(); ++i)
+        out << (i ? ", " : "") << "a" << i << " = " << stage.operands[i].name;
+    out << ".\nextern \"C\" __global__ void __launch_bounds__(" << block << ") stage" << index + 1 << "_elementwise(";
+    for (std::size_t i = 0; i < stage.operands.size(); ++i)
+        out << "const float *__restrict__ a" << i << "_ptr, ";
+    for (std::size_t i = 0; i < stage.outputs.size(); ++i)
+        out << "float *__restrict__ out" << i << "_ptr, ";
+    out << "long long n";
+    if (broadcast)
+        for (std::size_t d = 0; d < rank; ++d)
+            out << ", long long d" << d;
+    out << ")\n{\n"
+        << "    const long long stride = (long long)gridDim.x * " << block << ";\n"
+        << "    for (long long i = (long long)blockIdx.x * " << block << " + threadIdx.x; i < n; i += stride) {\n";
+    if (broadcast) {
+        out << "        // The output coordinates, for the operands that broadcast.\n"
+            << "        long long rest = i;\n";
+        for (std::size_t d = rank; d-- > 1;)
+            out << "        const long long c" << d << " = rest % d" << d << ";\n        rest /= d" << d << ";\n";
+        out << "        const long long c0 = rest;\n";
+    }
+    for (std::size_t i = 0; i < stage.operands.size(); ++i) {
+        const auto &operand = stage.operands[i];
+        std::string element = "i";
+        if (!fullShape(operand, shape)) {
+            const auto kept = keptDimensions(operand, rank);
+            element = kept.empty() ? "0" : "c" + std::to_string(kept.front());
+            for (std::size_t k = 1; k < kept.size(); ++k)
+                element = "(" + element + ") * d" + std::to_string(kept[k]) + " + c" + std::to_string(kept[k]);
+        }
+        out << "        const float a" << i << " = a" << i << "_ptr[" << element << "];\n";
+    }
+    std::istringstream code(fastMath ? withFastMath(stage.code) : stage.code);
+    for (std::string line; std::getline(code, line);)
+        out << "        " << line << "\n";
+    for (std::size_t i = 0; i < stage.outputs.size(); ++i)
+        out << "        out" << i << "_ptr[i] = " << stage.results[i] << ";\n";
+    out << "    }\n}\n\n";
+    return out.str();
+}
+
+std::string reduceKernel(const PipelineStage &stage, std::size_t index, int block, bool fastMath)
+{
+    const Reduction reduction = reductionOf(stage.reduction);
+    const bool logSumExp = stage.reduction == "logsumexp";
+    const std::string exp = fastMath ? "__expf" : "expf", log = fastMath ? "__logf" : "logf";
+    const std::string name = "stage" + std::to_string(index + 1) + "_reduce";
+    std::string finish = "acc";
+    if (stage.reduction == "mean")
+        finish = "acc / (float)extent";
+    std::ostringstream out;
+    out << "// Stage " << index + 1 << ": " << stage.outputs.front().name << " = " << stage.reduction << " of "
+        << stage.operands.front().name << " over the middle dimension of [outer, extent, inner].\n"
+        << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << name
+        << "(const float *__restrict__ in, float *__restrict__ out, long long outer, long long extent, long long inner)\n{\n";
+    if (stage.inner == "1") {
+        // Rows are contiguous: one warp per row, lanes stride along it, shuffles combine the lanes.
+        out << "    const int lane = threadIdx.x & 31;\n"
+            << "    const long long row = ((long long)blockIdx.x * " << block << " + threadIdx.x) >> 5;\n"
+            << "    if (row >= outer)\n        return; // the whole warp leaves together\n"
+            << "    const float *p = in + row * extent;\n"
+            << "    float acc = " << reduction.init << ";\n"
+            << "    for (long long d = lane; d < extent; d += 32) {\n        const float x = p[d];\n"
+            << "        acc = " << reduction.combine << ";\n    }\n"
+            << "    for (int offset = 16; offset > 0; offset >>= 1) {\n"
+            << "        const float x = __shfl_xor_sync(0xffffffffu, acc, offset);\n"
+            << "        acc = " << reduction.combine << ";\n    }\n";
+        if (logSumExp) {
+            out << "    const float peak = acc;\n    acc = 0.0f;\n"
+                << "    for (long long d = lane; d < extent; d += 32)\n"
+                << "        acc += " << exp << "(p[d] - peak);\n"
+                << "    for (int offset = 16; offset > 0; offset >>= 1)\n"
+                << "        acc += __shfl_xor_sync(0xffffffffu, acc, offset);\n";
+            finish = "(peak == " + std::string(kMinusInfinity) + " ? peak : peak + " + log + "(acc))";
+        }
+        out << "    if (lane == 0)\n        out[row] = " << finish << ";\n}\n\n";
+        return out.str();
+    }
+    // Rows are strided: one thread per output, neighbouring threads read neighbouring elements.
+    out << "    const long long total = outer * inner;\n"
+        << "    const long long stride = (long long)gridDim.x * " << block << ";\n"
+        << "    for (long long t = (long long)blockIdx.x * " << block << " + threadIdx.x; t < total; t += stride) {\n"
+        << "        const float *p = in + (t / inner) * extent * inner + t % inner;\n"
+        << "        float acc = " << reduction.init << ";\n"
+        << "        for (long long d = 0; d < extent; ++d) {\n            const float x = p[d * inner];\n"
+        << "            acc = " << reduction.combine << ";\n        }\n";
+    if (logSumExp) {
+        out << "        const float peak = acc;\n        acc = 0.0f;\n"
+            << "        for (long long d = 0; d < extent; ++d)\n"
+            << "            acc += " << exp << "(p[d * inner] - peak);\n";
+        finish = "(peak == " + std::string(kMinusInfinity) + " ? peak : peak + " + log + "(acc))";
+    }
+    out << "        out[t] = " << finish << ";\n    }\n}\n\n";
+    return out.str();
+}
+
+} // namespace
+
+bool PipelineTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "pipeline";
+}
+
+std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &) const
+{
+    return {{"block", {128, 256, 512, 1024}, "block size of the generated kernels"},
+            {"items", {1, 2, 4}, "elements per thread"},
+            {"fastMath", {0, 1}, "fast-math intrinsics"}};
+}
+
+Params PipelineTemplate::defaults(const Op &, const OpRecipe &) const
+{
+    return {{"block", 256}, {"items", 1}, {"fastMath", 0}};
+}
+
+std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    if (!supports(op, recipe))
+        return "the pipeline template needs a pipeline recipe";
+    if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
+        return problem;
+    if (recipe.stages.empty())
+        return "the recipe has no stages";
+    Expected<std::vector<PipelineStage>> stages = Error{""};
+    try {
+        stages = pipelineFromJson(nlohmann::json::parse(recipe.stages));
+    } catch (const nlohmann::json::exception &error) {
+        return std::string("the stages are not JSON: ") + error.what();
+    }
+    if (!stages)
+        return stages.error().message;
+    if (op.outputs.size() != 1)
+        return "the pipeline template writes one output";
+    std::set<std::string> known;
+    for (const auto &input : op.inputs)
+        known.insert(input.name);
+    bool generates = false;
+    for (std::size_t s = 0; s < stages->size(); ++s) {
+        const auto &stage = (*stages)[s];
+        const std::string where = "stage " + std::to_string(s + 1);
+        std::vector<PipelineTensor> reads = stage.operands;
+        if (stage.kind == PipelineStage::Kind::Library) {
+            const auto &allowed = op.policy.allowedLibraryOps;
+            if (!op.policy.allowLibrarySteps || std::find(allowed.begin(), allowed.end(), stage.op) == allowed.end())
+                return where + " runs " + stage.op + " as a library step: the op's policy must allow it";
+            for (const auto &arg : stage.args)
+                if (arg.is_object() && arg.contains("tensor"))
+                    reads.push_back({arg["tensor"].get<std::string>(), arg.value("shape", std::vector<std::string>{})});
+        } else {
+            generates = true;
+            if (stage.code.find_first_of("#{}") != std::string::npos)
+                return where + ": the code must be plain statements (no braces or preprocessor lines)";
+            if (stage.kind == PipelineStage::Kind::Reduce
+                && !std::set<std::string>{"sum", "mean", "max", "min", "logsumexp"}.count(stage.reduction))
+                return where + ": unknown reduction '" + stage.reduction + "'";
+        }
+        for (const auto &tensor : reads)
+            if (!known.count(tensor.name))
+                return where + " reads " + tensor.name + ", which no earlier stage writes";
+        for (const auto &output : stage.outputs) {
+            if (roleOf(op, output.name) == Role::Input)
+                return where + " writes the input " + output.name;
+            known.insert(output.name);
+        }
+        if (stage.outputDtype != "float32" && roleOf(op, stage.outputs.front().name) != Role::Output)
+            return where + ": intermediates must be float32";
+        // Every dimension has a positive size in every shape set, and operands broadcast to the output.
+        for (std::size_t set = 0; set < op.shapeSets.size(); ++set) {
+            const auto &shapes = op.shapeSets[set];
+            const auto sizes = [&](const PipelineTensor &tensor, std::vector<long long> &values) -> std::string {
+                for (const auto &dimension : tensor.shape) {
+                    const auto value = dimensionValue(dimension, shapes);
+                    if (!value || *value <= 0)
+                        return where + ": shape set " + std::to_string(set + 1) + " gives " + tensor.name
+                               + "'s dimension " + dimension + " no positive size";
+                    values.push_back(*value);
+                }
+                return {};
+            };
+            std::vector<long long> outputSizes;
+            if (auto problem = sizes(stage.outputs.front(), outputSizes); !problem.empty())
+                return problem;
+            for (const auto &tensor : reads) {
+                std::vector<long long> values;
+                if (auto problem = sizes(tensor, values); !problem.empty())
+                    return problem;
+                if (stage.kind != PipelineStage::Kind::Elementwise)
+                    continue;
+                if (values.size() > outputSizes.size())
+                    return where + ": operand " + tensor.name + " has more dimensions than the output";
+                const std::size_t offset = outputSizes.size() - values.size();
+                for (std::size_t d = 0; d < values.size(); ++d)
+                    if (values[d] != outputSizes[d + offset] && tensor.shape[d] != "1")
+                        return where + ": operand " + tensor.name + " does not broadcast to the output in shape set "
+                               + std::to_string(set + 1);
+            }
+        }
+    }
+    if (!generates)
+        return "every stage is a library call: there is nothing to generate";
+    if (!known.count(op.outputs.front().name))
+        return "no stage writes the output " + op.outputs.front().name;
+    return {};
+}
+
+GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    if (const auto problem = check(op, recipe, params); !problem.empty())
+        return rejectedKernel(name(), problem);
+    const int block = param(params, "block", 256);
+    const int items = param(params, "items", 1);
+    const bool fastMath = param(params, "fastMath", 0) != 0;
+    const auto stages = *pipelineFromJson(nlohmann::json::parse(recipe.stages));
+
+    std::ostringstream source;
+    source << headerComment(op, *this, params, parameters(op, recipe));
+    source << "// The op runs as " << stages.size() << " stages; library stages run through LibTorch between the "
+              "kernels below.\n\n";
+    auto steps = nlohmann::json::array();
+    std::vector<std::pair<std::string, std::string>> scratch;
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+        const auto &stage = stages[s];
+        for (const auto &output : stage.outputs)
+            if (roleOf(op, output.name) == Role::Scratch)
+                scratch.emplace_back(output.name, "4*" + shapeProduct(output.shape));
+        switch (stage.kind) {
+        case PipelineStage::Kind::Library: {
+            source << "// Stage " << s + 1 << " (library): " << stage.outputs.front().name << " = " << stage.op << "\n\n";
+            auto args = nlohmann::json::array();
+            for (const auto &arg : stage.args) {
+                if (arg.is_object() && arg.contains("tensor"))
+                    args.push_back(tensorArg(op, {arg["tensor"].get<std::string>(),
+                                                  arg["shape"].get<std::vector<std::string>>()}, true));
+                else
+                    args.push_back(arg);
+            }
+            args.push_back(tensorArg(op, stage.outputs.front(), true)); // the destination comes last
+            steps.push_back(libraryStep(stage.op, args));
+            break;
+        }
+        case PipelineStage::Kind::Elementwise: {
+            source << elementwiseKernel(stage, s, block, fastMath);
+            const auto &shape = stage.outputs.front().shape;
+            auto args = nlohmann::json::array();
+            bool broadcast = false;
+            for (const auto &operand : stage.operands) {
+                args.push_back(tensorArg(op, operand, false));
+                broadcast = broadcast || !fullShape(operand, shape);
+            }
+            for (const auto &output : stage.outputs)
+                args.push_back(tensorArg(op, output, false));
+            const std::string count = shapeProduct(shape);
+            args.push_back(intArg(count));
+            if (broadcast)
+                for (const auto &dimension : shape)
+                    args.push_back(intArg(dimension));
+            steps.push_back(kernelStep("stage" + std::to_string(s + 1) + "_elementwise",
+                                       {"ceil_div(" + count + ", " + text(block * items) + ")"}, {text(block)}, args));
+            break;
+        }
+        case PipelineStage::Kind::Reduce: {
+            source << reduceKernel(stage, s, block, fastMath);
+            auto args = nlohmann::json::array({tensorArg(op, stage.operands.front(), false),
+                                               tensorArg(op, stage.outputs.front(), false), intArg(stage.outer),
+                                               intArg(stage.extent), intArg(stage.inner)});
+            const std::string threads = stage.inner == "1" ? "(" + stage.outer + ") * 32"
+                                                           : "(" + stage.outer + ") * (" + stage.inner + ")";
+            steps.push_back(kernelStep("stage" + std::to_string(s + 1) + "_reduce",
+                                       {"ceil_div(" + threads + ", " + text(block * (stage.inner == "1" ? 1 : items)) + ")"},
+                                       {text(block)}, args));
+            break;
+        }
+        }
+    }
+    return {source.str(), planJson(steps, scratch)};
+}
+
+} // namespace kx

@@ -1,0 +1,206 @@
+// PipelineTranslator on handwritten graphs of several non-elementwise calls (the form problem.json gives them,
+// with the shapes at the second shape set): the stages, the symbols of the intermediates, the library calls the
+// policy allows, and that the generated kernels compile and the plan resolves for every shape set.
+#include "core/codegen/oprecipe.h"
+#include "core/kernelbench/graphtranslator.h"
+#include "core/kernelbench/pipelinetranslator.h"
+
+#include "kerneltestsupport.h"
+
+#include <doctest/doctest.h>
+
+using namespace kx;
+
+namespace {
+
+OpGraph graphOf(const char *json)
+{
+    const auto parsed = nlohmann::json::parse(json);
+    auto graph = opGraphFromJson(parsed.at("graph"));
+    REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
+    addSecondShapes(*graph, parsed.value("secondShapes", nlohmann::json::array()));
+    return *graph;
+}
+
+void checkCompiles(const Op &op)
+{
+    const auto problem = test::translationProblem(op);
+    if (problem == "skip")
+        return;
+    CHECK_MESSAGE(problem.empty(), problem);
+}
+
+TensorSpec tensor(std::string name, std::vector<std::string> shape)
+{
+    return {std::move(name), std::move(shape), "float32"};
+}
+
+// Conv2d (stride 2, padding 1) -> BatchNorm (inference) -> ReLU -> MaxPool2d -> mean over H, W -> * 2.
+const char *kConvNormPool = R"({"graph": {
+  "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "conv_weight"}, {"value": "b", "name": "conv_bias"},
+             {"value": "g", "name": "bn_weight"}, {"value": "h", "name": "bn_bias"},
+             {"value": "m", "name": "bn_running_mean"}, {"value": "v", "name": "bn_running_var"}],
+  "outputs": ["6"],
+  "nodes": [
+    {"kind": "aten::_convolution", "inputs": [{"value": "x", "shape": [8, 3, 32, 32]},
+       {"value": "w", "shape": [16, 3, 3, 3]}, {"value": "b", "shape": [16]}, {"const": [2, 2]}, {"const": [1, 1]},
+       {"const": [1, 1]}, {"const": false}, {"const": [0, 0]}, {"const": 1}, {"const": false}, {"const": false},
+       {"const": true}, {"const": true}],
+     "outputs": [{"value": "1", "shape": [8, 16, 16, 16], "dtype": "float32"}]},
+    {"kind": "aten::batch_norm", "inputs": [{"value": "1", "shape": [8, 16, 16, 16]}, {"value": "g", "shape": [16]},
+       {"value": "h", "shape": [16]}, {"value": "m", "shape": [16]}, {"value": "v", "shape": [16]}, {"const": false},
+       {"const": 0.1}, {"const": 1e-05}, {"const": true}],
+     "outputs": [{"value": "2", "shape": [8, 16, 16, 16], "dtype": "float32"}]},
+    {"kind": "aten::relu", "inputs": [{"value": "2", "shape": [8, 16, 16, 16]}],
+     "outputs": [{"value": "3", "shape": [8, 16, 16, 16], "dtype": "float32"}]},
+    {"kind": "aten::max_pool2d", "inputs": [{"value": "3", "shape": [8, 16, 16, 16]}, {"const": [2, 2]},
+       {"const": [2, 2]}, {"const": [0, 0]}, {"const": [1, 1]}, {"const": false}],
+     "outputs": [{"value": "4", "shape": [8, 16, 8, 8], "dtype": "float32"}]},
+    {"kind": "aten::mean", "overload": "dim", "inputs": [{"value": "4", "shape": [8, 16, 8, 8]}, {"const": [2, 3]},
+       {"const": true}, {"const": null}],
+     "outputs": [{"value": "5", "shape": [8, 16, 1, 1], "dtype": "float32"}]},
+    {"kind": "aten::mul", "inputs": [{"value": "5", "shape": [8, 16, 1, 1]}, {"const": 2.0}],
+     "outputs": [{"value": "6", "shape": [8, 16, 1, 1], "dtype": "float32"}]}
+  ]},
+  "secondShapes": [
+    {"kind": "aten::_convolution", "shapes": [[4, 16, 16, 16]]}, {"kind": "aten::batch_norm", "shapes": [[4, 16, 16, 16]]},
+    {"kind": "aten::relu", "shapes": [[4, 16, 16, 16]]}, {"kind": "aten::max_pool2d", "shapes": [[4, 16, 8, 8]]},
+    {"kind": "aten::mean", "shapes": [[4, 16, 1, 1]]}, {"kind": "aten::mul", "shapes": [[4, 16, 1, 1]]}]})";
+
+Op convNormPoolOp()
+{
+    Op op;
+    op.name = "kb/conv_norm_pool";
+    op.sourceKind = SourceKind::KernelBench;
+    op.inputs = {tensor("x", {"batch_size", "in_channels", "height", "width"}),
+                 tensor("conv_weight", {"out_channels", "in_channels", "kernel_size", "kernel_size"}),
+                 tensor("conv_bias", {"out_channels"}), tensor("bn_weight", {"out_channels"}),
+                 tensor("bn_bias", {"out_channels"}), tensor("bn_running_mean", {"out_channels"}),
+                 tensor("bn_running_var", {"out_channels"})};
+    op.outputs = {tensor("out", {"batch_size", "out_channels", "1", "1"})};
+    op.shapeSets = {{{"batch_size", 8}, {"in_channels", 3}, {"out_channels", 16}, {"height", 32}, {"width", 32},
+                     {"kernel_size", 3}},
+                    {{"batch_size", 4}, {"in_channels", 3}, {"out_channels", 16}, {"height", 32}, {"width", 32},
+                     {"kernel_size", 3}}};
+    return op;
+}
+
+} // namespace
+
+TEST_CASE("conv, BatchNorm, ReLU, pooling, mean and a scale become five stages")
+{
+    const Op op = convNormPoolOp();
+    const auto translated = GraphTranslator().translate(graphOf(kConvNormPool), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 5);
+
+    CHECK(stages[0].kind == PipelineStage::Kind::Library);
+    CHECK(stages[0].op == "aten::_convolution");
+    CHECK(stages[0].args[0] == nlohmann::json{{"tensor", "x"}, {"shape", {"batch_size", "in_channels", "height", "width"}}});
+    CHECK(stages[0].args[3] == nlohmann::json{{"ints", {"2", "2"}}});
+    CHECK(stages[0].args[6] == nlohmann::json{{"bool", false}});
+    CHECK(stages[0].outputs[0].name == "t0");
+    CHECK(stages[0].outputs[0].shape.front() == "batch_size");
+
+    // BatchNorm with running statistics and the ReLU after it: one kernel, the statistics per channel.
+    CHECK(stages[1].kind == PipelineStage::Kind::Elementwise);
+    CHECK(stages[1].code
+          == "const float v0 = (a0 - a3) * rsqrtf(a4 + 1e-05f) * a1 + a2;\nconst float v1 = fmaxf(v0, 0.0f);\n");
+    REQUIRE(stages[1].operands.size() == 5);
+    CHECK(stages[1].operands[3].name == "bn_running_mean");
+    CHECK(stages[1].operands[3].shape == std::vector<std::string>{"out_channels", "1", "1"});
+    CHECK(stages[1].results == std::vector<std::string>{"v1"}); // v0 is used only inside the kernel
+
+    CHECK(stages[2].op == "aten::max_pool2d");
+    CHECK(stages[2].outputs[0].shape == std::vector<std::string>{"batch_size", "out_channels", "8", "8"});
+
+    CHECK(stages[3].kind == PipelineStage::Kind::Reduce);
+    CHECK(stages[3].reduction == "mean");
+    CHECK(stages[3].outer == "batch_size*out_channels");
+    CHECK(stages[3].extent == "8*8");
+    CHECK(stages[3].inner == "1");
+
+    CHECK(stages[4].outputs[0].name == "out");
+    CHECK(translated->policy.allowLibrarySteps);
+    CHECK(translated->policy.allowedLibraryOps == std::vector<std::string>{"aten::_convolution", "aten::max_pool2d"});
+    CHECK(translated->policy.atol == doctest::Approx(1e-3));
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a size that follows no symbol between the shape sets gets a derived symbol")
+{
+    // x [B, C, N] viewed as [B * C, N]: softmax rows, then ReLU. B * C is 8 * 16 = 128, then 4 * 16 = 64.
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["3"],
+      "nodes": [
+        {"kind": "aten::reshape", "inputs": [{"value": "x", "shape": [8, 16, 100]}, {"const": [-1, 100]}],
+         "outputs": [{"value": "1", "shape": [128, 100], "dtype": "float32"}]},
+        {"kind": "aten::softmax", "overload": "int", "inputs": [{"value": "1", "shape": [128, 100]}, {"const": 1},
+           {"const": null}], "outputs": [{"value": "2", "shape": [128, 100], "dtype": "float32"}]},
+        {"kind": "aten::relu", "inputs": [{"value": "2", "shape": [128, 100]}],
+         "outputs": [{"value": "3", "shape": [128, 100], "dtype": "float32"}]}]},
+      "secondShapes": [{"kind": "aten::reshape", "shapes": [[64, 100]]}, {"kind": "aten::softmax", "shapes": [[64, 100]]},
+                       {"kind": "aten::relu", "shapes": [[64, 100]]}]})";
+    Op op;
+    op.name = "kb/rows";
+    op.inputs = {tensor("x", {"B", "C", "N"})};
+    op.outputs = {tensor("out", {"B", "C", "N"})};
+    op.shapeSets = {{{"B", 8}, {"C", 16}, {"N", 100}}, {{"B", 4}, {"C", 16}, {"N", 100}}};
+    // The softmax over a view alone would be a library call only; with the ReLU there is a kernel to generate.
+    const auto translated = PipelineTranslator::translate(graphOf(json), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[0].args[0] == nlohmann::json{{"tensor", "x"}, {"shape", {"dim1", "N"}}});
+    CHECK(translated->shapeSets[0].at("dim1") == 128);
+    CHECK(translated->shapeSets[1].at("dim1") == 64);
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a model whose every call is a library call is refused, and why")
+{
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["1"],
+      "nodes": [{"kind": "aten::max_pool2d", "inputs": [{"value": "x", "shape": [2, 4, 8, 8]}, {"const": [2, 2]},
+                   {"const": []}, {"const": [0, 0]}, {"const": [1, 1]}, {"const": false}],
+                 "outputs": [{"value": "1", "shape": [2, 4, 4, 4], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/pool";
+    op.inputs = {tensor("x", {"B", "C", "8", "8"})};
+    op.outputs = {tensor("out", {"B", "C", "4", "4"})};
+    op.shapeSets = {{{"B", 2}, {"C", 4}}};
+    const auto refused = PipelineTranslator::translate(graphOf(json), op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message
+          == "every call would run as a library step (aten::max_pool2d): there is nothing to generate");
+}
+
+TEST_CASE("a later call that reads the indices of max is refused; the values alone are a generated reduction")
+{
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["3"],
+      "nodes": [
+        {"kind": "aten::max", "overload": "dim", "inputs": [{"value": "x", "shape": [16, 32, 64]}, {"const": 1},
+           {"const": false}], "outputs": [{"value": "1", "shape": [16, 64], "dtype": "float32"},
+                                          {"value": "2", "shape": [16, 64], "dtype": "int64"}]},
+        {"kind": "aten::tanh", "inputs": [{"value": "1", "shape": [16, 64]}],
+         "outputs": [{"value": "3", "shape": [16, 64], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/max";
+    op.inputs = {tensor("x", {"B", "D", "E"})};
+    op.outputs = {tensor("out", {"B", "E"})};
+    op.shapeSets = {{{"B", 16}, {"D", 32}, {"E", 64}}};
+    const auto translated = PipelineTranslator::translate(graphOf(json), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[0].reduction == "max");
+    CHECK(stages[0].inner == "E");
+    checkCompiles(*translated);
+
+    auto indices = nlohmann::json::parse(json);
+    indices["graph"]["nodes"][1]["inputs"][0]["value"] = "2";
+    indices["graph"]["nodes"][1]["inputs"][0]["dtype"] = "int64";
+    const auto graph = opGraphFromJson(indices["graph"]);
+    const auto refused = PipelineTranslator::translate(*graph, op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "result 2 of aten::max is used: library steps give one");
+}
