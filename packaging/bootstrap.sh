@@ -19,7 +19,7 @@ build_dir=${BUILD_DIR:-$root/build}
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-svg-dev libgl-dev
-  libqscintilla2-qt6-dev libqcustomplot-dev
+  libqscintilla2-qt6-dev libqcustomplot-dev qtkeychain-qt6-dev
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev libcpp-httplib-dev
   libtorch-dev
 )

@@ -14,7 +14,7 @@ namespace kx::ui {
 /// Everything the detail views show about one candidate, read in one background job.
 struct CandidateDetails
 {
-    Candidate candidate;
+    Candidate candidate;                    ///< With its provenance, when a model or command made it.
     std::optional<Op> op;
     std::string opSourceText;               ///< The op's original source (e.g. a KernelBench module), if stored.
     std::vector<Evaluation> evaluations;

@@ -29,6 +29,7 @@ void CandidateLoader::load(const QString &archivePath, const QString &candidateI
         details->verdicts = archive.verdicts(id);
         details->currentVerdict = archive.currentVerdict(id);
         details->candidate = std::move(*candidate);
+        details->candidate.provenance = archive.provenance(id);
         return details;
     }).then(this, [this, generation, candidateId](const ReadResult<std::optional<CandidateDetails>> &result) {
         if (generation != m_generation)

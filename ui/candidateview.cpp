@@ -4,6 +4,7 @@
 #include "ui/codeview.h"
 #include "ui/format.h"
 #include "ui/kernelsourceview.h"
+#include "ui/provenanceview.h"
 
 #include <Qsci/qscilexerjson.h>
 #include <Qsci/qscilexerpython.h>
@@ -41,6 +42,7 @@ CandidateView::CandidateView(QWidget *parent)
     , m_compileLog(new CodeView(nullptr, m_compileTab))
     , m_ptx(new CodeView(nullptr, this))
     , m_sass(new CodeView(nullptr, this))
+    , m_provenance(new ProvenanceView(this))
     , m_assembly(new AssemblyLoader(this))
     , m_newCandidateAction(new QAction(tr("&New Candidate From This One…"), this))
 {
@@ -77,6 +79,8 @@ CandidateView::CandidateView(QWidget *parent)
     m_tabs->addTab(m_compileTab, tr("Compile"));
     m_tabs->addTab(m_ptx, tr("PTX"));
     m_tabs->addTab(m_sass, tr("SASS"));
+    m_tabs->addTab(m_provenance, tr("Provenance"));
+    m_tabs->setTabVisible(m_tabs->indexOf(m_provenance), false);
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidateView::requestAssembly);
     connect(m_assembly, &AssemblyLoader::loaded, this, &CandidateView::showAssembly);
 
@@ -96,6 +100,13 @@ CandidateView::CandidateView(QWidget *parent)
     layout->addWidget(m_summary);
     layout->addWidget(m_tabs, 1);
     clear();
+}
+
+CandidateView::~CandidateView()
+{
+    // While the tab widget dies its pages go one by one and the current tab moves on to PTX and SASS, which
+    // would start compiles for a view that is gone.
+    disconnect(m_tabs, nullptr, this, nullptr);
 }
 
 void CandidateView::showDetails(const CandidateDetails &details)
@@ -118,6 +129,10 @@ void CandidateView::showDetails(const CandidateDetails &details)
         html += QStringLiteral(" &middot; ") + Format::timestamp(candidate.createdAtMs);
     if (!candidate.description.empty())
         html += QStringLiteral("<br>") + Format::text(candidate.description).toHtmlEscaped();
+    // The template proposer standing in for a failed model says why; there is no prompt to show.
+    const auto &provenance = candidate.provenance;
+    if (provenance && !ProvenanceView::isExternal(provenance) && !provenance->note.empty())
+        html += QStringLiteral("<br>") + Format::text(provenance->note).toHtmlEscaped();
     m_summary->setText(html);
     m_summary->setToolTip(m_candidateId);
 
@@ -128,6 +143,9 @@ void CandidateView::showDetails(const CandidateDetails &details)
         m_reference->setCode(Format::text(details.opSourceText));
     else
         m_reference->setCode(details.op ? Format::text(details.op->referenceSource) : QString());
+    const bool external = ProvenanceView::isExternal(candidate.provenance);
+    m_provenance->setProvenance(external ? candidate.provenance : std::nullopt);
+    setProvenanceTabVisible(external);
     m_tabs->setEnabled(true);
     m_newCandidateAction->setEnabled(true);
 
@@ -151,6 +169,19 @@ void CandidateView::selectEvaluation(int index)
     m_evaluation = index;
     showCompileStats();
     requestAssembly();
+}
+
+void CandidateView::setProvenanceTabVisible(bool visible)
+{
+    // Hiding the current tab would make the tab bar pick a neighbour, SASS, and start a compile no one asked for.
+    if (!visible && m_tabs->currentWidget() == m_provenance)
+        m_tabs->setCurrentWidget(m_source);
+    m_tabs->setTabVisible(m_tabs->indexOf(m_provenance), visible);
+}
+
+bool CandidateView::isProvenanceTabVisible() const
+{
+    return m_tabs->isTabVisible(m_tabs->indexOf(m_provenance));
 }
 
 QString CandidateView::targetArch() const
@@ -221,6 +252,8 @@ void CandidateView::showMessage(const QString &message)
     m_compileLog->setCode({});
     m_ptx->setCode({});
     m_sass->setCode({});
+    m_provenance->clear();
+    setProvenanceTabVisible(false);
     m_details = {};
     m_evaluation = -1;
     m_assembly->clear();

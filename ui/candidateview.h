@@ -14,11 +14,14 @@ class AssemblyLoader;
 struct AssemblyResult;
 class CodeView;
 class KernelSourceView;
+class ProvenanceView;
 
 /**
  * The selected candidate: a summary line, its CUDA source, its launch plan, the op's reference, the compile
- * statistics of the selected evaluation with the NVRTC log, and its PTX and SASS. PTX and SASS are compiled
- * on demand (when their tab is shown) off the GUI thread, for the arch of the selected evaluation's GPU.
+ * statistics of the selected evaluation with the NVRTC log, its PTX and SASS, and for a candidate made by a
+ * language model or a command its provenance (model, tokens, cost, prompt and raw response; the tab is
+ * hidden for other candidates). PTX and SASS are compiled on demand (when their tab is shown) off the GUI
+ * thread, for the arch of the selected evaluation's GPU.
  */
 class CandidateView : public QWidget
 {
@@ -26,6 +29,7 @@ class CandidateView : public QWidget
 
 public:
     explicit CandidateView(QWidget *parent = nullptr);
+    ~CandidateView() override;
 
     void showDetails(const CandidateDetails &details);
     void showMessage(const QString &message);
@@ -44,6 +48,9 @@ public:
     CodeView *compileLogView() const { return m_compileLog; }
     CodeView *ptxView() const { return m_ptx; }
     CodeView *sassView() const { return m_sass; }
+    ProvenanceView *provenanceView() const { return m_provenance; }
+    /// Whether the Provenance tab is shown (only for candidates made by a model or a command).
+    bool isProvenanceTabVisible() const;
     AssemblyLoader *assemblyLoader() const { return m_assembly; }
     /// "New Candidate From This One" (Ctrl+E): emits newCandidateRequested for the shown candidate.
     QAction *newCandidateAction() const { return m_newCandidateAction; }
@@ -54,6 +61,7 @@ signals:
     void newCandidateRequested(const QString &candidateId);
 
 private:
+    void setProvenanceTabVisible(bool visible);
     void showCompileStats();
     void requestAssembly();
     void showAssembly(const AssemblyResult &result);
@@ -71,6 +79,7 @@ private:
     CodeView *m_compileLog;
     CodeView *m_ptx;
     CodeView *m_sass;
+    ProvenanceView *m_provenance;
     AssemblyLoader *m_assembly;
     QAction *m_newCandidateAction;
 };

@@ -24,6 +24,19 @@ QString Format::number(double value, int significantDigits)
     return QLocale().toString(value, 'f', decimals);
 }
 
+QString Format::modelUsage(std::int64_t promptTokens, std::int64_t completionTokens, double cost)
+{
+    const QLocale locale;
+    QString text = tr("%1 prompt + %2 completion tokens")
+                       .arg(locale.toString(qint64(promptTokens)), locale.toString(qint64(completionTokens)));
+    // Prices are the user's, in the user's currency: no currency sign. Small sums keep two significant digits
+    // (a connection test costs millionths), large ones cents.
+    if (cost > 0)
+        text += QStringLiteral(" · ")
+                + tr("est. cost %1").arg(cost < 1 ? number(cost, 2) : locale.toString(cost, 'f', 2));
+    return text;
+}
+
 QString Format::ms(double milliseconds)
 {
     return number(milliseconds);

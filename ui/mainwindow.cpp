@@ -222,6 +222,8 @@ void MainWindow::createMenus()
     for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
                             m_runPanel->stopAction(), m_runPanel->continueAction()})
         m_searchMenu->addAction(action);
+    m_searchMenu->addSeparator();
+    m_searchMenu->addAction(m_runPanel->proposerSettingsAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     QAction *aboutAction = help->addAction(tr("&About Kernel Explorer"), this, &MainWindow::about);

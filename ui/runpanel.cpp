@@ -1,6 +1,10 @@
 #include "ui/runpanel.h"
 
 #include "ui/format.h"
+#include "ui/keychainsecretstore.h"
+#include "ui/proposersettingsdialog.h"
+#include "ui/runcostlabel.h"
+#include "ui/sessionfallbacksecretstore.h"
 #include "ui/searchbridge.h"
 #include "ui/workerslist.h"
 
@@ -12,6 +16,7 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QStyle>
 #include <QToolButton>
@@ -60,7 +65,11 @@ QPushButton *button(QAction *action, QWidget *parent)
 RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     : QWidget(parent)
     , m_bridge(bridge)
+    // Keys go to the system keychain; where there is none they are kept for this session only.
+    , m_secrets(new SessionFallbackSecretStore(new KeychainSecretStore({}, this), this))
+    , m_proposer(ProposerConfig::load(QSettings()))
     , m_opLabel(new QLabel(this))
+    , m_proposerLabel(new QLabel(this))
     , m_generations(spinBox(0, 100000, tr("no limit"), this))
     , m_candidates(spinBox(0, 10000000, tr("no limit"), this))
     , m_minutes(spinBox(0, 100000, tr("no limit"), this))
@@ -71,6 +80,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_progress(new QProgressBar(this))
     , m_counts(new QLabel(this))
     , m_eta(new QLabel(this))
+    , m_runCost(new RunCostLabel(this))
     , m_message(new QLabel(this))
     , m_workers(new WorkersList(this))
     , m_startAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start Search"), this))
@@ -78,10 +88,14 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_resumeAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Resume"), this))
     , m_stopAction(new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this))
     , m_continueAction(new QAction(tr("&Continue Run"), this))
+    , m_proposerSettingsAction(new QAction(tr("Pro&poser Settings…"), this))
 {
     setObjectName(QStringLiteral("runPanel"));
     m_opLabel->setObjectName(QStringLiteral("runOp"));
     m_opLabel->setWordWrap(true);
+    m_proposerLabel->setObjectName(QStringLiteral("runProposer"));
+    m_proposerLabel->setWordWrap(true);
+    m_proposerLabel->setTextFormat(Qt::PlainText);
     m_minutes->setSuffix(tr(" min"));
     m_generations->setObjectName(QStringLiteral("budgetGenerations"));
     m_candidates->setObjectName(QStringLiteral("budgetCandidates"));
@@ -93,6 +107,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     m_devices->setPlaceholderText(tr("all"));
     m_devices->setToolTip(tr("GPUs to search on: empty for all, or device numbers such as 0,1"));
     m_counts->setObjectName(QStringLiteral("runCounts"));
+    m_counts->setWordWrap(true);
     m_eta->setObjectName(QStringLiteral("runEta"));
     m_message->setObjectName(QStringLiteral("runMessage"));
     m_message->setWordWrap(true);
@@ -115,7 +130,20 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     connect(m_startAction, &QAction::triggered, this, &RunPanel::startSearch);
     connect(m_pauseAction, &QAction::triggered, m_bridge, &SearchBridge::pause);
     connect(m_resumeAction, &QAction::triggered, m_bridge, &SearchBridge::resume);
-    connect(m_stopAction, &QAction::triggered, m_bridge, &SearchBridge::cancel);
+    m_proposerSettingsAction->setObjectName(QStringLiteral("proposerSettingsAction"));
+    m_proposerSettingsAction->setToolTip(tr("Choose who proposes candidates: templates, a language model, a command "
+                                            "or a mix"));
+    connect(m_stopAction, &QAction::triggered, this, [this] {
+        if (m_readingKey) {
+            ++m_keyRead; // The search starts when the key arrives: drop it instead.
+            m_readingKey = false;
+            showMessage(tr("Stopped before the search began."));
+            updateActions();
+            return;
+        }
+        m_bridge->cancel();
+    });
+    connect(m_proposerSettingsAction, &QAction::triggered, this, &RunPanel::showProposerSettings);
     connect(m_continueAction, &QAction::triggered, this, &RunPanel::continueSelectedRun);
 
     connect(m_bridge, &SearchBridge::stateChanged, this, [this] {
@@ -141,6 +169,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
         default: showMessage(tr("The search failed: %1").arg(reason), true); break;
         }
         updateProgress();
+        m_runCost->refresh();
     });
 
     auto *opRow = new QHBoxLayout;
@@ -150,6 +179,17 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     choose->setToolTip(tr("Open an op (Ctrl+Shift+O)"));
     connect(choose, &QToolButton::clicked, this, &RunPanel::chooseOpRequested);
     opRow->addWidget(choose);
+
+    auto *proposerRow = new QHBoxLayout;
+    proposerRow->addWidget(m_proposerLabel, 1);
+    auto *proposerButton = new QToolButton(this);
+    proposerButton->setObjectName(QStringLiteral("runProposerSettings"));
+    proposerButton->setText(tr("Settings…"));
+    proposerButton->setToolTip(m_proposerSettingsAction->toolTip());
+    connect(proposerButton, &QToolButton::clicked, m_proposerSettingsAction, &QAction::trigger);
+    connect(m_proposerSettingsAction, &QAction::changed, proposerButton,
+            [proposerButton, this] { proposerButton->setEnabled(m_proposerSettingsAction->isEnabled()); });
+    proposerRow->addWidget(proposerButton);
 
     auto *budget = new QGroupBox(tr("Budget"), this);
     auto *budgetForm = new QFormLayout(budget);
@@ -171,16 +211,19 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(opRow);
+    layout->addLayout(proposerRow);
     layout->addWidget(budget);
     layout->addWidget(breeding);
     layout->addLayout(buttons);
     layout->addWidget(m_progress);
     layout->addWidget(m_counts);
     layout->addWidget(m_eta);
+    layout->addWidget(m_runCost);
     layout->addWidget(m_message);
     layout->addWidget(m_workers, 1);
 
     setOp(std::nullopt);
+    updateProposerSummary();
     updateProgress();
 }
 
@@ -197,6 +240,7 @@ void RunPanel::setSelectedRun(std::int64_t runId, RunState state)
 {
     m_selectedRun = runId;
     m_selectedRunState = state;
+    m_runCost->showRun(m_bridge->archivePath(), runId);
     updateActions();
 }
 
@@ -245,6 +289,91 @@ void RunPanel::setDevicesText(const QString &text)
     m_devices->setText(text);
 }
 
+void RunPanel::setProposerConfig(const ProposerConfig &config)
+{
+    m_proposer = config;
+    m_proposer.settings.llm.apiKey.clear();
+    QSettings store;
+    m_proposer.save(store);
+    updateProposerSummary();
+}
+
+void RunPanel::setSecretStore(SecretStore *store)
+{
+    m_secrets = store;
+}
+
+ProposerSettingsDialog *RunPanel::showProposerSettings()
+{
+    if (m_settingsDialog && m_settingsDialog->isVisible()) {
+        m_settingsDialog->raise();
+        m_settingsDialog->activateWindow();
+        return m_settingsDialog;
+    }
+    m_settingsDialog = new ProposerSettingsDialog(m_proposer, m_secrets, this);
+    m_settingsDialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(m_settingsDialog, &QDialog::accepted, this, [this, dialog = m_settingsDialog] {
+        if (dialog)
+            setProposerConfig(dialog->config());
+    });
+    m_settingsDialog->open();
+    return m_settingsDialog;
+}
+
+QString RunPanel::proposerSummaryText() const
+{
+    return m_proposerLabel->text();
+}
+
+void RunPanel::updateProposerSummary()
+{
+    m_proposerLabel->setText(tr("Proposer: %1").arg(m_proposer.summary()));
+    QStringList details;
+    if (m_proposer.usesModel())
+        details << tr("Endpoint: %1").arg(QString::fromStdString(m_proposer.settings.llm.endpoint))
+                << m_proposer.keyDescription();
+    if (m_proposer.usesCommand())
+        details << tr("Command: %1").arg(QString::fromStdString(m_proposer.settings.command.command));
+    m_proposerLabel->setToolTip(details.join(QLatin1Char('\n')));
+}
+
+bool RunPanel::withProposer(std::function<bool(const ProposerSettings &)> start)
+{
+    if (m_readingKey)
+        return false;
+    const ProposerConfig config = m_proposer;
+    if (!config.needsKeychainKey())
+        return start(config.settings);
+    if (!m_secrets) {
+        showMessage(tr("The search could not start: %1")
+                        .arg(SecretStore::describe({SecretResult::Status::Unavailable, {}, {}})),
+                    true);
+        return false;
+    }
+    const quint64 read = ++m_keyRead;
+    m_readingKey = true;
+    updateActions();
+    showMessage(tr("Reading the API key from the system keychain…"));
+    m_secrets->read(ProposerConfig::keychainEntry(), this,
+                    [this, read, config, start = std::move(start)](const SecretResult &result) {
+                        if (read != m_keyRead)
+                            return; // Stopped meanwhile.
+                        m_readingKey = false;
+                        updateActions();
+                        if (!result.ok() || result.secret.isEmpty()) {
+                            SecretResult missing = result;
+                            if (result.ok())
+                                missing.status = SecretResult::Status::NotFound;
+                            showMessage(tr("The search could not start: %1").arg(SecretStore::describe(missing)), true);
+                            return;
+                        }
+                        ProposerSettings settings = config.settings;
+                        settings.llm.apiKey = result.secret.toStdString();
+                        start(settings);
+                    });
+    return true;
+}
+
 bool RunPanel::startSearch()
 {
     if (!m_op) {
@@ -256,8 +385,12 @@ bool RunPanel::startSearch()
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;
     }
-    showMessage(tr("Starting the GPU workers…"));
-    return m_bridge->start(*m_op, settings(), *devices);
+    return withProposer([this, op = *m_op, settings = settings(),
+                         devices = *devices](const ProposerSettings &proposer) {
+        showMessage(tr("Starting the GPU workers…"));
+        m_bridge->setProposerSettings(proposer);
+        return m_bridge->start(op, settings, devices);
+    });
 }
 
 bool RunPanel::continueSelectedRun()
@@ -271,19 +404,25 @@ bool RunPanel::continueSelectedRun()
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;
     }
-    showMessage(tr("Starting the GPU workers to continue run %1…").arg(m_selectedRun));
-    return m_bridge->continueRun(m_selectedRun, *devices, m_minutes->value() * 60.0);
+    // Runs do not store their proposer: a continued run uses the current one.
+    return withProposer([this, runId = m_selectedRun, devices = *devices,
+                         seconds = m_minutes->value() * 60.0](const ProposerSettings &proposer) {
+        showMessage(tr("Starting the GPU workers to continue run %1…").arg(runId));
+        m_bridge->setProposerSettings(proposer);
+        return m_bridge->continueRun(runId, devices, seconds);
+    });
 }
 
 void RunPanel::updateActions()
 {
     const SearchBridge::State state = m_bridge->state();
-    const bool idle = state == SearchBridge::State::Idle;
+    const bool idle = state == SearchBridge::State::Idle && !m_readingKey;
     m_startAction->setEnabled(idle && m_op.has_value());
     m_pauseAction->setEnabled(state == SearchBridge::State::Running);
     m_resumeAction->setEnabled(state == SearchBridge::State::Paused);
-    m_stopAction->setEnabled(state == SearchBridge::State::Starting || state == SearchBridge::State::Running
-                             || state == SearchBridge::State::Paused);
+    m_stopAction->setEnabled(m_readingKey || state == SearchBridge::State::Starting
+                             || state == SearchBridge::State::Running || state == SearchBridge::State::Paused);
+    m_proposerSettingsAction->setEnabled(idle);
     m_continueAction->setEnabled(idle && m_selectedRun > 0 && m_selectedRunState != RunState::Created);
     for (QWidget *field : std::initializer_list<QWidget *>{m_generations, m_candidates, m_minutes, m_noImprovement,
                                                            m_seed, m_children, m_devices})
@@ -310,11 +449,15 @@ void RunPanel::updateProgress()
         m_progress->setValue(0);
         m_progress->setFormat(tr("generation %1").arg(progress.generation));
     }
-    m_counts->setText(tr("Proposed %1 · compiled %2 · verified %3 · failed %4")
-                          .arg(progress.proposed)
-                          .arg(m_bridge->compiledCount())
-                          .arg(progress.correct)
-                          .arg(progress.failed));
+    QString counts = tr("Proposed %1 · compiled %2 · verified %3 · failed %4")
+                         .arg(progress.proposed)
+                         .arg(m_bridge->compiledCount())
+                         .arg(progress.correct)
+                         .arg(progress.failed);
+    if (const auto cost = m_bridge->modelCost())
+        counts += QStringLiteral(" · ")
+                  + tr("model: %1").arg(Format::modelUsage(cost->promptTokens, cost->completionTokens, cost->cost));
+    m_counts->setText(counts);
     QString eta;
     if (state == SearchBridge::State::Running) {
         if (const auto seconds = SearchBridge::estimateRemainingSeconds(budget, progress))
@@ -343,6 +486,11 @@ QString RunPanel::messageText() const
 QString RunPanel::countsText() const
 {
     return m_counts->text();
+}
+
+QString RunPanel::runCostText() const
+{
+    return m_runCost->text();
 }
 
 } // namespace kx::ui

@@ -1,12 +1,16 @@
 #pragma once
 
+#include "ui/proposerconfig.h"
+
 #include "core/domain/op.h"
 #include "core/domain/run.h"
 #include "core/search/searchengine.h"
 #include "core/util/expected.h"
 
+#include <QPointer>
 #include <QWidget>
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -19,11 +23,15 @@ class QSpinBox;
 
 namespace kx::ui {
 
+class ProposerSettingsDialog;
+class RunCostLabel;
 class SearchBridge;
+class SecretStore;
 class WorkersList;
 
-/// The run controls dock: the op, budget and breeding settings, GPUs, Start / Pause / Resume / Stop /
-/// Continue, progress with counts and an ETA, and the workers. All actions go through the SearchBridge.
+/// The run controls dock: the op, the proposer, budget and breeding settings, GPUs, Start / Pause / Resume /
+/// Stop / Continue, progress with counts, model tokens and cost and an ETA, the stored model cost of the
+/// selected run, and the workers. All actions go through the SearchBridge.
 class RunPanel : public QWidget
 {
     Q_OBJECT
@@ -42,6 +50,20 @@ public:
     static Expected<std::vector<int>> parseDevices(const QString &text);
     void setDevicesText(const QString &text);
 
+    /// The proposer of the next run, as saved in the settings (QSettings) and shown in the summary line.
+    ProposerConfig proposerConfig() const { return m_proposer; }
+    void setProposerConfig(const ProposerConfig &config);
+    /// Where API keys are kept; by default the system keychain. @p store is not owned.
+    void setSecretStore(SecretStore *store);
+    SecretStore *secretStore() const { return m_secrets; }
+    /// Opens Proposer Settings (not modal to the event loop: the dialog is returned, deleted on close);
+    /// accepting it saves the settings and updates the summary.
+    ProposerSettingsDialog *showProposerSettings();
+    QAction *proposerSettingsAction() const { return m_proposerSettingsAction; }
+    QString proposerSummaryText() const;
+
+    /// Starts a search; with a keychain key the key is read first and the search starts when it is there.
+    /// False when it cannot begin (the message says why).
     bool startSearch();
     bool continueSelectedRun();
 
@@ -52,22 +74,32 @@ public:
     QAction *continueAction() const { return m_continueAction; }
     QString messageText() const;
     QString countsText() const;
+    /// The stored model tokens and cost of the selected run.
+    QString runCostText() const;
     WorkersList *workersList() const { return m_workers; }
 
 signals:
     void chooseOpRequested();
 
 private:
+    /// Runs start with the proposer settings, the API key read from the keychain when the config says so.
+    bool withProposer(std::function<bool(const ProposerSettings &)> start);
+    void updateProposerSummary();
     void updateActions();
     void updateProgress();
     void showMessage(const QString &text, bool warning = false);
 
     SearchBridge *m_bridge; // Not owned
+    SecretStore *m_secrets; // Not owned (the default one is a child)
+    ProposerConfig m_proposer;
+    quint64 m_keyRead = 0;                  // Bumped per key read: Stop drops a read still running.
+    bool m_readingKey = false;
     std::optional<Op> m_op;
     std::int64_t m_selectedRun = 0;
     RunState m_selectedRunState = RunState::Created;
 
     QLabel *m_opLabel;
+    QLabel *m_proposerLabel;
     QSpinBox *m_generations;
     QSpinBox *m_candidates;
     QSpinBox *m_minutes;
@@ -78,6 +110,7 @@ private:
     QProgressBar *m_progress;
     QLabel *m_counts;
     QLabel *m_eta;
+    RunCostLabel *m_runCost;
     QLabel *m_message;
     WorkersList *m_workers;
     QAction *m_startAction;
@@ -85,6 +118,8 @@ private:
     QAction *m_resumeAction;
     QAction *m_stopAction;
     QAction *m_continueAction;
+    QAction *m_proposerSettingsAction;
+    QPointer<ProposerSettingsDialog> m_settingsDialog;
 };
 
 } // namespace kx::ui

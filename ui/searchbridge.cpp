@@ -1,7 +1,10 @@
 #include "ui/searchbridge.h"
 
+#include "ui/proposerconfig.h"
+
 #include "core/archive/archive.h"
 #include "core/eval/nvrtccompiler.h"
+#include "core/propose/proposerfactory.h"
 #include "core/search/searchsession.h"
 
 #include <QCoreApplication>
@@ -77,6 +80,7 @@ struct SearchBridge::Link : EvaluationObserver
 struct SearchBridge::Job
 {
     std::shared_ptr<Link> link;
+    std::shared_ptr<CostLedger> ledger;     // Null when the proposer asks no model.
     std::unique_ptr<SearchSession> session;
 };
 
@@ -117,6 +121,15 @@ QStringList SearchBridge::defaultWorkerCommand()
 int SearchBridge::compiledCount() const
 {
     return m_job ? m_job->link->compiledOk.load() : m_lastCompiled;
+}
+
+std::optional<CostLedger::Totals> SearchBridge::modelCost() const
+{
+    if (!m_job)
+        return m_lastCost;
+    if (!m_job->ledger)
+        return std::nullopt;
+    return m_job->ledger->totals();
 }
 
 bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices)
@@ -182,9 +195,20 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
         options.workerCommand.push_back(QFile::encodeName(word).toStdString());
     options.devices = devices;
     options.settings = settings;
+    // The run's proposers share one request limit and one cost ledger. The key travels inside the
+    // session's factory and nowhere else; the bridge lets go of it.
+    const ProposerSettings proposer = m_proposer;
+    m_proposer.llm.apiKey.clear();
+    const ProposerResources resources = ProposerResources::forSettings(proposer);
+    options.makeProposer = [proposer, resources]() -> std::unique_ptr<Proposer> {
+        auto made = makeProposer(proposer, resources);
+        return made ? std::move(*made) : nullptr;
+    };
 
     const quint64 session = ++m_session;
     auto job = std::make_shared<Job>();
+    if (ProposerConfig{proposer}.usesModel())
+        job->ledger = resources.ledger;
     job->link = std::make_shared<Link>(this, session);
     std::shared_ptr<Link> link = job->link;
     job->session = std::make_unique<SearchSession>(std::move(options),
@@ -196,12 +220,20 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     m_budget = settings.budget;
     m_workers.clear();
     m_lastCompiled = 0;
+    m_lastCost.reset();
     setState(State::Starting);
     emit progressChanged(m_progress);
     emit workersChanged();
     m_workerTimer->start();
 
-    QtConcurrent::run([job, begin]() -> Launch {
+    QtConcurrent::run([job, begin, proposer]() -> Launch {
+        // Checked here, not on the GUI thread: it reads the prompt templates. A proposer that cannot be made
+        // must not silently become the template proposer.
+        if (const Status usable = checkProposerSettings(proposer); !usable) {
+            Launch failed;
+            failed.error = tr("The proposer cannot be used: %1").arg(QString::fromStdString(usable.error().message));
+            return failed;
+        }
         if (const Status started = job->session->startWorkers(); !started) {
             Launch failed;
             failed.error = QString::fromStdString(started.error().message);
@@ -401,6 +433,8 @@ void SearchBridge::dispose()
     if (!m_job)
         return;
     m_lastCompiled = m_job->link->compiledOk;
+    if (m_job->ledger)
+        m_lastCost = m_job->ledger->totals();
     m_job->link->detach();
     ++m_session;
     // Destroying a session joins its threads and stops the worker processes: do it on the pool.

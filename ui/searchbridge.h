@@ -5,6 +5,8 @@
 #include "core/domain/op.h"
 #include "core/domain/run.h"
 #include "core/eval/workerpool.h"
+#include "core/propose/costledger.h"
+#include "core/propose/proposersettings.h"
 #include "core/search/searchengine.h"
 #include "core/util/expected.h"
 
@@ -43,6 +45,11 @@ public:
     QStringList workerCommand() const { return m_workerCommand; }
     /// `kx worker` next to the running program.
     static QStringList defaultWorkerCommand();
+    /**
+     * The proposer of the next search or continued run (default: the template proposer). Its API key, if it
+     * carries one, goes to that run only and is kept in memory, never stored: hand it in again for the next.
+     */
+    void setProposerSettings(const ProposerSettings &settings) { m_proposer = settings; }
 
     /// Starts a new run of op on devices (empty: all GPUs). False (with startFailed) when it cannot begin.
     bool start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices = {});
@@ -73,6 +80,9 @@ public:
     /// The budget of the current (or last) run, for the ETA.
     SearchBudget budget() const { return m_budget; }
     std::vector<WorkerStatus> workers() const { return m_workers; }
+    /// Model calls, tokens and estimated cost of the current (or last) search's proposer in this session;
+    /// none when it asks no language model.
+    std::optional<CostLedger::Totals> modelCost() const;
 
     /// Seconds left until the budget stops the run, from its rate so far; none when it cannot be told yet.
     static std::optional<double> estimateRemainingSeconds(const SearchBudget &budget, const SearchProgress &progress);
@@ -112,6 +122,8 @@ private:
 
     QString m_archivePath;
     QStringList m_workerCommand;
+    ProposerSettings m_proposer;
+    std::optional<CostLedger::Totals> m_lastCost;
     std::shared_ptr<Job> m_job;
     quint64 m_session = 0;                  // Bumped per search: drops events of an older one.
     State m_state = State::Idle;

@@ -104,7 +104,7 @@ struct BestKernel
 /// Tokens and estimated cost of the candidates that language models or commands made in a run.
 struct RunCost
 {
-    std::int64_t candidates = 0;            ///< Candidates with provenance.
+    std::int64_t candidates = 0;            ///< Candidates made by a model or a command (not template fallbacks).
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
     double cost = 0;

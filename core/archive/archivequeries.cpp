@@ -290,9 +290,11 @@ std::optional<CandidateProvenance> Archive::provenance(const std::string &candid
 
 RunCost Archive::runCost(std::int64_t runId) const
 {
+    // The template proposer standing in for a failed model leaves a provenance row too (with its reason):
+    // it is no candidate of a model or command.
     Statement query(m_db, R"sql(
-        SELECT COUNT(*), COALESCE(SUM(p.prompt_tokens), 0), COALESCE(SUM(p.completion_tokens), 0),
-               COALESCE(SUM(p.cost), 0)
+        SELECT COALESCE(SUM(p.proposer <> 'template'), 0), COALESCE(SUM(p.prompt_tokens), 0),
+               COALESCE(SUM(p.completion_tokens), 0), COALESCE(SUM(p.cost), 0)
         FROM run_candidates r JOIN candidate_provenance p ON p.candidate_id = r.candidate_id
         WHERE r.run_id=?1)sql");
     query.bind(1, runId);

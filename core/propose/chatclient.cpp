@@ -153,7 +153,9 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
     const std::string payload = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 
     httplib::Headers headers;
-    if (!m_settings.apiKeyEnv.empty())
+    if (!m_settings.apiKey.empty())
+        headers.emplace("Authorization", "Bearer " + m_settings.apiKey);
+    else if (!m_settings.apiKeyEnv.empty())
         if (const char *key = std::getenv(m_settings.apiKeyEnv.c_str()); key && *key)
             headers.emplace("Authorization", std::string("Bearer ") + key);
 

@@ -33,7 +33,8 @@ struct ChatReply
  * A client for OpenAI-compatible chat completions (POST {endpoint}/chat/completions). Retries 429, 5xx
  * and network errors with exponential backoff (honouring Retry-After), bounds requests in flight with a
  * shared ConcurrencyLimit, and aborts an in-flight request promptly when the stop token is triggered.
- * The API key is read from the environment variable named in the settings at each request.
+ * The API key is the one handed in with the settings, else read from the environment variable they name
+ * at each request.
  */
 class ChatClient
 {

@@ -5,12 +5,15 @@
 namespace kx {
 
 /// How to reach an OpenAI-compatible chat-completions endpoint. The API key itself is never stored:
-/// only the name of the environment variable that holds it.
+/// settings and runs keep only the name of the environment variable that holds it.
 struct LlmSettings
 {
     std::string endpoint = "http://127.0.0.1:8000/v1"; ///< Base URL; requests go to {endpoint}/chat/completions.
     std::string model;
     std::string apiKeyEnv = "OPENAI_API_KEY";           ///< Environment variable holding the key (may be unset).
+    /// The key itself, handed in for one session (e.g. read from the system keychain); when set it wins over
+    /// apiKeyEnv. Memory only: never write it to settings, archives or logs.
+    std::string apiKey;
     double temperature = 0.7;
     int maxTokens = 4096;
     double timeoutSeconds = 120;                        ///< Longest wait for the server to send anything.

@@ -65,6 +65,19 @@ TEST_CASE("without the key variable no Authorization header is sent")
     CHECK(server.authorizations()[0].empty());
 }
 
+TEST_CASE("a key handed in with the settings is sent and wins over the key variable")
+{
+    FakeChatServer server;
+    server.script({answer("hi")});
+    ::setenv("KX_TEST_CHAT_KEY", "from-environment", 1);
+    auto settings = settingsFor(server);
+    settings.apiKey = "from-keychain";
+    const auto reply = ChatClient(settings).complete(kMessages, {});
+    ::unsetenv("KX_TEST_CHAT_KEY");
+    REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
+    CHECK(server.authorizations()[0] == "Bearer from-keychain");
+}
+
 TEST_CASE("429 with Retry-After is retried, then succeeds")
 {
     FakeChatServer server;

@@ -18,6 +18,9 @@
 #include <doctest/doctest.h>
 #include <sqlite3.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
 using namespace kx;
@@ -281,6 +284,101 @@ TEST_CASE("a search with the LLM proposer stores provenance and token sums, and 
     CHECK(copiedCost.promptTokens == cost.promptTokens);
     CHECK(copiedCost.cost == doctest::Approx(cost.cost));
     CHECK((*copy)->provenance(candidates[0].id) == (*archive)->provenance(candidates[0].id));
+}
+
+TEST_CASE("an API key handed in at run start reaches the server but is stored nowhere in the archive")
+{
+    const std::string key = "sk-kx-never-store-7f3a9c2e";
+    FakeChatServer server;
+    server.setHandler([](const nlohmann::json &, int index) { return answer(reluAnswer(index), 100, 40); });
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto archivePath = temp.filePath("archive.kxdb");
+    ProposerSettings proposer;
+    proposer.kind = "mix";
+    proposer.llmShare = 0.5;
+    proposer.llm = settingsFor(server);
+    proposer.llm.apiKeyEnv = "KX_TEST_UNSET_KEY_VARIABLE";
+    proposer.llm.apiKey = key;
+    proposer.promptsDir = KX_PROMPTS_DIR;
+    const auto resources = ProposerResources::forSettings(proposer);
+    auto made = makeProposer(proposer, resources);
+    REQUIRE_MESSAGE(made, (made ? "" : made.error().message));
+    SearchSettings settings;
+    settings.seed = 5;
+    settings.childrenPerGeneration = 4;
+    settings.budget.generations = 2;
+    std::int64_t runId = 0;
+    {
+        SearchEngine engine(archivePath, std::move(*made), std::make_shared<BlockSizeEvaluator>(), settings);
+        const auto started = engine.start(relu());
+        REQUIRE_MESSAGE(started, (started ? "" : started.error().message));
+        runId = *started;
+        engine.wait();
+        REQUIRE((engine.state() == RunState::Finished));
+    }
+    // The key was used: otherwise its absence below would prove nothing.
+    REQUIRE(server.requestCount() > 0);
+    for (const auto &authorization : server.authorizations())
+        CHECK(authorization == "Bearer " + key);
+
+    auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly);
+    REQUIRE(archive);
+    const auto run = (*archive)->run(runId);
+    REQUIRE(run);
+    CHECK(run->settings.find(key) == std::string::npos);
+    CHECK(run->environment.find(key) == std::string::npos);
+    CHECK((*archive)->runCost(runId).candidates > 0);
+    CHECK(exportArchive(**archive).dump().find(key) == std::string::npos);
+    archive->reset();
+    // Nor in any byte of the database, its journal or anything else written next to it.
+    for (const auto &entry : std::filesystem::directory_iterator(temp.path())) {
+        std::ifstream file(entry.path(), std::ios::binary);
+        const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        CHECK_MESSAGE(bytes.find(key) == std::string::npos, entry.path().string());
+    }
+}
+
+TEST_CASE("a run's cost counts the candidates of models and commands, not the template proposer standing in")
+{
+    TemporaryDir temp;
+    REQUIRE(temp.isValid());
+    const auto archivePath = temp.filePath("archive.kxdb");
+    auto archive = Archive::open(archivePath);
+    REQUIRE_MESSAGE(archive, (archive ? "" : archive.error().message));
+    auto tx = (*archive)->begin();
+    (*archive)->putOp(tx, relu());
+    Run run;
+    run.opName = "relu";
+    const std::int64_t runId = (*archive)->createRun(tx, run);
+    const std::int64_t otherRunId = (*archive)->createRun(tx, run);
+    int made = 0;
+    const auto add = [&](std::int64_t inRun, std::optional<CandidateProvenance> provenance) {
+        Candidate candidate;
+        candidate.opName = "relu";
+        candidate.source = "__global__ void k() { /* " + std::to_string(++made) + " */ }";
+        candidate.launchPlan = "{}";
+        candidate.runId = inRun;
+        candidate.provenance = std::move(provenance);
+        candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+        REQUIRE((*archive)->addCandidate(tx, candidate));
+    };
+    add(runId, CandidateProvenance{"llm", "gpt-x", "p", sha256Hex("p"), "r", 1000, 200, 0.5, ""});
+    add(runId, CandidateProvenance{"command", "./ask.sh", "p", sha256Hex("p"), "r", 0, 0, 0, ""});
+    add(runId, CandidateProvenance{"template", "", "", "", "", 0, 0, 0, "fallback: llm failed: HTTP 500"});
+    add(runId, std::nullopt);
+    add(otherRunId, CandidateProvenance{"llm", "gpt-x", "q", sha256Hex("q"), "s", 50, 5, 0.01, ""});
+    tx.commit();
+
+    const RunCost cost = (*archive)->runCost(runId);
+    CHECK(cost.candidates == 2);
+    CHECK(cost.promptTokens == 1000);
+    CHECK(cost.completionTokens == 200);
+    CHECK(cost.cost == doctest::Approx(0.5));
+    CHECK((*archive)->runCost(otherRunId).candidates == 1);
+    const RunCost none = (*archive)->runCost(otherRunId + 1);
+    CHECK(none.candidates == 0);
+    CHECK(none.promptTokens == 0);
 }
 
 TEST_CASE("a version 3 archive upgrades to version 4 and keeps its candidates")

@@ -102,7 +102,9 @@ void TestCandidateView::compileTabShowsStoredStats()
             list << view.tabs()->tabText(i);
         return list;
     }();
-    QCOMPARE(titles, QStringList({"CUDA Source", "Launch Plan", "PyTorch Reference", "Compile", "PTX", "SASS"}));
+    // Provenance is hidden unless a model or a command made the candidate (tst_provenance).
+    QCOMPARE(titles,
+             QStringList({"CUDA Source", "Launch Plan", "PyTorch Reference", "Compile", "PTX", "SASS", "Provenance"}));
     view.showDetails(scaleDetails("8.0"));
     const QString summary = view.compileSummary()->text();
     QVERIFY2(summary.contains(QStringLiteral("Registers: 37")), qPrintable(summary));

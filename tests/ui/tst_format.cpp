@@ -17,6 +17,8 @@ private slots:
     void milliseconds_data();
     void milliseconds();
     void speedup();
+    void modelUsage_data();
+    void modelUsage();
     void statuses();
     void germanTranslationIsBuiltIn();
 };
@@ -44,6 +46,31 @@ void TestFormat::speedup()
     QCOMPARE(Format::speedup(3.4219), QStringLiteral("3.42×"));
     QCOMPARE(Format::speedup(0.5), QStringLiteral("0.50×"));
     QCOMPARE(Format::speedup(250.4), QStringLiteral("250×"));
+}
+
+void TestFormat::modelUsage_data()
+{
+    // The C locale (initTestCase) writes no group separators.
+    QTest::addColumn<qint64>("promptTokens");
+    QTest::addColumn<qint64>("completionTokens");
+    QTest::addColumn<double>("cost");
+    QTest::addColumn<QString>("text");
+    QTest::newRow("no prices") << qint64(1200) << qint64(340) << 0.0 << "1200 prompt + 340 completion tokens";
+    QTest::newRow("cents") << qint64(1234) << qint64(567) << 0.0071
+                           << "1234 prompt + 567 completion tokens · est. cost 0.0071";
+    QTest::newRow("a connection test") << qint64(12) << qint64(1) << 0.000032
+                                       << "12 prompt + 1 completion tokens · est. cost 0.000032";
+    QTest::newRow("a long run") << qint64(2500000) << qint64(800000) << 14.256
+                                << "2500000 prompt + 800000 completion tokens · est. cost 14.26";
+}
+
+void TestFormat::modelUsage()
+{
+    QFETCH(qint64, promptTokens);
+    QFETCH(qint64, completionTokens);
+    QFETCH(double, cost);
+    QFETCH(QString, text);
+    QCOMPARE(Format::modelUsage(promptTokens, completionTokens, cost), text);
 }
 
 void TestFormat::statuses()
