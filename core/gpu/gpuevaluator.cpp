@@ -131,6 +131,9 @@ EvaluateOutcome GpuEvaluator::evaluate(const EvaluateRequest &request)
         evaluation.status = sticky ? EvalStatus::Fault : EvalStatus::Crashed;
         evaluation.message = std::string("evaluation failed: ") + error.what();
     }
+    // Reference and library steps leave LibTorch's cache full; our own buffers come straight from the driver.
+    if (!sticky)
+        TensorOps::releaseCachedMemory();
     if (sticky) {
         outcome.workerMustExit = true;
         evaluation.samplesMs.clear();

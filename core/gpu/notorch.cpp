@@ -14,6 +14,7 @@ Error noTorch()
 bool TensorOps::haveTorch() { return false; }
 bool TensorOps::haveCuda() { return false; }
 std::string TensorOps::torchVersion() { return {}; }
+void TensorOps::releaseCachedMemory() {}
 Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution) { return noTorch(); }
 Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double) { return noTorch(); }
 Expected<bool> TensorOps::bitEqual(const TensorView &, const TensorView &) { return noTorch(); }

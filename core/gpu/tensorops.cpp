@@ -5,6 +5,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/cuda.h>
 #include <torch/version.h>
+#ifdef KX_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #include <mutex>
 
@@ -70,6 +73,14 @@ bool TensorOps::haveTorch()
 bool TensorOps::haveCuda()
 {
     return torch::cuda::is_available();
+}
+
+void TensorOps::releaseCachedMemory()
+{
+#ifdef KX_TORCH_CUDA
+    if (haveCuda())
+        c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
 }
 
 std::string TensorOps::torchVersion()

@@ -44,6 +44,9 @@ public:
     /// True when both views hold the same bytes (NaN payloads included).
     static Expected<bool> bitEqual(const TensorView &a, const TensorView &b);
 
+    /// Gives the GPU memory LibTorch keeps cached back to the driver, so that the next op's buffers fit.
+    static void releaseCachedMemory();
+
     /**
      * Runs one ATen op of a launch plan: every argument but the last Output is passed positionally
      * (tensors, ints, floats; the op's remaining arguments take their defaults), and the op's first result

@@ -52,6 +52,11 @@ const std::set<std::string> &anchorKinds()
 bool isView(const std::string &kind) { return viewKinds().count(kind) > 0; }
 bool isElementwise(const std::string &kind) { return elementwiseKinds().count(kind) > 0; }
 
+double summationAtol(std::int64_t terms)
+{
+    return std::max(1e-3, 1e-3 * double(terms) / 4096);
+}
+
 std::string floatLiteral(double value)
 {
     if (std::isinf(value))

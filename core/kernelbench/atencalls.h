@@ -28,6 +28,10 @@ const std::set<std::string> &anchorKinds();
 bool isView(const std::string &kind);
 bool isElementwise(const std::string &kind);
 
+/// The absolute tolerance for a result summed from @p terms products or values of size about 1: fp32 rounding
+/// grows with the number of terms, and the candidate sums in another order than the reference.
+double summationAtol(std::int64_t terms);
+
 /// A float literal CUDA C++ reads exactly ("2.0f", "(-0.5f)", infinities as bit patterns).
 std::string floatLiteral(double value);
 /// A graph constant as a number (booleans count as 0 and 1).

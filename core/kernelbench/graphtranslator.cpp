@@ -339,7 +339,7 @@ Expected<Op> Translation::gemm()
         return Error{"the operands of " + node.kind + " are declared in the other order ("
                      + specB.name + " before " + specA.name + ")"};
     const auto k = a->tensor.shape[1];
-    return finish(recipe, 1e-3, k >= 1024 ? 1e-2 : 1e-3);
+    return finish(recipe, atencalls::summationAtol(k), k >= 1024 ? 1e-2 : 1e-3);
 }
 
 Expected<Op> Translation::conv()
@@ -399,7 +399,7 @@ Expected<Op> Translation::conv()
     m_op.policy.allowedLibraryOps = {"aten::conv2d"};
     const auto &w = weight->tensor.shape;
     const auto k = w[1] * w[2] * w[3];
-    return finish(recipe, 1e-3, k >= 1024 ? 1e-2 : 1e-3);
+    return finish(recipe, atencalls::summationAtol(k), k >= 1024 ? 1e-2 : 1e-3);
 }
 
 Expected<std::size_t> Translation::lastDimension(const GraphNode &node, const nlohmann::json &dims) const

@@ -357,8 +357,8 @@ def secondShapeSet(problem, traced, symbols, firstSet, specs):
         for spec, tensor in zip(specs, list(problem.tensors) + list(declaredParameters(problem)) + expected):
             want = [shapes[d] if d in shapes else int(d) for d in spec["shape"]]
             if want != list(tensor.shape):
-                return None, "%s has shape %s at the halved batch size, not %s" % (spec["name"], list(tensor.shape),
-                                                                                   want)
+                why = "%s has shape %s at the halved batch size, not %s" % (spec["name"], list(tensor.shape), want)
+                return None, why, None
         return shapes, None, graphShapes(torch, problem, traceOnce(problem))
     except ProblemError as error:
         return None, str(error), None
@@ -554,6 +554,9 @@ def main(argv):
         sys.stderr.write("PyTorch is not installed for %s: install python3-torch, or PyTorch with pip\n"
                          % sys.executable)
         return EXIT_NO_TORCH
+    # Full fp32: a traced convolution keeps the TF32 switch as an argument, and the reference must not round.
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
     # Tracing warns about Python values it bakes in; the check against eager mode below is what counts.
     warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
     try:

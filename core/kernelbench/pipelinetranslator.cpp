@@ -374,7 +374,7 @@ Status Builder::addReduction(const GraphNode &node)
     for (auto d = dims.front(); d <= dims.back(); ++d)
         extent *= input.shape[std::size_t(d)];
     // A sequential sum of many terms: allow for its rounding (terms of size about 1).
-    m_atol = std::max({m_atol, 1e-3, 1e-3 * double(extent) / 4096});
+    m_atol = std::max(m_atol, atencalls::summationAtol(extent));
     m_rtol = std::max(m_rtol, 1e-3);
     m_generates = true;
     m_stages.push_back(std::move(stage));

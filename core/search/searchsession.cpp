@@ -29,8 +29,18 @@ Status SearchSession::startWorkers() { return m_service->start(); }
 
 std::vector<WorkerStatus> SearchSession::workers() const { return m_service->pool().workers(); }
 
+bool SearchSession::searching() const
+{
+    if (!m_engine)
+        return false;
+    const auto state = m_engine->state();
+    return state == RunState::Running || state == RunState::Paused;
+}
+
 SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
+    if (m_engine) // a finished search: its thread ends before the next one starts
+        m_engine->wait();
     auto proposer = m_options.makeProposer ? m_options.makeProposer() : nullptr;
     if (!proposer)
         proposer = std::make_unique<TemplateProposer>();
@@ -42,16 +52,16 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
 
 Expected<std::int64_t> SearchSession::start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
-    if (m_engine)
-        return Error{"this session has already run a search"};
+    if (searching())
+        return Error{"a search is still running in this session"};
     return makeEngine(std::move(extraStops)).start(op);
 }
 
 Expected<std::int64_t> SearchSession::continueRun(std::int64_t runId,
                                                   std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
-    if (m_engine)
-        return Error{"this session has already run a search"};
+    if (searching())
+        return Error{"a search is still running in this session"};
     return makeEngine(std::move(extraStops)).continueRun(runId);
 }
 

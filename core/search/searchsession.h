@@ -41,6 +41,7 @@ public:
     Status startWorkers();
     std::vector<WorkerStatus> workers() const;
 
+    /// Starts a search; one at a time, but a session whose search has ended (workers kept) can start another.
     Expected<std::int64_t> start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
     Expected<std::int64_t> continueRun(std::int64_t runId, std::vector<std::unique_ptr<StopCondition>> extraStops = {});
 
@@ -65,6 +66,7 @@ public:
     std::int64_t runId() const;
 
 private:
+    bool searching() const;
     SearchEngine &makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops);
 
     SearchSessionOptions m_options;
