@@ -331,7 +331,10 @@ std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluatio
                                  {"correctness", evaluation.correctness},
                                  {"timing", evaluation.timing},
                                  {"baseline", evaluation.baseline}};
-    const nlohmann::json samples{{"candidate", evaluation.samplesMs}, {"baseline", evaluation.baselineSamplesMs}};
+    const nlohmann::json samples{{"candidate", evaluation.samplesMs},
+                                 {"candidateWall", evaluation.wallSamplesMs},
+                                 {"baseline", evaluation.baselineSamplesMs},
+                                 {"baselineWall", evaluation.baselineWallSamplesMs}};
     Statement insert(m_db, R"sql(
         INSERT INTO evaluations(candidate_id, gpu_id, run_id, status, message, speedup, median_ms, baseline_ms,
                                 details, samples, created_at)

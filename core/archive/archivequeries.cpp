@@ -328,6 +328,11 @@ std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) con
         const auto samples = nlohmann::json::parse(query.text(8));
         samples.at("candidate").get_to(evaluation.samplesMs);
         samples.at("baseline").get_to(evaluation.baselineSamplesMs);
+        // Archives written before wall-clock samples were kept have only the medians.
+        if (samples.contains("candidateWall"))
+            samples.at("candidateWall").get_to(evaluation.wallSamplesMs);
+        if (samples.contains("baselineWall"))
+            samples.at("baselineWall").get_to(evaluation.baselineWallSamplesMs);
         evaluation.createdAtMs = query.int64(9);
         flags.bind(1, evaluation.id);
         while (flags.step())

@@ -209,8 +209,10 @@ void to_json(nlohmann::json &j, const Evaluation &v)
          {"compile", v.compile},
          {"correctness", v.correctness},
          {"samplesMs", v.samplesMs},
+         {"wallSamplesMs", v.wallSamplesMs},
          {"timing", v.timing},
          {"baselineSamplesMs", v.baselineSamplesMs},
+         {"baselineWallSamplesMs", v.baselineWallSamplesMs},
          {"baseline", v.baseline},
          {"speedup", v.speedup},
          {"flags", v.flags},
@@ -225,8 +227,10 @@ void from_json(const nlohmann::json &j, Evaluation &v)
     read(j, "compile", v.compile);
     read(j, "correctness", v.correctness);
     read(j, "samplesMs", v.samplesMs);
+    read(j, "wallSamplesMs", v.wallSamplesMs);
     read(j, "timing", v.timing);
     read(j, "baselineSamplesMs", v.baselineSamplesMs);
+    read(j, "baselineWallSamplesMs", v.baselineWallSamplesMs);
     read(j, "baseline", v.baseline);
     read(j, "speedup", v.speedup);
     read(j, "flags", v.flags);

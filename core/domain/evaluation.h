@@ -98,8 +98,10 @@ struct Evaluation
     CompileStats compile;
     CorrectnessReport correctness;
     std::vector<double> samplesMs;          ///< Every timed run of the candidate.
+    std::vector<double> wallSamplesMs;      ///< The same runs on the host's wall clock (up to a device sync).
     TimingSummary timing;
     std::vector<double> baselineSamplesMs;  ///< The LibTorch reference, measured the same way.
+    std::vector<double> baselineWallSamplesMs;
     TimingSummary baseline;
     double speedup = 0;                     ///< baseline.medianMs / timing.medianMs (0 when not correct).
     std::vector<Flag> flags;

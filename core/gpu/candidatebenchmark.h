@@ -16,14 +16,16 @@ struct BenchmarkOutcome
     std::vector<double> candidateWallMs;    ///< Host wall clock of the same runs.
     std::vector<double> baselineMs;         ///< The reference, timed the same way, interleaved.
     std::vector<double> baselineWallMs;
-    std::string failure;                    ///< The last timed run's outputs or inputs were wrong.
+    int checkedRuns = 0;                    ///< Runs whose outputs matched the reference (all, when no failure).
+    std::string failure;                    ///< A run's outputs, or the inputs, were wrong.
 };
 
 /**
  * Times a verified candidate against the LibTorch reference on the default shape set: warmups, then
  * at least settings.timedRuns runs of each (fewer, but at least 10, when that would exceed the time
  * budget), alternating which goes first. Outputs are NaN-filled and scratch refilled before every
- * candidate run; the last run's outputs and the inputs are checked afterwards.
+ * candidate run, and every run's outputs are compared with the reference outside the timed region;
+ * the inputs are checked at the end.
  */
 class CandidateBenchmark
 {

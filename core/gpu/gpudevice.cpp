@@ -1,6 +1,7 @@
 #include "core/gpu/gpudevice.h"
 
 #include "core/gpu/cudaerror.h"
+#include "core/gpu/gpuarchitecture.h"
 #include "core/gpu/devicebuffer.h"
 #include "core/gpu/tensorops.h"
 
@@ -101,8 +102,7 @@ Expected<GpuDevice> GpuDevice::open(int device)
     if (nvrtcVersion(&nvrtcMajor, &nvrtcMinor) == NVRTC_SUCCESS)
         info.nvrtcVersion = std::to_string(nvrtcMajor) + "." + std::to_string(nvrtcMinor);
     info.torchVersion = TensorOps::torchVersion();
-    // Every SM retires 128 fp32 FMAs (2 FLOPs each) per clock on the architectures targeted (sm_80 and later).
-    info.peakTflops = double(info.smCount) * info.smClockMHz * 1e6 * 128 * 2 / 1e12;
+    info.peakTflops = peakFp32Tflops(props.major, props.minor, info.smCount, info.smClockMHz);
 
     DeviceLimits &limits = gpu.m_limits;
     limits.maxThreadsPerBlock = props.maxThreadsPerBlock;

@@ -138,6 +138,8 @@ EvaluateOutcome GpuEvaluator::evaluate(const EvaluateRequest &request)
         outcome.workerMustExit = true;
         evaluation.samplesMs.clear();
         evaluation.baselineSamplesMs.clear();
+        evaluation.wallSamplesMs.clear();
+        evaluation.baselineWallSamplesMs.clear();
         evaluation.speedup = 0;
         d->timer.reset();
         d->device.reset();
@@ -186,16 +188,17 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
                                               + ", the GPU has compute capability " + info.computeCapability + ")");
     }
 
-    std::vector<ShapeRig> rigs;
+    // Everything that can be wrong with the plan on any shape set is found before memory is allocated.
     for (std::size_t i = 0; i < op.shapeSets.size(); ++i) {
-        auto launcher = PlanLauncher::prepare(*module, resolved[i]);
-        if (!launcher)
+        if (auto launcher = PlanLauncher::prepare(*module, resolved[i]); !launcher)
             return fail(EvalStatus::PlanError, launcher.error().message);
-        auto workspace = ShapeWorkspace::create(op, op.shapeSets[i], resolved[i], device->index(), *reference);
-        if (!workspace)
-            return fail(EvalStatus::PlanError, "op '" + op.name + "': " + workspace.error().message);
-        rigs.push_back(ShapeRig{std::move(*launcher), std::move(*workspace)});
+        if (auto layouts = ShapeWorkspace::checkLayouts(op, op.shapeSets[i]); !layouts)
+            return fail(EvalStatus::PlanError, "op '" + op.name + "': " + layouts.error().message);
     }
+    ShapeRigs rigs(op.shapeSets.size(), [&](std::size_t i) {
+        return ShapeRig{need(PlanLauncher::prepare(*module, resolved[i])),
+                        need(ShapeWorkspace::create(op, op.shapeSets[i], resolved[i], device->index(), *reference))};
+    });
 
     phases.prepareMs = msSince(phaseStart);
     phaseStart = std::chrono::steady_clock::now();
@@ -208,9 +211,11 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
         return fail(EvalStatus::Incorrect, evaluation.correctness.failure);
 
     phaseStart = std::chrono::steady_clock::now();
-    auto timing = CandidateBenchmark(op, settings, *timer).run(rigs.front());
+    auto timing = CandidateBenchmark(op, settings, *timer).run(rigs.at(0));
     phases.timingMs = msSince(phaseStart);
     evaluation.samplesMs = timing.candidateMs;
+    evaluation.wallSamplesMs = timing.candidateWallMs;
+    evaluation.baselineWallSamplesMs = timing.baselineWallMs;
     evaluation.timing = summarize(timing.candidateMs);
     evaluation.timing.wallMedianMs = summarize(timing.candidateWallMs).medianMs;
     evaluation.baselineSamplesMs = timing.baselineMs;

@@ -16,7 +16,10 @@ bool TensorOps::haveCuda() { return false; }
 std::string TensorOps::torchVersion() { return {}; }
 void TensorOps::releaseCachedMemory() {}
 Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution) { return noTorch(); }
-Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double) { return noTorch(); }
+Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double, std::int64_t)
+{
+    return noTorch();
+}
 Expected<bool> TensorOps::bitEqual(const TensorView &, const TensorView &) { return noTorch(); }
 Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &)
 {

@@ -3,6 +3,7 @@
 #include "core/gpu/reference.h"
 
 #include "core/gpu/scriptedreference.h"
+#include "core/gpu/torchinterop.h"
 
 #include <ATen/ATen.h>
 
@@ -62,28 +63,11 @@ const std::map<std::string, ReferenceFunction> &references()
     return table;
 }
 
-at::ScalarType scalarType(DType dtype)
-{
-    switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    }
-    return at::kFloat;
-}
-
 Tensors wrapAll(const std::vector<TensorView> &views)
 {
     Tensors tensors;
-    for (const auto &view : views) {
-        const auto device =
-            view.device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(view.device));
-        tensors.push_back(
-            at::from_blob(view.data, view.shape, at::TensorOptions().dtype(scalarType(view.dtype)).device(device)));
-    }
+    for (const auto &view : views)
+        tensors.push_back(torchinterop::wrap(view));
     return tensors;
 }
 
@@ -95,7 +79,7 @@ Expected<Tensors> call(const std::string &opName, const std::vector<TensorView> 
     try {
         return it->second(wrapAll(inputs));
     } catch (const std::exception &error) {
-        return Error{"reference for '" + opName + "' failed: " + error.what()};
+        return Error{"reference for '" + opName + "' failed: " + torchinterop::errorText(error)};
     }
 }
 
@@ -173,7 +157,7 @@ Status Reference::run(const std::string &opName, const std::vector<TensorView> &
         }
         return {};
     } catch (const std::exception &error) {
-        return Error{"reference for '" + opName + "' failed: " + error.what()};
+        return Error{"reference for '" + opName + "' failed: " + torchinterop::errorText(error)};
     }
 }
 

@@ -1,12 +1,14 @@
 // TorchScript references of imported ops (one of the translation units that include LibTorch).
 #include "core/gpu/scriptedreference.h"
 
+#include "core/gpu/torchinterop.h"
+
 #include "core/eval/protocol.h"
 #include "core/util/hash.h"
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
-#include <cctype>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -15,47 +17,9 @@
 namespace kx {
 namespace {
 
+using namespace torchinterop;
+
 using Tensors = std::vector<at::Tensor>;
-
-at::ScalarType scalarType(DType dtype)
-{
-    switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    }
-    return at::kFloat;
-}
-
-at::Device deviceFor(int device)
-{
-    return device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(device));
-}
-
-at::Tensor wrap(const TensorView &view)
-{
-    return at::from_blob(view.data, view.shape,
-                         at::TensorOptions().dtype(scalarType(view.dtype)).device(deviceFor(view.device)));
-}
-
-// LibTorch's errors carry a C++ backtrace that says nothing to whoever imported the op, and an exception
-// raised in TorchScript comes after two tracebacks: its last line says what went wrong.
-std::string errorText(const std::exception &error)
-{
-    constexpr std::size_t kMaxLength = 2000;
-    const auto *torchError = dynamic_cast<const c10::Error *>(&error);
-    std::string text = torchError ? torchError->what_without_backtrace() : error.what();
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-        text.pop_back();
-    if (text.find("Traceback of TorchScript") != std::string::npos)
-        text = text.substr(text.find_last_of('\n') + 1);
-    if (text.size() > kMaxLength)
-        text = text.substr(0, kMaxLength) + " ...";
-    return text;
-}
 
 // Loaded modules by SHA-256 of the archive and device: ops sharing a module share one copy, and an op
 // evaluated again does not load again. Modules are small (the model's parameters are inputs), so they stay.
@@ -116,6 +80,8 @@ Expected<Tensors> ScriptedReference::Private::forward(const std::vector<TensorVi
 {
     try {
         torch::NoGradGuard noGrad;
+        // The reference is what eager PyTorch computes: no fusion (a fused x * w + b rounds once, as an FMA).
+        torch::jit::GraphOptimizerEnabledGuard unoptimized(false);
         std::vector<c10::IValue> arguments;
         arguments.reserve(inputs.size());
         for (const auto &view : inputs)

@@ -33,36 +33,50 @@ Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, c
     workspace->m_opReference = std::move(reference);
     workspace->m_device = device;
     workspace->m_shapes = shapes;
-    std::vector<TensorLayout> inputs;
-    std::vector<TensorLayout> outputs;
-    for (const auto &spec : op.inputs) {
-        auto layout = resolveLayout(spec, shapes);
-        if (!layout)
-            return Error{"input " + layout.error().message};
-        inputs.push_back(*layout);
-    }
-    for (const auto &spec : op.outputs) {
-        auto layout = resolveLayout(spec, shapes);
-        if (!layout)
-            return Error{"output " + layout.error().message};
-        outputs.push_back(*layout);
-    }
+    auto inputs = layouts(op.inputs, shapes, "input ");
+    if (!inputs)
+        return inputs.error();
+    auto outputs = layouts(op.outputs, shapes, "output ");
+    if (!outputs)
+        return outputs.error();
     const auto allocate = [](const std::vector<TensorLayout> &layouts) {
         std::vector<Tensor> tensors;
         for (const auto &layout : layouts)
             tensors.push_back(Tensor{layout, DeviceBuffer(layout.byteCount())});
         return tensors;
     };
-    workspace->m_pristine = allocate(inputs);
-    workspace->m_inputs = allocate(inputs);
-    workspace->m_reference = allocate(outputs);
-    workspace->m_outputs = allocate(outputs);
-    workspace->m_firstRun = allocate(outputs);
-    workspace->m_previousOutputs = allocate(outputs);
-    workspace->m_previousReference = allocate(outputs);
+    workspace->m_pristine = allocate(*inputs);
+    workspace->m_inputs = allocate(*inputs);
+    workspace->m_reference = allocate(*outputs);
+    workspace->m_outputs = allocate(*outputs);
+    workspace->m_firstRun = allocate(*outputs);
+    workspace->m_previousOutputs = allocate(*outputs);
+    workspace->m_previousReference = allocate(*outputs);
     for (const auto &[name, bytes] : plan.scratchBytes)
         workspace->m_scratch.push_back(Scratch{name, DeviceBuffer(bytes)});
     return workspace;
+}
+
+Expected<std::vector<TensorLayout>> ShapeWorkspace::layouts(const std::vector<TensorSpec> &specs,
+                                                             const ShapeSet &shapes, const std::string &what)
+{
+    std::vector<TensorLayout> result;
+    for (const auto &spec : specs) {
+        auto layout = resolveLayout(spec, shapes);
+        if (!layout)
+            return Error{what + layout.error().message};
+        result.push_back(*layout);
+    }
+    return result;
+}
+
+Status ShapeWorkspace::checkLayouts(const Op &op, const ShapeSet &shapes)
+{
+    if (auto inputs = layouts(op.inputs, shapes, "input "); !inputs)
+        return inputs.error();
+    if (auto outputs = layouts(op.outputs, shapes, "output "); !outputs)
+        return outputs.error();
+    return {};
 }
 
 std::string ShapeWorkspace::shapesText() const

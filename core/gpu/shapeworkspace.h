@@ -29,6 +29,9 @@ public:
                                                             const ResolvedPlan &plan, int device,
                                                             std::shared_ptr<OpReference> reference);
 
+    /// The checks create() makes before allocating anything: every tensor's shape resolves on these shapes.
+    static Status checkLayouts(const Op &op, const ShapeSet &shapes);
+
     const ShapeSet &shapes() const { return m_shapes; }
     std::string shapesText() const;                    ///< "N=1000003, D=64"
 
@@ -81,6 +84,8 @@ private:
         DeviceBuffer buffer;
     };
 
+    static Expected<std::vector<TensorLayout>> layouts(const std::vector<TensorSpec> &specs, const ShapeSet &shapes,
+                                                       const std::string &what);
     Expected<OutputCheck> compareOutputs(const std::vector<Tensor> &actual, const std::vector<Tensor> &expected,
                                          double atol, double rtol, const char *expectedWhat) const;
     Expected<bool> allBitEqual(const std::vector<Tensor> &a, const std::vector<Tensor> &b) const;

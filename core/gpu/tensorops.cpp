@@ -1,6 +1,8 @@
 // LibTorch side of the evaluator's tensor work (one of the two translation units that include LibTorch).
 #include "core/gpu/tensorops.h"
 
+#include "core/gpu/torchinterop.h"
+
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/cuda.h>
@@ -9,27 +11,18 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
+#include <algorithm>
 #include <mutex>
 
 namespace kx {
 namespace {
 
-at::ScalarType scalarType(DType dtype)
-{
-    switch (dtype) {
-    case DType::Float32: return at::kFloat;
-    case DType::Float16: return at::kHalf;
-    case DType::BFloat16: return at::kBFloat16;
-    case DType::Float64: return at::kDouble;
-    case DType::Int32: return at::kInt;
-    case DType::Int64: return at::kLong;
-    }
-    return at::kFloat;
-}
+using torchinterop::errorText;
+using torchinterop::wrap;
 
 at::Device deviceOf(const TensorView &view)
 {
-    return view.device < 0 ? at::Device(at::kCPU) : at::Device(at::kCUDA, at::DeviceIndex(view.device));
+    return torchinterop::deviceFor(view.device);
 }
 
 Status checkUsable(const TensorView &view)
@@ -41,12 +34,6 @@ Status checkUsable(const TensorView &view)
     return {};
 }
 
-at::Tensor wrap(const TensorView &view)
-{
-    return at::from_blob(view.data, view.shape,
-                         at::TensorOptions().dtype(scalarType(view.dtype)).device(deviceOf(view)));
-}
-
 // The same memory as a flat integer tensor, so equality is bitwise (NaN payloads included).
 at::Tensor wrapBits(const TensorView &view)
 {
@@ -54,6 +41,41 @@ at::Tensor wrapBits(const TensorView &view)
     const auto type = bytes % 8 == 0 ? at::kLong : bytes % 4 == 0 ? at::kInt : at::kByte;
     const auto width = type == at::kLong ? 8 : type == at::kInt ? 4 : 1;
     return at::from_blob(view.data, {bytes / width}, at::TensorOptions().dtype(type).device(deviceOf(view)));
+}
+
+// Adds one slice (starting at element `offset`) to the comparison.
+void compareSlice(at::Tensor a, at::Tensor e, std::int64_t offset, double atol, double rtol, Comparison &result)
+{
+    at::Tensor bad;
+    if (at::isFloatingType(a.scalar_type())) {
+        const auto computeType = a.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
+        a = a.to(computeType);
+        e = e.to(computeType);
+        const auto eFinite = at::isfinite(e);
+        const auto bothFinite = eFinite & at::isfinite(a);
+        const auto diff = (a - e).abs();
+        const auto eAbs = e.abs();
+        const auto within = bothFinite & (diff <= eAbs * rtol + atol);
+        const auto sameNonFinite = a.eq(e) | (at::isnan(a) & at::isnan(e));
+        bad = at::where(eFinite, within, sameNonFinite).logical_not();
+        const auto finiteDiff = at::where(bothFinite, diff, at::zeros_like(diff));
+        result.maxAbsError = std::max(result.maxAbsError, finiteDiff.max().item<double>());
+        const auto relative = at::where(bothFinite & (eAbs > atol), finiteDiff / eAbs, at::zeros_like(diff));
+        result.maxRelError = std::max(result.maxRelError, relative.max().item<double>());
+    } else {
+        bad = a.ne(e);
+        result.maxAbsError =
+            std::max(result.maxAbsError, (a.to(at::kDouble) - e.to(at::kDouble)).abs().max().item<double>());
+    }
+    const auto mismatches = bad.sum().item<std::int64_t>();
+    if (mismatches > 0 && result.firstMismatch < 0) {
+        // argmax returns the first maximal index: the first mismatch.
+        const auto first = bad.to(at::kInt).argmax().item<std::int64_t>();
+        result.firstMismatch = offset + first;
+        result.actualAtFirst = a[first].item<double>();
+        result.expectedAtFirst = e[first].item<double>();
+    }
+    result.mismatches += mismatches;
 }
 
 // The generator's seed is shared state: one fill at a time.
@@ -112,20 +134,25 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
             t.uniform_(-1.0, 1.0, generator);
             break;
         case Distribution::Wide: {
-            t.normal_(0.0, 10.0, generator);
-            auto pick = at::empty(t.sizes(), t.options().dtype(at::kFloat)).uniform_(0.0, 1.0, generator);
-            t.mul_(pick.lt(1.0 / 16).to(t.scalar_type()).mul_(99.0).add_(1.0));
+            // One element in 16 is 100 times larger; slice by slice, so the choice needs little memory.
+            auto flat = t.reshape({-1});
+            for (std::int64_t begin = 0; begin < flat.numel(); begin += kSliceElements) {
+                auto slice = flat.narrow(0, begin, std::min(kSliceElements, flat.numel() - begin));
+                slice.normal_(0.0, 10.0, generator);
+                auto pick = at::empty(slice.sizes(), t.options().dtype(at::kFloat)).uniform_(0.0, 1.0, generator);
+                slice.mul_(pick.lt(1.0 / 16).to(t.scalar_type()).mul_(99.0).add_(1.0));
+            }
             break;
         }
         }
         return {};
     } catch (const std::exception &error) {
-        return Error{std::string("random inputs: ") + error.what()};
+        return Error{std::string("random inputs: ") + errorText(error)};
     }
 }
 
 Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorView &expected, double atol,
-                                        double rtol)
+                                        double rtol, std::int64_t sliceElements)
 {
     if (auto usable = checkUsable(actual); !usable)
         return usable.error();
@@ -137,38 +164,16 @@ Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorVi
     try {
         Comparison result;
         result.elements = actual.elementCount();
-        auto a = wrap(actual).reshape({-1});
-        auto e = wrap(expected).reshape({-1});
-        at::Tensor bad;
-        if (isFloatingPoint(actual.dtype)) {
-            const auto computeType = actual.dtype == DType::Float64 ? at::kDouble : at::kFloat;
-            a = a.to(computeType);
-            e = e.to(computeType);
-            const auto eFinite = at::isfinite(e);
-            const auto bothFinite = eFinite & at::isfinite(a);
-            const auto diff = (a - e).abs();
-            const auto eAbs = e.abs();
-            const auto within = bothFinite & (diff <= eAbs * rtol + atol);
-            const auto sameNonFinite = a.eq(e) | (at::isnan(a) & at::isnan(e));
-            bad = at::where(eFinite, within, sameNonFinite).logical_not();
-            const auto finiteDiff = at::where(bothFinite, diff, at::zeros_like(diff));
-            result.maxAbsError = finiteDiff.max().item<double>();
-            const auto relative = at::where(bothFinite & (eAbs > atol), finiteDiff / eAbs, at::zeros_like(diff));
-            result.maxRelError = relative.max().item<double>();
-        } else {
-            bad = a.ne(e);
-            result.maxAbsError = (a.to(at::kDouble) - e.to(at::kDouble)).abs().max().item<double>();
-        }
-        result.mismatches = bad.sum().item<std::int64_t>();
-        if (result.mismatches > 0) {
-            // argmax returns the first maximal index: the first mismatch.
-            result.firstMismatch = bad.to(at::kInt).argmax().item<std::int64_t>();
-            result.actualAtFirst = a[result.firstMismatch].item<double>();
-            result.expectedAtFirst = e[result.firstMismatch].item<double>();
+        const auto a = wrap(actual).reshape({-1});
+        const auto e = wrap(expected).reshape({-1});
+        sliceElements = std::max<std::int64_t>(1, sliceElements);
+        for (std::int64_t begin = 0; begin < result.elements; begin += sliceElements) {
+            const auto length = std::min(sliceElements, result.elements - begin);
+            compareSlice(a.narrow(0, begin, length), e.narrow(0, begin, length), begin, atol, rtol, result);
         }
         return result;
     } catch (const std::exception &error) {
-        return Error{std::string("comparison: ") + error.what()};
+        return Error{std::string("comparison: ") + errorText(error)};
     }
 }
 
@@ -183,7 +188,7 @@ Expected<bool> TensorOps::bitEqual(const TensorView &a, const TensorView &b)
     try {
         return at::equal(wrapBits(a), wrapBits(b));
     } catch (const std::exception &error) {
-        return Error{std::string("bitwise comparison: ") + error.what()};
+        return Error{std::string("bitwise comparison: ") + errorText(error)};
     }
 }
 
@@ -274,7 +279,7 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
         out.copy_(result.reshape(out.sizes()));
         return {};
     } catch (const std::exception &error) {
-        return Error{"library step " + atenOp + ": " + error.what()};
+        return Error{"library step " + atenOp + ": " + errorText(error)};
     }
 }
 

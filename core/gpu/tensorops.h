@@ -37,9 +37,13 @@ public:
     /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values).
     static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution);
 
+    /// Elements compared or filled at once: 64 Mi floats keep each temporary at 256 MiB.
+    static constexpr std::int64_t kSliceElements = std::int64_t(1) << 26;
+
     /// Elementwise check of actual against expected. Where expected is NaN or infinite, actual must match it.
+    /// Works slice by slice, so that outputs of several GiB need little memory besides themselves.
     static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol,
-                                        double rtol);
+                                        double rtol, std::int64_t sliceElements = kSliceElements);
 
     /// True when both views hold the same bytes (NaN payloads included).
     static Expected<bool> bitEqual(const TensorView &a, const TensorView &b);

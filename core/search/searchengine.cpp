@@ -104,7 +104,30 @@ private:
             progress.bestSpeedup = best->speedup();
             progress.bestCandidateId = best->candidate.id;
         }
+        progress.generationsWithoutImprovement = generationsWithoutImprovement(generations);
         updateProgress([&](SearchProgress &p) { p = progress; });
+    }
+
+    // What the live run counted when its last generation finished: generations since the best improved.
+    int generationsWithoutImprovement(const std::map<std::string, int> &generations) const
+    {
+        if (m_lastGeneration < 0)
+            return 0;
+        std::map<int, double> bestOfGeneration;
+        for (const auto &scored : m_population.all())
+            if (scored.isCorrect()) {
+                const auto it = generations.find(scored.candidate.id);
+                auto &best = bestOfGeneration[it == generations.end() ? 0 : it->second];
+                best = std::max(best, scored.speedup());
+            }
+        double best = 0;
+        int improvedIn = -1;
+        for (const auto &[generation, speedup] : bestOfGeneration)
+            if (speedup > best) {
+                best = speedup;
+                improvedIn = generation;
+            }
+        return m_lastGeneration - improvedIn;
     }
 
     // The innovation archive: the best verified kernels of earlier runs of this op and of similar ops.

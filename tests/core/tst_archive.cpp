@@ -482,6 +482,8 @@ TEST_CASE("an evaluation round-trips exactly")
     evaluation.samplesMs = {0.1, 1.0 / 3.0, 2e-7, 123456.789};
     evaluation.timing = summarize(evaluation.samplesMs);
     evaluation.baselineSamplesMs = {0.2, 0.3};
+    evaluation.wallSamplesMs = {0.15, 0.16, 0.17};
+    evaluation.baselineWallSamplesMs = {0.25, 0.31};
     evaluation.baseline = summarize(evaluation.baselineSamplesMs);
     evaluation.speedup = evaluation.baseline.medianMs / evaluation.timing.medianMs;
     evaluation.flags = {Flag{"suspicious", R"({"speedup":12.5})"}};

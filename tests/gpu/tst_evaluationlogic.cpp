@@ -1,5 +1,6 @@
 // The GPU evaluator's logic that needs no GPU: built-in ops, layouts, LibTorch references and comparisons on
 // host tensors, the roofline floor and the timing flags.
+#include "core/gpu/gpuarchitecture.h"
 #include "core/gpu/reference.h"
 #include "core/gpu/tensorops.h"
 #include "core/gpu/tensorview.h"
@@ -173,6 +174,41 @@ TEST_CASE("tolerance comparison on host tensors")
 
     std::vector<float> shorter{1.0f};
     CHECK_FALSE(TensorOps::compare(hostView(shorter), hostView(expected), 1e-4, 1e-4).hasValue());
+
+    SUBCASE("slice by slice, the figures are those of the whole")
+    {
+        for (const std::int64_t slice : {1, 2, 4, 5, 64}) {
+            CAPTURE(slice);
+            const auto sliced = TensorOps::compare(hostView(wrong), hostView(expected), 1e-4, 1e-4, slice);
+            REQUIRE(sliced.hasValue());
+            CHECK(sliced->elements == 6);
+            CHECK(sliced->mismatches == 4);
+            CHECK(sliced->firstMismatch == 2);
+            CHECK(std::isnan(sliced->actualAtFirst));
+            CHECK(sliced->maxAbsError == doctest::Approx(comparison->maxAbsError));
+            CHECK(sliced->maxRelError == doctest::Approx(comparison->maxRelError));
+        }
+        std::vector<float> lateMismatch = expected;
+        lateMismatch[5] = 101.0f;
+        const auto late = TensorOps::compare(hostView(lateMismatch), hostView(expected), 1e-4, 1e-4, 4);
+        REQUIRE(late.hasValue());
+        CHECK(late->firstMismatch == 5);
+        CHECK(late->actualAtFirst == doctest::Approx(101.0));
+        CHECK(late->expectedAtFirst == doctest::Approx(100.0));
+    }
+}
+
+TEST_CASE("fp32 throughput follows the architecture")
+{
+    CHECK(fp32LanesPerSm(8, 0) == 64);   // A100
+    CHECK(fp32LanesPerSm(7, 0) == 64);   // V100
+    CHECK(fp32LanesPerSm(8, 6) == 128);
+    CHECK(fp32LanesPerSm(8, 9) == 128);
+    CHECK(fp32LanesPerSm(9, 0) == 128);  // H100, H200
+    CHECK(fp32LanesPerSm(10, 0) == 128);
+    // H100 SXM: 132 SMs at 1980 MHz boost.
+    CHECK(peakFp32Tflops(9, 0, 132, 1980) == doctest::Approx(66.9).epsilon(0.01));
+    CHECK(peakFp32Tflops(8, 0, 108, 1410) == doctest::Approx(19.5).epsilon(0.01));
 }
 
 TEST_CASE("bitwise equality sees every bit")

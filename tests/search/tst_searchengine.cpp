@@ -237,6 +237,34 @@ TEST_CASE("continues after SIGKILL")
         CHECK(archive->evaluations(id).size() == std::size_t(1)); // nothing lost, nothing evaluated twice
 }
 
+TEST_CASE("a continued run counts generations without improvement as the live run did")
+{
+    TemporaryDir dir;
+    const std::string path = dir.filePath("a.kxdb");
+    SearchProgress live;
+    std::int64_t runId = 0;
+    {
+        // Long enough for the best to stall (the fake speedup peaks at one value).
+        SearchEngine engine(path, std::make_unique<test::FakeProposer>(), std::make_shared<test::FakeEvaluator>(),
+                            settingsWithSeed(3), generations(12));
+        const auto run = engine.start(test::fakeOp());
+        REQUIRE(run);
+        runId = *run;
+        engine.wait();
+        live = engine.progress();
+    }
+    CHECK(live.generationsWithoutImprovement > 0);
+    // Continued under the same limit, the run is already done: the progress is what the archive restores.
+    SearchEngine again(path, std::make_unique<test::FakeProposer>(), std::make_shared<test::FakeEvaluator>(),
+                       settingsWithSeed(3), generations(12));
+    REQUIRE(again.continueRun(runId));
+    again.wait();
+    const auto restored = again.progress();
+    CHECK(restored.generation == live.generation);
+    CHECK(restored.bestSpeedup == doctest::Approx(live.bestSpeedup));
+    CHECK(restored.generationsWithoutImprovement == live.generationsWithoutImprovement);
+}
+
 TEST_CASE("later runs get stepping stones")
 {
     TemporaryDir dir;
