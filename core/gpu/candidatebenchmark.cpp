@@ -40,7 +40,7 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
             return true;
         const auto check = need(workspace.checkOutputs(m_op.policy.atol, m_op.policy.rtol));
         if (!check.failure.empty()) {
-            outcome.failure = which + " (" + workspace.shapesText() + "): " + check.failure;
+            outcome.failure = "timed runs (" + which + ", " + workspace.shapesText() + "): " + check.failure;
             return false;
         }
         if (!firstChecked)
@@ -54,7 +54,7 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     for (int i = 0; i < warmups; ++i) {
         timeCandidate();
         timeReference();
-        if (!checkRun("warmup run " + std::to_string(i + 1)))
+        if (!checkRun("warmup " + std::to_string(i + 1) + " of " + std::to_string(warmups)))
             return outcome;
     }
     const double pairMs =
@@ -78,7 +78,7 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
         outcome.candidateWallMs.push_back(candidate.wallMs);
         outcome.baselineMs.push_back(reference.eventMs);
         outcome.baselineWallMs.push_back(reference.wallMs);
-        if (!checkRun("timed run " + std::to_string(i + 1) + " of " + std::to_string(runs)))
+        if (!checkRun("run " + std::to_string(i + 1) + " of " + std::to_string(runs)))
             return outcome;
     }
     outcome.checkedRuns = warmups + runs;

@@ -41,6 +41,13 @@ def fail(message, code):
     raise ProblemError(message, code)
 
 
+def firstLine(text):
+    """PyTorch's errors run over several lines (CUDA ones end in advice about debugging flags): the first says
+    what happened, and the message is read as one line."""
+    lines = [line for line in str(text).splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
 def whereInFile(path, error):
     """file:line of the deepest frame of error that lies in the problem file."""
     line = None
@@ -569,13 +576,13 @@ def main(argv):
         problem = Problem(torch, module, args.problem, args.seed, args.device)
         writeProblem(torch, problem, data, args.outdir, args.max_bytes)
     except ProblemError as error:
-        sys.stderr.write(str(error) + "\n")
+        sys.stderr.write(firstLine(error) + "\n")
         return error.code
     except Exception as error:  # noqa: BLE001 - a case this helper does not handle yet: say where, in one line
         frame = traceback.extract_tb(error.__traceback__)[-1]
         sys.stderr.write("%s: the helper failed in %s (%s:%d): %s: %s\n"
                          % (args.problem, frame.name, os.path.basename(frame.filename), frame.lineno,
-                            type(error).__name__, error))
+                            type(error).__name__, firstLine(error)))
         return EXIT_TRACE
     return 0
 
