@@ -2,6 +2,73 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>kx::ui::ApiKeyEditor</name>
+    <message>
+        <source>&amp;Environment variable:</source>
+        <translation>&amp;Umgebungsvariable:</translation>
+    </message>
+    <message>
+        <source>System &amp;keychain:</source>
+        <translation>System-&amp;Schlüsselbund:</translation>
+    </message>
+    <message>
+        <source>&amp;Save Key</source>
+        <translation>Schlüssel &amp;speichern</translation>
+    </message>
+    <message>
+        <source>Remo&amp;ve Key</source>
+        <translation>Schlüssel &amp;entfernen</translation>
+    </message>
+    <message>
+        <source>The environment variable that holds the key; only its name is saved</source>
+        <translation>Die Umgebungsvariable, die den Schlüssel enthält; gespeichert wird nur ihr Name</translation>
+    </message>
+    <message>
+        <source>paste a key</source>
+        <translation>Schlüssel einfügen</translation>
+    </message>
+    <message>
+        <source>Saved in the system keychain, never in the settings or the archive; without a keychain it is kept for this session only</source>
+        <translation>Wird im System-Schlüsselbund gespeichert, nie in den Einstellungen oder im Archiv; ohne Schlüsselbund gilt er nur für diese Sitzung</translation>
+    </message>
+    <message>
+        <source>No system keychain is available</source>
+        <translation>Kein System-Schlüsselbund verfügbar</translation>
+    </message>
+    <message>
+        <source>Looking in the system keychain…</source>
+        <translation>Suche im System-Schlüsselbund …</translation>
+    </message>
+    <message>
+        <source>An API key is kept for this session only: no system keychain could store it.</source>
+        <translation>Ein API-Schlüssel gilt nur für diese Sitzung: Kein System-Schlüsselbund konnte ihn speichern.</translation>
+    </message>
+    <message>
+        <source>An API key is saved in the system keychain.</source>
+        <translation>Ein API-Schlüssel ist im System-Schlüsselbund gespeichert.</translation>
+    </message>
+    <message>
+        <source>No API key is saved in the system keychain yet.</source>
+        <translation>Im System-Schlüsselbund ist noch kein API-Schlüssel gespeichert.</translation>
+    </message>
+    <message>
+        <source>Saving the key in the system keychain…</source>
+        <translation>Der Schlüssel wird im System-Schlüsselbund gespeichert …</translation>
+    </message>
+    <message>
+        <source>No system keychain is available%1: the API key is kept for this session only and has to be entered again after a restart.</source>
+        <translation>Kein System-Schlüsselbund verfügbar%1: Der API-Schlüssel gilt nur für diese Sitzung und muss nach einem Neustart erneut eingegeben werden.</translation>
+    </message>
+    <message>
+        <source>The API key is saved in the system keychain.</source>
+        <translation>Der API-Schlüssel ist im System-Schlüsselbund gespeichert.</translation>
+    </message>
+    <message>
+        <source>No API key is saved in the system keychain.</source>
+        <translation>Im System-Schlüsselbund ist kein API-Schlüssel gespeichert.</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::ArchiveSession</name>
     <message>
         <source>The file &quot;%1&quot; does not exist.</source>
@@ -72,6 +139,21 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::AssemblyLoader</name>
+    <message>
+        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built).</source>
+        <translation>Dieser Build enthält kein NVRTC (das CUDA-Toolkit fehlte beim Erstellen).</translation>
+    </message>
+    <message>
+        <source>No SASS: neither cuobjdump nor nvdisasm was found (searched %1).</source>
+        <translation>Kein SASS: Weder cuobjdump noch nvdisasm wurde gefunden (durchsucht: %1).</translation>
+    </message>
+    <message>
+        <source>No SASS: %1.</source>
+        <translation>Kein SASS: %1.</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::CandidateLoader</name>
     <message>
         <source>The candidate %1 is not in the archive.</source>
@@ -99,6 +181,67 @@
     <message>
         <source>Select a kernel to see its source.</source>
         <translation>Wählen Sie einen Kernel, um seinen Quelltext zu sehen.</translation>
+    </message>
+    <message>
+        <source>&amp;New Candidate From This One…</source>
+        <translation>&amp;Neuer Kandidat aus diesem …</translation>
+    </message>
+    <message>
+        <source>Compile</source>
+        <translation>Übersetzung</translation>
+    </message>
+    <message>
+        <source>PTX</source>
+        <translation>PTX</translation>
+    </message>
+    <message>
+        <source>SASS</source>
+        <translation>SASS</translation>
+    </message>
+    <message>
+        <source>Provenance</source>
+        <translation>Herkunft</translation>
+    </message>
+    <message>
+        <source>Edit a copy of this kernel and evaluate it as a new candidate</source>
+        <translation>Eine Kopie dieses Kernels bearbeiten und als neuen Kandidaten bewerten</translation>
+    </message>
+    <message>
+        <source>No evaluation has recorded compile statistics for this kernel yet.</source>
+        <translation>Für diesen Kernel hat noch keine Bewertung Übersetzungsstatistiken aufgezeichnet.</translation>
+    </message>
+    <message>
+        <source>unknown GPU</source>
+        <translation>unbekannte GPU</translation>
+    </message>
+    <message>
+        <source>Registers: %1 · spills: %2 · static shared memory: %3 · compile time: %4 ms (%5)</source>
+        <translation>Register: %1 · Auslagerungen: %2 · statischer Shared Memory: %3 · Übersetzungszeit: %4 ms (%5)</translation>
+    </message>
+    <message>
+        <source>NVRTC wrote no log.</source>
+        <translation>NVRTC hat kein Protokoll geschrieben.</translation>
+    </message>
+    <message>
+        <source>Compiling for %1…</source>
+        <translation>Übersetzen für %1 …</translation>
+    </message>
+    <message>
+        <source>NVRTC could not compile this kernel for %1:
+%2</source>
+        <translation>NVRTC konnte diesen Kernel nicht für %1 übersetzen:
+%2</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ConnectionTester</name>
+    <message>
+        <source>The connection test failed: %1</source>
+        <translation>Der Verbindungstest ist fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Connected: %1 answered in %2 s (%3).</source>
+        <translation>Verbunden: %1 hat in %2 s geantwortet (%3).</translation>
     </message>
 </context>
 <context>
@@ -423,6 +566,14 @@
         <source>rejected</source>
         <translation>abgelehnt</translation>
     </message>
+    <message>
+        <source>%1 prompt + %2 completion tokens</source>
+        <translation>%1 Prompt- + %2 Antwort-Tokens</translation>
+    </message>
+    <message>
+        <source>est. cost %1</source>
+        <translation>geschätzte Kosten %1</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::KernelsModel</name>
@@ -592,22 +743,6 @@
         <translation>Zweige ausblenden, in denen nichts korrekt ist (Strg+K)</translation>
     </message>
     <message>
-        <source>&amp;Fit</source>
-        <translation>&amp;Einpassen</translation>
-    </message>
-    <message>
-        <source>Fit the lineage into the view (F)</source>
-        <translation>Den Stammbaum in die Ansicht einpassen (F)</translation>
-    </message>
-    <message>
-        <source>Zoom in (+ or the mouse wheel)</source>
-        <translation>Vergrößern (+ oder Mausrad)</translation>
-    </message>
-    <message>
-        <source>Zoom out (-)</source>
-        <translation>Verkleinern (-)</translation>
-    </message>
-    <message>
         <source>Run %1 · %2 · %3</source>
         <translation>Lauf %1 · %2 · %3</translation>
     </message>
@@ -640,6 +775,34 @@
             <numerusform>%n Treffer</numerusform>
             <numerusform>%n Treffer</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>Ver&amp;größern</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>Ver&amp;kleinern</translation>
+    </message>
+    <message>
+        <source>&amp;Fit Lineage</source>
+        <translation>Stammbaum &amp;einpassen</translation>
+    </message>
+    <message>
+        <source>Zoom in (%1, + or the mouse wheel)</source>
+        <translation>Vergrößern (%1, + oder das Mausrad)</translation>
+    </message>
+    <message>
+        <source>Zoom out (%1 or -)</source>
+        <translation>Verkleinern (%1 oder -)</translation>
+    </message>
+    <message>
+        <source>Fit the lineage into the view (%1 or F)</source>
+        <translation>Den Stammbaum in die Ansicht einpassen (%1 oder F)</translation>
+    </message>
+    <message>
+        <source>&amp;New Candidate From This One…</source>
+        <translation>&amp;Neuer Kandidat aus diesem …</translation>
     </message>
 </context>
 <context>
@@ -845,15 +1008,15 @@
     </message>
     <message>
         <source>&amp;Accept Kernel…</source>
-        <translation>Kernel &amp;annehmen…</translation>
+        <translation>Kernel &amp;annehmen …</translation>
     </message>
     <message>
         <source>&amp;Reject Kernel…</source>
-        <translation>Kernel a&amp;blehnen…</translation>
+        <translation>Kernel a&amp;blehnen …</translation>
     </message>
     <message>
         <source>&amp;Export Kernel…</source>
-        <translation>Kernel &amp;exportieren…</translation>
+        <translation>Kernel &amp;exportieren …</translation>
     </message>
     <message>
         <source>Export Kernel To</source>
@@ -870,6 +1033,142 @@
     <message>
         <source>Export Kernel</source>
         <translation>Kernel exportieren</translation>
+    </message>
+    <message>
+        <source>New Candidate</source>
+        <translation>Neuer Kandidat</translation>
+    </message>
+    <message>
+        <source>Show %1</source>
+        <translation>%1 anzeigen</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ManualCheck</name>
+    <message>
+        <source>line %1: </source>
+        <translation>Zeile %1: </translation>
+    </message>
+    <message>
+        <source>The source is empty.</source>
+        <translation>Der Quelltext ist leer.</translation>
+    </message>
+    <message>
+        <source>Launch plan: %1</source>
+        <translation>Startplan: %1</translation>
+    </message>
+    <message>
+        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built).</source>
+        <translation>Dieser Build enthält kein NVRTC (das CUDA-Toolkit fehlte beim Erstellen).</translation>
+    </message>
+    <message>
+        <source>NVRTC: %1</source>
+        <translation>NVRTC: %1</translation>
+    </message>
+    <message>
+        <source>The op has no shape sets to check the launch plan against.</source>
+        <translation>Die Op hat keine Form-Sätze, gegen die der Startplan geprüft werden könnte.</translation>
+    </message>
+    <message>
+        <source>Launch plan for %1: %2</source>
+        <translation>Startplan für %1: %2</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ManualEditDialog</name>
+    <message>
+        <source>&amp;Check</source>
+        <translation>&amp;Prüfen</translation>
+    </message>
+    <message>
+        <source>&amp;Submit</source>
+        <translation>&amp;Einreichen</translation>
+    </message>
+    <message>
+        <source>New Candidate From %1</source>
+        <translation>Neuer Kandidat aus %1</translation>
+    </message>
+    <message>
+        <source>manual edit of %1</source>
+        <translation>Handbearbeitung von %1</translation>
+    </message>
+    <message>
+        <source>Edit the kernel, then Check (Ctrl+Return) or Submit (Ctrl+S).</source>
+        <translation>Den Kernel bearbeiten, dann Prüfen (Strg+Eingabe) oder Einreichen (Strg+S).</translation>
+    </message>
+    <message>
+        <source>CUDA Source</source>
+        <translation>CUDA-Quelltext</translation>
+    </message>
+    <message>
+        <source>Launch Plan</source>
+        <translation>Startplan</translation>
+    </message>
+    <message>
+        <source>Op %1 · parent %2 · the new kernel is stored in the parent&apos;s run and evaluated.</source>
+        <translation>Op %1 · Elternteil %2 · Der neue Kernel wird im Lauf des Elternteils gespeichert und bewertet.</translation>
+    </message>
+    <message>
+        <source>Check the device code, the launch plan and compile with NVRTC (Ctrl+Return)</source>
+        <translation>Gerätecode und Startplan prüfen und mit NVRTC übersetzen (Strg+Eingabe)</translation>
+    </message>
+    <message>
+        <source>Check, then store the kernel as a new candidate and evaluate it (Ctrl+S)</source>
+        <translation>Prüfen, dann den Kernel als neuen Kandidaten speichern und bewerten (Strg+S)</translation>
+    </message>
+    <message>
+        <source>&amp;Description:</source>
+        <translation>&amp;Beschreibung:</translation>
+    </message>
+    <message>
+        <source>Checking…</source>
+        <translation>Prüfe …</translation>
+    </message>
+    <message numerus="yes">
+        <source>No problems: %n kernel(s), %1 registers at most, compiled in %2 ms.</source>
+        <translation>
+            <numerusform>Keine Probleme: %n Kernel, höchstens %1 Register, übersetzt in %2 ms.</numerusform>
+            <numerusform>Keine Probleme: %n Kernel, höchstens %1 Register, übersetzt in %2 ms.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Not stored:</source>
+        <translation>Nicht gespeichert:</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ManualEdits</name>
+    <message>
+        <source>Candidate %1 evaluated: %2</source>
+        <translation>Kandidat %1 bewertet: %2</translation>
+    </message>
+    <message>
+        <source>Candidate %1 is stored unevaluated: there is no GPU to evaluate it on (%2).</source>
+        <translation>Kandidat %1 ist unbewertet gespeichert: Es gibt keine GPU, auf der er bewertet werden könnte (%2).</translation>
+    </message>
+    <message>
+        <source>Candidate %1 is stored unevaluated: %2</source>
+        <translation>Kandidat %1 ist unbewertet gespeichert: %2</translation>
+    </message>
+    <message>
+        <source>The archive is open read-only: a new candidate cannot be stored in it.</source>
+        <translation>Das Archiv ist schreibgeschützt geöffnet: Ein neuer Kandidat kann darin nicht gespeichert werden.</translation>
+    </message>
+    <message>
+        <source>The candidate %1 or its op is not in the archive.</source>
+        <translation>Der Kandidat %1 oder seine Op ist nicht im Archiv.</translation>
+    </message>
+    <message>
+        <source>Not stored: %1</source>
+        <translation>Nicht gespeichert: %1</translation>
+    </message>
+    <message>
+        <source>Not stored: this exact kernel is in the archive already (%1).</source>
+        <translation>Nicht gespeichert: Genau dieser Kernel ist bereits im Archiv (%1).</translation>
+    </message>
+    <message>
+        <source>Stored candidate %1; evaluating it…</source>
+        <translation>Kandidat %1 gespeichert; er wird bewertet …</translation>
     </message>
 </context>
 <context>
@@ -970,19 +1269,19 @@
     </message>
     <message>
         <source>Speedup per GPU…</source>
-        <translation>Beschleunigung je GPU…</translation>
+        <translation>Beschleunigung je GPU …</translation>
     </message>
     <message>
         <source>Best Speedup over the Search…</source>
-        <translation>Beste Beschleunigung im Suchverlauf…</translation>
+        <translation>Beste Beschleunigung im Suchverlauf …</translation>
     </message>
     <message>
         <source>Runtime Distribution…</source>
-        <translation>Laufzeitverteilung…</translation>
+        <translation>Laufzeitverteilung …</translation>
     </message>
     <message>
         <source>Roofline…</source>
-        <translation>Roofline…</translation>
+        <translation>Roofline …</translation>
     </message>
     <message>
         <source>Op:</source>
@@ -994,7 +1293,7 @@
     </message>
     <message>
         <source>Export Plot…</source>
-        <translation>Diagramm exportieren…</translation>
+        <translation>Diagramm exportieren …</translation>
     </message>
     <message>
         <source>Speedup per GPU</source>
@@ -1042,7 +1341,7 @@
     </message>
     <message>
         <source>Reading…</source>
-        <translation>Wird gelesen…</translation>
+        <translation>Wird gelesen …</translation>
     </message>
     <message>
         <source>The plots could not be read: %1</source>
@@ -1152,6 +1451,347 @@
         <source>PNG image (*.png);;PDF document (*.pdf)</source>
         <translation>PNG-Bild (*.png);;PDF-Dokument (*.pdf)</translation>
     </message>
+    <message>
+        <source>Export &amp;Plot</source>
+        <translation>&amp;Diagramm exportieren</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::PromptTemplateCopier</name>
+    <message>
+        <source>Cannot create the folder %1.</source>
+        <translation>Der Ordner %1 kann nicht angelegt werden.</translation>
+    </message>
+    <message>
+        <source>Cannot copy %1 to %2.</source>
+        <translation>%1 kann nicht nach %2 kopiert werden.</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ProposerConfig</name>
+    <message>
+        <source>template</source>
+        <translation>Vorlage</translation>
+    </message>
+    <message>
+        <source>LLM %1</source>
+        <translation>LLM %1</translation>
+    </message>
+    <message>
+        <source>(no model)</source>
+        <translation>(kein Modell)</translation>
+    </message>
+    <message>
+        <source>command %1</source>
+        <translation>Befehl %1</translation>
+    </message>
+    <message>
+        <source>(no command)</source>
+        <translation>(kein Befehl)</translation>
+    </message>
+    <message>
+        <source>(nothing)</source>
+        <translation>(nichts)</translation>
+    </message>
+    <message>
+        <source>mix: %1% template, %2% %3</source>
+        <translation>Mischung: %1 % Vorlage, %2 % %3</translation>
+    </message>
+    <message>
+        <source>unknown proposer &apos;%1&apos;</source>
+        <translation>unbekannter Vorschlagsgeber „%1“</translation>
+    </message>
+    <message>
+        <source>API key from the system keychain</source>
+        <translation>API-Schlüssel aus dem System-Schlüsselbund</translation>
+    </message>
+    <message>
+        <source>no API key</source>
+        <translation>kein API-Schlüssel</translation>
+    </message>
+    <message>
+        <source>API key from $%1</source>
+        <translation>API-Schlüssel aus $%1</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ProposerSettingsDialog</name>
+    <message>
+        <source>Language Model</source>
+        <translation>Sprachmodell</translation>
+    </message>
+    <message>
+        <source>Test Connection</source>
+        <translation>Verbindung testen</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> s</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Mix</source>
+        <translation>Mischung</translation>
+    </message>
+    <message>
+        <source> %</source>
+        <translation> %</translation>
+    </message>
+    <message>
+        <source>Prompt Templates</source>
+        <translation>Prompt-Vorlagen</translation>
+    </message>
+    <message>
+        <source>Proposer Settings</source>
+        <translation>Vorschlagseinstellungen</translation>
+    </message>
+    <message>
+        <source>Template (offline)</source>
+        <translation>Vorlage (offline)</translation>
+    </message>
+    <message>
+        <source>Language model</source>
+        <translation>Sprachmodell</translation>
+    </message>
+    <message>
+        <source>Mix of template and model (or command)</source>
+        <translation>Mischung aus Vorlage und Modell (oder Befehl)</translation>
+    </message>
+    <message>
+        <source>Base URL of an OpenAI-compatible API; requests go to {URL}/chat/completions. Local servers (llama.cpp, vLLM, Ollama) work too.</source>
+        <translation>Basis-URL einer OpenAI-kompatiblen API; Anfragen gehen an {URL}/chat/completions. Lokale Server (llama.cpp, vLLM, Ollama) funktionieren auch.</translation>
+    </message>
+    <message>
+        <source>Send one short request to the endpoint with this model and key</source>
+        <translation>Eine kurze Anfrage mit diesem Modell und Schlüssel an den Endpunkt senden</translation>
+    </message>
+    <message>
+        <source>Longest wait for the server to answer</source>
+        <translation>Längste Wartezeit auf die Antwort des Servers</translation>
+    </message>
+    <message>
+        <source>Extra attempts after rate limits (429), server and network errors</source>
+        <translation>Weitere Versuche nach Ratenbegrenzungen (429), Server- und Netzwerkfehlern</translation>
+    </message>
+    <message>
+        <source>Requests in flight at once</source>
+        <translation>Gleichzeitig laufende Anfragen</translation>
+    </message>
+    <message>
+        <source>For the cost estimate, in your currency per million tokens</source>
+        <translation>Für die Kostenschätzung, in Ihrer Währung pro Million Tokens</translation>
+    </message>
+    <message>
+        <source>Run with /bin/sh -c: reads the prompt on stdin and writes a candidate (CUDA code and a launch plan) on stdout</source>
+        <translation>Läuft mit /bin/sh -c: liest den Prompt von stdin und schreibt einen Kandidaten (CUDA-Code und einen Startplan) nach stdout</translation>
+    </message>
+    <message>
+        <source>Share of candidates asked of the model, or of the command when no model is set; the template proposer makes the rest</source>
+        <translation>Anteil der Kandidaten, die beim Modell angefragt werden, oder beim Befehl, wenn kein Modell eingestellt ist; den Rest erzeugt der Vorlagen-Vorschlagsgeber</translation>
+    </message>
+    <message>
+        <source>the installed templates</source>
+        <translation>die installierten Vorlagen</translation>
+    </message>
+    <message>
+        <source>&amp;Proposer:</source>
+        <translation>&amp;Vorschlagsgeber:</translation>
+    </message>
+    <message>
+        <source>E&amp;ndpoint:</source>
+        <translation>&amp;Endpunkt:</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>&amp;Modell:</translation>
+    </message>
+    <message>
+        <source>API key:</source>
+        <translation>API-Schlüssel:</translation>
+    </message>
+    <message>
+        <source>&amp;Temperature:</source>
+        <translation>&amp;Temperatur:</translation>
+    </message>
+    <message>
+        <source>Ma&amp;x tokens:</source>
+        <translation>Ma&amp;x. Tokens:</translation>
+    </message>
+    <message>
+        <source>Time&amp;out:</source>
+        <translation>&amp;Zeitlimit:</translation>
+    </message>
+    <message>
+        <source>Retr&amp;ies:</source>
+        <translation>&amp;Wiederholungen:</translation>
+    </message>
+    <message>
+        <source>Con&amp;current requests:</source>
+        <translation>&amp;Gleichzeitige Anfragen:</translation>
+    </message>
+    <message>
+        <source>Price per 1M prompt tokens:</source>
+        <translation>Preis pro 1 Mio. Prompt-Tokens:</translation>
+    </message>
+    <message>
+        <source>Price per 1M completion tokens:</source>
+        <translation>Preis pro 1 Mio. Antwort-Tokens:</translation>
+    </message>
+    <message>
+        <source>Command &amp;line:</source>
+        <translation>Befehls&amp;zeile:</translation>
+    </message>
+    <message>
+        <source>Timeo&amp;ut:</source>
+        <translation>Zeit&amp;limit:</translation>
+    </message>
+    <message>
+        <source>S&amp;hare of model or command:</source>
+        <translation>&amp;Anteil von Modell oder Befehl:</translation>
+    </message>
+    <message>
+        <source>Bro&amp;wse…</source>
+        <translation>&amp;Durchsuchen …</translation>
+    </message>
+    <message>
+        <source>Use the templates in another folder</source>
+        <translation>Die Vorlagen in einem anderen Ordner verwenden</translation>
+    </message>
+    <message>
+        <source>Cop&amp;y Templates To…</source>
+        <translation>Vorlagen &amp;kopieren nach …</translation>
+    </message>
+    <message>
+        <source>Copy the installed prompt templates into a folder of your choice to edit them there</source>
+        <translation>Die installierten Prompt-Vorlagen in einen Ordner Ihrer Wahl kopieren, um sie dort zu bearbeiten</translation>
+    </message>
+    <message>
+        <source>&amp;Folder:</source>
+        <translation>&amp;Ordner:</translation>
+    </message>
+    <message>
+        <source>Varies the op&apos;s kernel templates; needs no network and costs nothing.</source>
+        <translation>Variiert die Kernel-Vorlagen der Op; braucht kein Netzwerk und kostet nichts.</translation>
+    </message>
+    <message>
+        <source>Asks an OpenAI-compatible chat model for every candidate.</source>
+        <translation>Fragt für jeden Kandidaten ein OpenAI-kompatibles Chat-Modell.</translation>
+    </message>
+    <message>
+        <source>Runs a program of yours with the prompt on stdin; it writes the candidate on stdout.</source>
+        <translation>Startet ein eigenes Programm mit dem Prompt auf stdin; es schreibt den Kandidaten nach stdout.</translation>
+    </message>
+    <message>
+        <source>The template proposer makes most candidates; a share goes to the model, or to the command when no model is set. The template proposer steps in when they fail.</source>
+        <translation>Der Vorlagen-Vorschlagsgeber erzeugt die meisten Kandidaten; ein Anteil geht an das Modell, oder an den Befehl, wenn kein Modell eingestellt ist. Schlagen diese fehl, springt der Vorlagen-Vorschlagsgeber ein.</translation>
+    </message>
+    <message>
+        <source>Testing the connection to %1…</source>
+        <translation>Verbindung zu %1 wird getestet …</translation>
+    </message>
+    <message>
+        <source>The connection test needs the API key: %1</source>
+        <translation>Der Verbindungstest braucht den API-Schlüssel: %1</translation>
+    </message>
+    <message>
+        <source>Copying the prompt templates…</source>
+        <translation>Die Prompt-Vorlagen werden kopiert …</translation>
+    </message>
+    <message numerus="yes">
+        <source>Copied %n template(s) to %1; edit them there.</source>
+        <translation>
+            <numerusform>%n Vorlage nach %1 kopiert; bearbeiten Sie sie dort.</numerusform>
+            <numerusform>%n Vorlagen nach %1 kopiert; bearbeiten Sie sie dort.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Kept %n file(s) that were there already.</source>
+        <translation>
+            <numerusform>%n bereits vorhandene Datei behalten.</numerusform>
+            <numerusform>%n bereits vorhandene Dateien behalten.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Prompt Templates Folder</source>
+        <translation>Ordner der Prompt-Vorlagen</translation>
+    </message>
+    <message>
+        <source>Copy Prompt Templates To</source>
+        <translation>Prompt-Vorlagen kopieren nach</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ProvenanceView</name>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>Raw response</source>
+        <translation>Rohe Antwort</translation>
+    </message>
+    <message>
+        <source>Made by the language model %1.</source>
+        <translation>Erzeugt vom Sprachmodell %1.</translation>
+    </message>
+    <message>
+        <source>Made by the command %1.</source>
+        <translation>Erzeugt vom Befehl %1.</translation>
+    </message>
+    <message>
+        <source>Made by the %1 proposer.</source>
+        <translation>Erzeugt vom Vorschlagsgeber %1.</translation>
+    </message>
+    <message>
+        <source>Prompt SHA-256: %1</source>
+        <translation>SHA-256 des Prompts: %1</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::PyTorchImport</name>
+    <message>
+        <source>Open P&amp;yTorch Op…</source>
+        <translation>P&amp;yTorch-Op öffnen …</translation>
+    </message>
+    <message>
+        <source>Import a KernelBench-format PyTorch file (class Model, get_inputs, get_init_inputs)</source>
+        <translation>Eine PyTorch-Datei im KernelBench-Format importieren (class Model, get_inputs, get_init_inputs)</translation>
+    </message>
+    <message>
+        <source>Open PyTorch Op</source>
+        <translation>PyTorch-Op öffnen</translation>
+    </message>
+    <message>
+        <source>PyTorch problem files (*.py);;All files (*)</source>
+        <translation>PyTorch-Problemdateien (*.py);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Tracing %1 with PyTorch…</source>
+        <translation>%1 wird mit PyTorch verfolgt …</translation>
+    </message>
+    <message>
+        <source>The import was cancelled.</source>
+        <translation>Der Import wurde abgebrochen.</translation>
+    </message>
+    <message>
+        <source>Cannot import %1:
+%2</source>
+        <translation>%1 kann nicht importiert werden:
+%2</translation>
+    </message>
+    <message>
+        <source>%1 imported, but the code templates cannot generate it:
+%2
+
+Open it anyway (for a language model proposer)?</source>
+        <translation>%1 ist importiert, aber die Code-Vorlagen können sie nicht erzeugen:
+%2
+
+Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::ReviewEvidence</name>
@@ -1220,11 +1860,11 @@
     <name>kx::ui::ReviewPage</name>
     <message>
         <source>Accept…</source>
-        <translation>Annehmen…</translation>
+        <translation>Annehmen …</translation>
     </message>
     <message>
         <source>Reject…</source>
-        <translation>Ablehnen…</translation>
+        <translation>Ablehnen …</translation>
     </message>
     <message>
         <source>Accept the selected kernel (A)</source>
@@ -1279,6 +1919,24 @@
     <message>
         <source>Description</source>
         <translation>Beschreibung</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::RunCostLabel</name>
+    <message>
+        <source>Run %1: its model costs cannot be read: %2</source>
+        <translation>Lauf %1: Seine Modellkosten können nicht gelesen werden: %2</translation>
+    </message>
+    <message>
+        <source>Run %1: no candidates from models or commands.</source>
+        <translation>Lauf %1: keine Kandidaten von Modellen oder Befehlen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Run %1: %n candidate(s) from models or commands</source>
+        <translation>
+            <numerusform>Lauf %1: %n Kandidat von Modellen oder Befehlen</numerusform>
+            <numerusform>Lauf %1: %n Kandidaten von Modellen oder Befehlen</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1477,6 +2135,42 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>best %1 (%2)</source>
         <translation>bester %1 (%2)</translation>
     </message>
+    <message>
+        <source>Pro&amp;poser Settings…</source>
+        <translation>&amp;Vorschlagseinstellungen …</translation>
+    </message>
+    <message>
+        <source>Choose who proposes candidates: templates, a language model, a command or a mix (%1)</source>
+        <translation>Wählen, wer Kandidaten vorschlägt: Vorlagen, ein Sprachmodell, ein Befehl oder eine Mischung (%1)</translation>
+    </message>
+    <message>
+        <source>Stopped before the search began.</source>
+        <translation>Angehalten, bevor die Suche begann.</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>Einstellungen …</translation>
+    </message>
+    <message>
+        <source>Proposer: %1</source>
+        <translation>Vorschlagsgeber: %1</translation>
+    </message>
+    <message>
+        <source>Endpoint: %1</source>
+        <translation>Endpunkt: %1</translation>
+    </message>
+    <message>
+        <source>Command: %1</source>
+        <translation>Befehl: %1</translation>
+    </message>
+    <message>
+        <source>Reading the API key from the system keychain…</source>
+        <translation>Der API-Schlüssel wird aus dem System-Schlüsselbund gelesen …</translation>
+    </message>
+    <message>
+        <source>model: %1</source>
+        <translation>Modell: %1</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::SearchBridge</name>
@@ -1495,6 +2189,29 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     <message>
         <source>Stopped before the search began.</source>
         <translation>Angehalten, bevor die Suche begann.</translation>
+    </message>
+    <message>
+        <source>The proposer cannot be used: %1</source>
+        <translation>Der Vorschlagsgeber kann nicht verwendet werden: %1</translation>
+    </message>
+    <message>
+        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built).</source>
+        <translation>Dieser Build enthält kein NVRTC (das CUDA-Toolkit fehlte beim Erstellen).</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::SecretStore</name>
+    <message>
+        <source>No API key is saved in the system keychain: save one in the proposer settings, or use an environment variable.</source>
+        <translation>Im System-Schlüsselbund ist kein API-Schlüssel gespeichert: Speichern Sie einen in den Vorschlagseinstellungen oder verwenden Sie eine Umgebungsvariable.</translation>
+    </message>
+    <message>
+        <source>The system keychain is unavailable%1. An API key entered in the proposer settings is kept for this session only; an environment variable works too.</source>
+        <translation>Der System-Schlüsselbund ist nicht verfügbar%1. Ein in den Vorschlagseinstellungen eingegebener API-Schlüssel gilt nur für diese Sitzung; eine Umgebungsvariable funktioniert auch.</translation>
+    </message>
+    <message>
+        <source>The system keychain failed%1: use an environment variable for the API key.</source>
+        <translation>Der System-Schlüsselbund ist fehlgeschlagen%1: Verwenden Sie eine Umgebungsvariable für den API-Schlüssel.</translation>
     </message>
 </context>
 <context>

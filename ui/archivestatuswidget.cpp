@@ -37,8 +37,8 @@ ArchiveStatusWidget::ArchiveStatusWidget(QWidget *parent)
 void ArchiveStatusWidget::setArchive(const QString &path, bool readOnly)
 {
     m_path = path;
-    m_pathLabel->setText(path.isEmpty() ? tr("No archive open") : QDir::toNativeSeparators(path));
-    m_pathLabel->setToolTip(m_pathLabel->text());
+    m_pathLabel->setText(path.isEmpty() ? tr("No archive open") : Format::path(path));
+    m_pathLabel->setToolTip(QDir::toNativeSeparators(path));
     m_readOnlyLabel->setVisible(!path.isEmpty() && readOnly);
     m_countsLabel->clear();
     refresh();

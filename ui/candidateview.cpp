@@ -5,6 +5,7 @@
 #include "ui/format.h"
 #include "ui/kernelsourceview.h"
 #include "ui/provenanceview.h"
+#include "ui/uiresources.h"
 
 #include <Qsci/qscilexerjson.h>
 #include <Qsci/qscilexerpython.h>
@@ -44,7 +45,7 @@ CandidateView::CandidateView(QWidget *parent)
     , m_sass(new CodeView(nullptr, this))
     , m_provenance(new ProvenanceView(this))
     , m_assembly(new AssemblyLoader(this))
-    , m_newCandidateAction(new QAction(tr("&New Candidate From This One…"), this))
+    , m_newCandidateAction(new QAction(icon(QStringLiteral("candidate-new")), tr("&New Candidate From This One…"), this))
 {
     m_summary->setObjectName(QStringLiteral("candidateSummary"));
     m_summary->setWordWrap(true);
@@ -84,6 +85,7 @@ CandidateView::CandidateView(QWidget *parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, &CandidateView::requestAssembly);
     connect(m_assembly, &AssemblyLoader::loaded, this, &CandidateView::showAssembly);
 
+    m_newCandidateAction->setObjectName(QStringLiteral("newCandidateAction"));
     m_newCandidateAction->setObjectName(QStringLiteral("newCandidateAction"));
     m_newCandidateAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     m_newCandidateAction->setToolTip(tr("Edit a copy of this kernel and evaluate it as a new candidate"));

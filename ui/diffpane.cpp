@@ -2,6 +2,7 @@
 
 #include "ui/codeview.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QSplitter>
 
@@ -48,21 +49,44 @@ DiffPane::DiffPane(QsciLexer *leftLexer, QsciLexer *rightLexer, QWidget *parent)
         // Original line numbers go into a text margin: filler rows have none.
         view->setMarginLineNumbers(0, false);
         view->setMarginType(0, QsciScintilla::TextMarginRightJustified);
-        const QColor base = view->palette().color(QPalette::Base);
-        view->markerDefine(QsciScintilla::Background, RemovedMarker);
-        view->setMarkerBackgroundColor(tint(base, QColor(220, 50, 47), 0.22), RemovedMarker);
-        view->markerDefine(QsciScintilla::Background, AddedMarker);
-        view->setMarkerBackgroundColor(tint(base, QColor(40, 170, 60), 0.22), AddedMarker);
-        view->markerDefine(QsciScintilla::Background, ChangedMarker);
-        view->setMarkerBackgroundColor(tint(base, QColor(230, 170, 20), 0.20), ChangedMarker);
-        view->markerDefine(QsciScintilla::Background, FillerMarker);
-        view->setMarkerBackgroundColor(tint(base, view->palette().color(QPalette::Mid), 0.35), FillerMarker);
+        for (int marker : {RemovedMarker, AddedMarker, ChangedMarker, FillerMarker})
+            view->markerDefine(QsciScintilla::Background, marker);
         view->indicatorDefine(QsciScintilla::FullBoxIndicator, kChangeIndicator);
         view->setIndicatorForegroundColor(QColor(230, 120, 0, 110), kChangeIndicator);
         view->setIndicatorDrawUnder(true, kChangeIndicator);
     }
+    applyPalette();
     syncScrollBars(m_left, m_right);
     syncScrollBars(m_right, m_left);
+}
+
+QColor DiffPane::lineColor(LineKind kind) const
+{
+    const QColor base = palette().color(QPalette::Base);
+    switch (kind) {
+    case LineKind::Removed: return tint(base, QColor(220, 50, 47), 0.22);
+    case LineKind::Added: return tint(base, QColor(40, 170, 60), 0.22);
+    case LineKind::Changed: return tint(base, QColor(230, 170, 20), 0.20);
+    case LineKind::Filler: break;
+    }
+    return tint(base, palette().color(QPalette::Mid), 0.35);
+}
+
+void DiffPane::applyPalette()
+{
+    for (CodeView *view : {m_left, m_right}) {
+        view->setMarkerBackgroundColor(lineColor(LineKind::Removed), RemovedMarker);
+        view->setMarkerBackgroundColor(lineColor(LineKind::Added), AddedMarker);
+        view->setMarkerBackgroundColor(lineColor(LineKind::Changed), ChangedMarker);
+        view->setMarkerBackgroundColor(lineColor(LineKind::Filler), FillerMarker);
+    }
+}
+
+void DiffPane::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        applyPalette();
 }
 
 void DiffPane::syncScrollBars(CodeView *from, CodeView *to)

@@ -37,13 +37,21 @@ public:
     CodeView *leftView() const { return m_left; }
     CodeView *rightView() const { return m_right; }
 
+    enum class LineKind { Removed, Added, Changed, Filler };
+    /// The background of such lines: a tint of the palette's base colour, so that it reads light or dark.
+    QColor lineColor(LineKind kind) const;
+
     /// Indicator number of the changed-character boxes (for tests that read them back).
     static constexpr int kChangeIndicator = 8;
 
 signals:
     void currentHunkChanged(int index);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void applyPalette();
     void fill(CodeView *view, bool leftSide);
     void syncScrollBars(CodeView *from, CodeView *to);
 

@@ -4,6 +4,7 @@
 #include "ui/cudalexer.h"
 #include "ui/diffpane.h"
 #include "ui/format.h"
+#include "ui/uiresources.h"
 
 #include <Qsci/qscilexerjson.h>
 
@@ -14,7 +15,6 @@
 #include <QLabel>
 #include <QTabWidget>
 #include <QToolButton>
-#include <QStyle>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -82,8 +82,10 @@ DiffView::DiffView(QWidget *parent)
     m_nextAction->setToolTip(tr("Next change (%1)").arg(m_nextAction->shortcut().toString(QKeySequence::NativeText)));
     m_previousAction->setToolTip(
         tr("Previous change (%1)").arg(m_previousAction->shortcut().toString(QKeySequence::NativeText)));
-    m_nextAction->setIcon(style()->standardIcon(QStyle::SP_ArrowDown));
-    m_previousAction->setIcon(style()->standardIcon(QStyle::SP_ArrowUp));
+    m_nextAction->setIcon(icon(QStringLiteral("change-next")));
+    m_previousAction->setIcon(icon(QStringLiteral("change-previous")));
+    m_nextAction->setObjectName(QStringLiteral("nextChangeAction"));
+    m_previousAction->setObjectName(QStringLiteral("previousChangeAction"));
     connect(m_nextAction, &QAction::triggered, this, [this] { currentPane()->nextChange(); });
     connect(m_previousAction, &QAction::triggered, this, [this] { currentPane()->previousChange(); });
 

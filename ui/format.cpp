@@ -1,6 +1,7 @@
 #include "ui/format.h"
 
 #include <QDateTime>
+#include <QDir>
 #include <QLocale>
 
 #include <algorithm>
@@ -116,6 +117,17 @@ QColor Format::statusColor(EvalStatus status)
 QColor Format::warningColor()
 {
     return QColor(0xe8, 0x59, 0x0c);
+}
+
+QString Format::path(const QString &path)
+{
+#ifdef Q_OS_UNIX
+    const QString home = QDir::homePath();
+    if (!path.isEmpty() && home != QDir::rootPath()
+        && (path == home || path.startsWith(home + QLatin1Char('/'))))
+        return QLatin1Char('~') + path.mid(home.size());
+#endif
+    return QDir::toNativeSeparators(path);
 }
 
 } // namespace kx::ui

@@ -28,6 +28,8 @@ public:
     static QString bytes(std::int64_t bytes);
     static QString timestamp(std::int64_t msSinceEpoch);     ///< Local time, "yyyy-MM-dd HH:mm:ss"
     static QString number(double value, int significantDigits = 4);
+    /// A file path for people: native separators, and the home folder as "~" (status bar, recent files).
+    static QString path(const QString &path);
     /// Model usage: "1,200 prompt + 340 completion tokens · est. cost 0.0052" (no cost part when it is 0;
     /// two significant digits below 1, cents above).
     static QString modelUsage(std::int64_t promptTokens, std::int64_t completionTokens, double cost);

@@ -2,6 +2,7 @@
 
 #include "ui/lineageview.h"
 
+#include <QEvent>
 #include <QGraphicsScene>
 #include <QMouseEvent>
 #include <QPainter>
@@ -60,6 +61,13 @@ void LineageOverview::paintEvent(QPaintEvent *)
     }
     painter.setPen(palette().color(QPalette::Mid));
     painter.drawRect(rect().adjusted(0, 0, -1, -1));
+}
+
+void LineageOverview::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        refresh(); // The cached picture has the old palette's colours.
 }
 
 void LineageOverview::resizeEvent(QResizeEvent *)

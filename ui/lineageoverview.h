@@ -19,8 +19,11 @@ public:
     /// Renders the scene again (after a new layout or colouring).
     void refresh();
     QSize sizeHint() const override { return {200, 160}; }
+    /// The cached picture of the scene (null before there is one).
+    const QPixmap &picture() const { return m_pixmap; }
 
 protected:
+    void changeEvent(QEvent *event) override;
     void paintEvent(QPaintEvent *event) override;
     void resizeEvent(QResizeEvent *event) override;
     void mousePressEvent(QMouseEvent *event) override;

@@ -7,6 +7,7 @@
 #include "ui/lineageoverview.h"
 #include "ui/lineagescene.h"
 #include "ui/lineageview.h"
+#include "ui/uiresources.h"
 
 #include <QAction>
 #include <QComboBox>
@@ -63,7 +64,7 @@ QToolButton *toolButton(QAction *action, QWidget *parent)
 {
     auto *button = new QToolButton(parent);
     button->setDefaultAction(action);
-    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    button->setToolButtonStyle(action->icon().isNull() ? Qt::ToolButtonTextOnly : Qt::ToolButtonIconOnly);
     button->setAutoRaise(true);
     return button;
 }
@@ -111,6 +112,9 @@ LineagePage::LineagePage(QWidget *parent)
     , m_status(new QLabel(this))
     , m_pathAction(new QAction(tr("Path to &Best"), this))
     , m_collapseAction(new QAction(tr("&Collapse Failed"), this))
+    , m_zoomInAction(new QAction(icon(QStringLiteral("zoom-in")), tr("Zoom &In"), this))
+    , m_zoomOutAction(new QAction(icon(QStringLiteral("zoom-out")), tr("Zoom &Out"), this))
+    , m_fitAction(new QAction(icon(QStringLiteral("zoom-fit")), tr("&Fit Lineage"), this))
     , m_layoutTimer(new QTimer(this))
     , m_lookTimer(new QTimer(this))
 {
@@ -154,17 +158,27 @@ LineagePage::LineagePage(QWidget *parent)
     m_collapseAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_collapseAction->setToolTip(tr("Hide branches in which nothing is correct (Ctrl+K)"));
     connect(m_collapseAction, &QAction::toggled, this, &LineagePage::setCollapseFailed);
-    auto *fitAction = new QAction(tr("&Fit"), this);
-    fitAction->setToolTip(tr("Fit the lineage into the view (F)"));
-    connect(fitAction, &QAction::triggered, m_view, &LineageView::fit);
-    auto *zoomIn = new QAction(QStringLiteral("+"), this);
-    zoomIn->setToolTip(tr("Zoom in (+ or the mouse wheel)"));
-    connect(zoomIn, &QAction::triggered, this, [this] { m_view->zoomBy(1.25); });
-    auto *zoomOut = new QAction(QStringLiteral("−"), this);
-    zoomOut->setToolTip(tr("Zoom out (-)"));
-    connect(zoomOut, &QAction::triggered, this, [this] { m_view->zoomBy(1 / 1.25); });
+    m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
+    m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
+    m_zoomInAction->setToolTip(tr("Zoom in (%1, + or the mouse wheel)")
+                                  .arg(m_zoomInAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_zoomInAction, &QAction::triggered, this, [this] { m_view->zoomBy(1.25); });
+    m_zoomOutAction->setObjectName(QStringLiteral("zoomOutAction"));
+    m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
+    m_zoomOutAction->setToolTip(tr("Zoom out (%1 or -)")
+                                  .arg(m_zoomOutAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_zoomOutAction, &QAction::triggered, this, [this] { m_view->zoomBy(1 / 1.25); });
+    m_fitAction->setObjectName(QStringLiteral("fitAction"));
+    m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    m_fitAction->setToolTip(tr("Fit the lineage into the view (%1 or F)")
+                                  .arg(m_fitAction->shortcut().toString(QKeySequence::NativeText)));
+    connect(m_fitAction, &QAction::triggered, m_view, &LineageView::fit);
+    // Zooming acts on this page: in the View menu too, the shortcuts work only while it has the focus.
+    for (QAction *action : zoomActions())
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(m_pathAction);
     addAction(m_collapseAction);
+    addActions(zoomActions());
 
     m_status->setObjectName(QStringLiteral("lineageStatus"));
 
@@ -182,9 +196,9 @@ LineagePage::LineagePage(QWidget *parent)
     bar->addWidget(m_search, 1);
     bar->addWidget(toolButton(m_pathAction, this));
     bar->addWidget(toolButton(m_collapseAction, this));
-    bar->addWidget(toolButton(zoomOut, this));
-    bar->addWidget(toolButton(zoomIn, this));
-    bar->addWidget(toolButton(fitAction, this));
+    bar->addWidget(toolButton(m_zoomOutAction, this));
+    bar->addWidget(toolButton(m_zoomInAction, this));
+    bar->addWidget(toolButton(m_fitAction, this));
 
     m_overview->setObjectName(QStringLiteral("lineageOverview"));
     m_overview->setFixedSize(220, 200);

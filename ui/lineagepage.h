@@ -65,6 +65,8 @@ public:
     void setCollapseFailed(bool collapse);
     void navigate(int direction);   ///< A LineageView::Direction.
     void focusSearch();
+    /// Zoom in, zoom out and fit, for the View menu (their shortcuts act while the page has the focus).
+    QList<QAction *> zoomActions() const { return {m_zoomInAction, m_zoomOutAction, m_fitAction}; }
 
     /// Lays out now (off the GUI thread); returns the request's generation.
     quint64 requestLayout();
@@ -127,6 +129,9 @@ private:
     QLabel *m_status;
     QAction *m_pathAction;
     QAction *m_collapseAction;
+    QAction *m_zoomInAction;
+    QAction *m_zoomOutAction;
+    QAction *m_fitAction;
     QTimer *m_layoutTimer;
     QTimer *m_lookTimer;
 };

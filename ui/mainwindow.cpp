@@ -4,6 +4,7 @@
 #include "ui/candidateloader.h"
 #include "ui/candidateview.h"
 #include "ui/evaluationspanel.h"
+#include "ui/format.h"
 #include "ui/kernelspage.h"
 #include "ui/diffview.h"
 #include "ui/kernelexport.h"
@@ -95,8 +96,8 @@ MainWindow::MainWindow(QWidget *parent)
     m_pages->setDocumentMode(true);
     m_pages->setTabBarAutoHide(true);
     setCentralWidget(m_pages);
-    addPage(m_kernelsPage, tr("Kernels"));
-    addPage(m_lineagePage, tr("Lineage"));
+    addPage(m_kernelsPage, tr("Kernels"), QStringLiteral("page-kernels"));
+    addPage(m_lineagePage, tr("Lineage"), QStringLiteral("page-lineage"));
 
     createActions();
     createMenus();
@@ -141,12 +142,14 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::createActions()
 {
-    m_newAction = new QAction(themedIcon(QStringLiteral("document-new")), tr("&New Archive…"), this);
+    m_newAction = new QAction(icon(QStringLiteral("document-new")), tr("&New Archive…"), this);
+    m_newAction->setObjectName(QStringLiteral("newArchiveAction"));
     m_newAction->setShortcut(QKeySequence::New);
     m_newAction->setToolTip(tr("Create an empty archive"));
     connect(m_newAction, &QAction::triggered, this, &MainWindow::chooseAndCreate);
 
-    m_openAction = new QAction(themedIcon(QStringLiteral("document-open")), tr("&Open Archive…"), this);
+    m_openAction = new QAction(icon(QStringLiteral("document-open")), tr("&Open Archive…"), this);
+    m_openAction->setObjectName(QStringLiteral("openArchiveAction"));
     m_openAction->setShortcut(QKeySequence::Open);
     m_openAction->setToolTip(tr("Open an archive"));
     connect(m_openAction, &QAction::triggered, this, [this] { chooseAndOpen(ArchiveSession::Access::Automatic); });
@@ -156,8 +159,10 @@ void MainWindow::createActions()
     connect(m_openReadOnlyAction, &QAction::triggered, this,
             [this] { chooseAndOpen(ArchiveSession::Access::ReadOnly); });
 
-    m_reloadAction = new QAction(themedIcon(QStringLiteral("view-refresh")), tr("&Reload"), this);
-    m_reloadAction->setShortcut(QKeySequence::Refresh);
+    m_reloadAction = new QAction(icon(QStringLiteral("view-refresh")), tr("&Reload"), this);
+    m_reloadAction->setObjectName(QStringLiteral("reloadAction"));
+    // F5 only: Refresh also means Ctrl+R on some desktops, and Ctrl+R starts a search.
+    m_reloadAction->setShortcut(QKeySequence(Qt::Key_F5));
     m_reloadAction->setToolTip(tr("Read the archive again"));
     connect(m_reloadAction, &QAction::triggered, this, &MainWindow::reload);
 
@@ -170,7 +175,8 @@ void MainWindow::createActions()
     m_quitAction->setMenuRole(QAction::QuitRole);
     connect(m_quitAction, &QAction::triggered, this, &QWidget::close);
 
-    m_openOpAction = new QAction(tr("Open O&p…"), this);
+    m_openOpAction = new QAction(icon(QStringLiteral("op-open")), tr("Open O&p…"), this);
+    m_openOpAction->setObjectName(QStringLiteral("openOpAction"));
     m_openOpAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     m_openOpAction->setToolTip(tr("Choose an op to search on"));
     connect(m_openOpAction, &QAction::triggered, this, &MainWindow::openOp);
@@ -183,7 +189,8 @@ void MainWindow::createActions()
         m_runDock->raise();
     });
 
-    m_filterAction = new QAction(tr("&Filter Kernels"), this);
+    m_filterAction = new QAction(icon(QStringLiteral("edit-find")), tr("&Filter Kernels"), this);
+    m_filterAction->setObjectName(QStringLiteral("filterAction"));
     m_filterAction->setShortcut(QKeySequence::Find);
     connect(m_filterAction, &QAction::triggered, this, [this] {
         m_pages->setCurrentWidget(m_kernelsPage);
@@ -212,11 +219,20 @@ void MainWindow::createMenus()
     m_toolBar->addAction(m_newAction);
     m_toolBar->addAction(m_openAction);
     m_toolBar->addAction(m_reloadAction);
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_openOpAction);
+    m_toolBar->addAction(m_pytorchImport->action());
+    m_toolBar->addSeparator();
+    for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
+                            m_runPanel->stopAction()})
+        m_toolBar->addAction(action);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     m_viewMenu->addAction(m_toolBar->toggleViewAction());
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_filterAction);
+    m_viewMenu->addSeparator();
+    m_viewMenu->addActions(m_lineagePage->zoomActions());
 
     m_searchMenu = menuBar()->addMenu(tr("&Search"));
     for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
@@ -279,9 +295,9 @@ void MainWindow::createReviewParts()
     m_plotsPage = new PlotsPage(this);
     m_reviewPage = new ReviewPage(this);
     m_verdicts = new VerdictController(m_session, this);
-    addPage(m_diffView, tr("Diff"));
-    addPage(m_plotsPage, tr("Plots"));
-    addPage(m_reviewPage, tr("Review"));
+    addPage(m_diffView, tr("Diff"), QStringLiteral("view-diff"));
+    addPage(m_plotsPage, tr("Plots"), QStringLiteral("page-plots"));
+    addPage(m_reviewPage, tr("Review"), QStringLiteral("page-review"));
 
     connect(this, &MainWindow::candidateShown, this, [this](const QString &id) {
         m_shownCandidateId = id;
@@ -307,8 +323,12 @@ void MainWindow::createReviewParts()
 
     QMenu *edit = new QMenu(tr("&Edit"), this);
     QAction *undo = m_verdicts->undoStack()->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setIcon(icon(QStringLiteral("edit-undo")));
     undo->setShortcut(QKeySequence::Undo);
     QAction *redo = m_verdicts->undoStack()->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setIcon(icon(QStringLiteral("edit-redo")));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -319,10 +339,12 @@ void MainWindow::createReviewParts()
                                         [this] { m_verdicts->review(reviewCandidateId(), true); });
     accept->setShortcut(QKeySequence(Qt::Key_A));
     accept->setObjectName(QStringLiteral("acceptAction"));
+    accept->setIcon(icon(QStringLiteral("kernel-accept")));
     QAction *reject = review->addAction(tr("&Reject Kernel…"), this,
                                         [this] { m_verdicts->review(reviewCandidateId(), false); });
     reject->setShortcut(QKeySequence(Qt::Key_R));
     reject->setObjectName(QStringLiteral("rejectAction"));
+    reject->setIcon(icon(QStringLiteral("kernel-reject")));
     review->addAction(m_candidateView->newCandidateAction());
     review->addSeparator();
     review->addAction(m_diffView->previousChangeAction());
@@ -336,7 +358,10 @@ void MainWindow::createReviewParts()
         if (!folder.isEmpty())
             exportKernel(id, folder);
     });
+    exportAction->setObjectName(QStringLiteral("exportKernelAction"));
+    exportAction->setIcon(icon(QStringLiteral("kernel-export")));
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    review->addMenu(m_plotsPage->exportMenu());
     menuBar()->insertMenu(m_viewMenu->menuAction(), review);
 }
 
@@ -368,8 +393,9 @@ void MainWindow::createPageShortcuts()
     m_viewMenu->addSeparator();
     for (int i = 0; i < std::min(m_pages->count(), 9); ++i) {
         QWidget *page = m_pages->widget(i);
-        QAction *action = m_viewMenu->addAction(tr("Show %1").arg(m_pages->tabText(i)), this,
+        QAction *action = m_viewMenu->addAction(m_pages->tabIcon(i), tr("Show %1").arg(m_pages->tabText(i)), this,
                                                 [this, page] { m_pages->setCurrentWidget(page); });
+        action->setObjectName(QStringLiteral("showPage%1Action").arg(i + 1));
         action->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
     }
 }
@@ -435,9 +461,9 @@ void MainWindow::openOp()
     }
 }
 
-void MainWindow::addPage(QWidget *page, const QString &title)
+void MainWindow::addPage(QWidget *page, const QString &title, const QString &iconName)
 {
-    m_pages->addTab(page, title);
+    m_pages->addTab(page, iconName.isEmpty() ? QIcon() : icon(iconName), title);
 }
 
 void MainWindow::addDock(QDockWidget *dock, Qt::DockWidgetArea area)
@@ -533,8 +559,8 @@ void MainWindow::onArchiveChanged()
     if (open) {
         m_recent->add(path);
         QSettings().setValue(QLatin1String(kLastArchiveKey), path);
-        statusBar()->showMessage(m_session->isReadOnly() ? tr("Opened %1 read-only.").arg(QDir::toNativeSeparators(path))
-                                                         : tr("Opened %1.").arg(QDir::toNativeSeparators(path)),
+        statusBar()->showMessage(m_session->isReadOnly() ? tr("Opened %1 read-only.").arg(Format::path(path))
+                                                         : tr("Opened %1.").arg(Format::path(path)),
                                  5000);
     }
 }
@@ -554,7 +580,7 @@ void MainWindow::updateRecentMenu()
     for (int i = 0; i < paths.size(); ++i) {
         const QString &path = paths.at(i);
         const QString label = QStringLiteral("&%1  %2").arg(i + 1 < 10 ? QString::number(i + 1) : QString(),
-                                                           QDir::toNativeSeparators(path));
+                                                           Format::path(path));
         QAction *action = m_recentMenu->addAction(label, this, [this, path] { openArchive(path); });
         action->setToolTip(path);
     }

@@ -57,8 +57,8 @@ public:
     /// Replaces the error message box (tests, self-test); an empty handler restores it.
     void setErrorHandler(ErrorReporter::Handler handler);
 
-    /// Adds a page as a central tab; pages share the docks.
-    void addPage(QWidget *page, const QString &title);
+    /// Adds a page as a central tab (with the bundled icon iconName, if any); pages share the docks.
+    void addPage(QWidget *page, const QString &title, const QString &iconName = {});
     /// Adds a dock and its toggle to the View menu.
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 

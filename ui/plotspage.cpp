@@ -2,10 +2,12 @@
 
 #include "ui/archivereader.h"
 #include "ui/format.h"
+#include "ui/uiresources.h"
 
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -61,26 +63,34 @@ BoxStats boxStats(std::vector<double> samples)
     return stats;
 }
 
-void styleAxes(QCustomPlot *plot, const QString &title, const QString &xLabel, const QString &yLabel)
+/// Adds the heading and the axis labels (once; their colours come from applyPalette).
+void addTitles(QCustomPlot *plot, const QString &title, const QString &xLabel, const QString &yLabel)
 {
-    const QPalette pal = plot->palette();
-    plot->setBackground(pal.color(QPalette::Base));
     plot->plotLayout()->insertRow(0);
     auto heading = new QCPTextElement(plot, title, QFont(plot->font().family(), plot->font().pointSize() + 1, QFont::Bold));
-    heading->setTextColor(pal.color(QPalette::Text));
     plot->plotLayout()->addElement(0, 0, heading);
-    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
-        axis->setBasePen(QPen(pal.color(QPalette::Text)));
-        axis->setTickPen(QPen(pal.color(QPalette::Text)));
-        axis->setSubTickPen(QPen(pal.color(QPalette::Text)));
-        axis->setTickLabelColor(pal.color(QPalette::Text));
-        axis->setLabelColor(pal.color(QPalette::Text));
-        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
-    }
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);
+}
+
+/// QCustomPlot paints with colours of its own: take them from the palette, again whenever it changes.
+void applyPalette(QCustomPlot *plot)
+{
+    const QPalette pal = plot->palette();
+    const QColor text = pal.color(QPalette::Text);
+    plot->setBackground(pal.color(QPalette::Base));
+    if (auto heading = qobject_cast<QCPTextElement *>(plot->plotLayout()->element(0, 0)))
+        heading->setTextColor(text);
+    for (QCPAxis *axis : {plot->xAxis, plot->yAxis}) {
+        axis->setBasePen(QPen(text));
+        axis->setTickPen(QPen(text));
+        axis->setSubTickPen(QPen(text));
+        axis->setTickLabelColor(text);
+        axis->setLabelColor(text);
+        axis->grid()->setPen(QPen(pal.color(QPalette::Mid), 0, Qt::DotLine));
+    }
     plot->legend->setBrush(pal.color(QPalette::Base));
-    plot->legend->setTextColor(pal.color(QPalette::Text));
+    plot->legend->setTextColor(text);
     plot->legend->setBorderPen(QPen(pal.color(QPalette::Mid)));
 }
 
@@ -114,6 +124,7 @@ PlotsPage::PlotsPage(QWidget *parent)
     , m_opCombo(new QComboBox(this))
     , m_runCombo(new QComboBox(this))
     , m_status(new QLabel(this))
+    , m_exportMenu(new QMenu(this))
 {
     m_opCombo->setObjectName(QStringLiteral("plotsOp"));
     m_runCombo->setObjectName(QStringLiteral("plotsRun"));
@@ -131,15 +142,19 @@ PlotsPage::PlotsPage(QWidget *parent)
                  run.isValid() ? std::optional<std::int64_t>(run.toLongLong()) : std::nullopt);
     });
 
-    auto exportButton = new QToolButton(this);
-    exportButton->setText(tr("Export"));
-    exportButton->setPopupMode(QToolButton::InstantPopup);
-    auto exportMenu = new QMenu(exportButton);
+    m_exportMenu->setTitle(tr("Export &Plot"));
+    m_exportMenu->setIcon(icon(QStringLiteral("plot-export")));
+    m_exportMenu->menuAction()->setObjectName(QStringLiteral("exportPlotAction"));
     const QString titles[PlotCount] = {tr("Speedup per GPU…"), tr("Best Speedup over the Search…"),
                                        tr("Runtime Distribution…"), tr("Roofline…")};
     for (int i = 0; i < PlotCount; ++i)
-        exportMenu->addAction(titles[i], this, [this, i] { chooseExport(Plot(i)); });
-    exportButton->setMenu(exportMenu);
+        m_exportMenu->addAction(titles[i], this, [this, i] { chooseExport(Plot(i)); });
+    auto exportButton = new QToolButton(this);
+    exportButton->setText(tr("Export"));
+    exportButton->setIcon(m_exportMenu->icon());
+    exportButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    exportButton->setMenu(m_exportMenu);
 
     auto bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 4);
@@ -171,17 +186,34 @@ PlotsPage::PlotsPage(QWidget *parent)
         m_plots[i] = plot;
         grid->addWidget(plot, i / 2, i % 2);
     }
-    styleAxes(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over PyTorch (×)"));
-    styleAxes(m_plots[ProgressPlot], tr("Best speedup over the search"), tr("Candidates evaluated"),
+    addTitles(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over PyTorch (×)"));
+    addTitles(m_plots[ProgressPlot], tr("Best speedup over the search"), tr("Candidates evaluated"),
               tr("Best speedup (×)"));
-    styleAxes(m_plots[DistributionPlot], tr("Runtime of the selected kernel"), QString(), tr("Time per run (ms)"));
-    styleAxes(m_plots[RooflinePlot], tr("Roofline"), tr("Arithmetic intensity (FLOP/byte)"), tr("GFLOP/s"));
+    addTitles(m_plots[DistributionPlot], tr("Runtime of the selected kernel"), QString(), tr("Time per run (ms)"));
+    addTitles(m_plots[RooflinePlot], tr("Roofline"), tr("Arithmetic intensity (FLOP/byte)"), tr("GFLOP/s"));
+    for (QCustomPlot *plot : m_plots)
+        applyPalette(plot);
 
     auto layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
     layout->addLayout(grid, 1);
     showData();
+}
+
+void PlotsPage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    // The plots may take the new palette after this page does: restyle once they all have it.
+    if (event->type() == QEvent::PaletteChange && !m_restylePending) {
+        m_restylePending = true;
+        QMetaObject::invokeMethod(this, [this] {
+            m_restylePending = false;
+            for (QCustomPlot *plot : m_plots)
+                applyPalette(plot);
+            showData(); // Notes and reference lines take palette colours when they are built.
+        }, Qt::QueuedConnection);
+    }
 }
 
 void PlotsPage::setArchivePath(const QString &path)

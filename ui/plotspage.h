@@ -9,6 +9,7 @@ class QComboBox;
 class QCPAbstractPlottable;
 class QCustomPlot;
 class QLabel;
+class QMenu;
 
 namespace kx::ui {
 
@@ -39,12 +40,18 @@ public:
     /// The hover text of a data point (what the tooltip shows), empty when there is none.
     QString toolTipFor(Plot which, QCPAbstractPlottable *plottable, int dataIndex) const;
 
+    /// Export Plot: one entry per plot (the page's Export button and the main window's File menu).
+    QMenu *exportMenu() const { return m_exportMenu; }
+
     /// Writes one plot as PDF (".pdf") or PNG (anything else); false with *error on failure.
     bool exportPlot(Plot which, const QString &path, QString *error = nullptr) const;
 
 signals:
     void loaded();
     void loadFailed(const QString &message);
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
     void showData();
@@ -63,9 +70,11 @@ private:
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_updatingChoices = false;
+    bool m_restylePending = false;
     QComboBox *m_opCombo;
     QComboBox *m_runCombo;
     QLabel *m_status;
+    QMenu *m_exportMenu;
     QCustomPlot *m_plots[PlotCount];
     QHash<QCPAbstractPlottable *, QStringList> m_tips;
 };

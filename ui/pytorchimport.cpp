@@ -1,5 +1,7 @@
 #include "ui/pytorchimport.h"
 
+#include "ui/uiresources.h"
+
 #include "core/kernelbench/problemimporter.h"
 
 #include <QAction>
@@ -14,9 +16,10 @@ namespace kx::ui {
 PyTorchImport::PyTorchImport(QWidget *window)
     : QObject(window)
     , m_window(window)
-    , m_action(new QAction(tr("Open P&yTorch Op…"), this))
+    , m_action(new QAction(icon(QStringLiteral("pytorch-open")), tr("Open P&yTorch Op…"), this))
 {
     // Ctrl+Shift+O already opens an op from the catalog; this one imports a problem file.
+    m_action->setObjectName(QStringLiteral("openPyTorchAction"));
     m_action->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_O));
     m_action->setToolTip(tr("Import a KernelBench-format PyTorch file (class Model, get_inputs, get_init_inputs)"));
     connect(m_action, &QAction::triggered, this, &PyTorchImport::chooseFile);

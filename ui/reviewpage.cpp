@@ -4,6 +4,7 @@
 #include "ui/format.h"
 #include "ui/reviewevidence.h"
 #include "ui/reviewqueuemodel.h"
+#include "ui/uiresources.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -33,8 +34,8 @@ ReviewPage::ReviewPage(QWidget *parent)
     , m_view(new QTableView(this))
     , m_count(new QLabel(this))
     , m_evidence(new QTextBrowser(this))
-    , m_accept(new QPushButton(tr("Accept…"), this))
-    , m_reject(new QPushButton(tr("Reject…"), this))
+    , m_accept(new QPushButton(icon(QStringLiteral("kernel-accept")), tr("Accept…"), this))
+    , m_reject(new QPushButton(icon(QStringLiteral("kernel-reject")), tr("Reject…"), this))
 {
     m_view->setObjectName(QStringLiteral("reviewQueue"));
     m_view->setModel(m_model);

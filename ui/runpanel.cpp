@@ -7,6 +7,7 @@
 #include "ui/sessionfallbacksecretstore.h"
 #include "ui/searchbridge.h"
 #include "ui/workerslist.h"
+#include "ui/uiresources.h"
 
 #include <QAction>
 #include <QFormLayout>
@@ -18,7 +19,6 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
-#include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -66,7 +66,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     : QWidget(parent)
     , m_bridge(bridge)
     // Keys go to the system keychain; where there is none they are kept for this session only.
-    , m_secrets(new SessionFallbackSecretStore(new KeychainSecretStore({}, this), this))
+    , m_secrets(new SessionFallbackSecretStore(new KeychainSecretStore(QString(), this), this))
     , m_proposer(ProposerConfig::load(QSettings()))
     , m_opLabel(new QLabel(this))
     , m_proposerLabel(new QLabel(this))
@@ -74,8 +74,8 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_candidates(spinBox(0, 10000000, tr("no limit"), this))
     , m_minutes(spinBox(0, 100000, tr("no limit"), this))
     , m_noImprovement(spinBox(0, 100000, tr("never"), this))
-    , m_seed(spinBox(0, INT_MAX, {}, this))
-    , m_children(spinBox(1, 1024, {}, this))
+    , m_seed(spinBox(0, INT_MAX, QString(), this))
+    , m_children(spinBox(1, 1024, QString(), this))
     , m_devices(new QLineEdit(this))
     , m_progress(new QProgressBar(this))
     , m_counts(new QLabel(this))
@@ -83,12 +83,12 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_runCost(new RunCostLabel(this))
     , m_message(new QLabel(this))
     , m_workers(new WorkersList(this))
-    , m_startAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Start Search"), this))
-    , m_pauseAction(new QAction(style()->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this))
-    , m_resumeAction(new QAction(style()->standardIcon(QStyle::SP_MediaPlay), tr("&Resume"), this))
-    , m_stopAction(new QAction(style()->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this))
-    , m_continueAction(new QAction(tr("&Continue Run"), this))
-    , m_proposerSettingsAction(new QAction(tr("Pro&poser Settings…"), this))
+    , m_startAction(new QAction(icon(QStringLiteral("search-start")), tr("&Start Search"), this))
+    , m_pauseAction(new QAction(icon(QStringLiteral("search-pause")), tr("&Pause"), this))
+    , m_resumeAction(new QAction(icon(QStringLiteral("search-resume")), tr("&Resume"), this))
+    , m_stopAction(new QAction(icon(QStringLiteral("search-stop")), tr("S&top"), this))
+    , m_continueAction(new QAction(icon(QStringLiteral("search-continue")), tr("&Continue Run"), this))
+    , m_proposerSettingsAction(new QAction(icon(QStringLiteral("proposer-settings")), tr("Pro&poser Settings…"), this))
 {
     setObjectName(QStringLiteral("runPanel"));
     m_opLabel->setObjectName(QStringLiteral("runOp"));
@@ -127,12 +127,21 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     m_stopAction->setToolTip(tr("Stop after the evaluations in flight; the run can be continued (Shift+F5)"));
     m_continueAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F5));
     m_continueAction->setToolTip(tr("Continue the run selected in the lineage with its own settings (Ctrl+F5)"));
+    m_startAction->setObjectName(QStringLiteral("startSearchAction"));
+    m_pauseAction->setObjectName(QStringLiteral("pauseSearchAction"));
+    m_resumeAction->setObjectName(QStringLiteral("resumeSearchAction"));
+    m_stopAction->setObjectName(QStringLiteral("stopSearchAction"));
+    m_continueAction->setObjectName(QStringLiteral("continueRunAction"));
+    // The application's settings are the proposer's: they take the usual Preferences shortcut.
+    m_proposerSettingsAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Comma));
+    m_proposerSettingsAction->setMenuRole(QAction::PreferencesRole);
     connect(m_startAction, &QAction::triggered, this, &RunPanel::startSearch);
     connect(m_pauseAction, &QAction::triggered, m_bridge, &SearchBridge::pause);
     connect(m_resumeAction, &QAction::triggered, m_bridge, &SearchBridge::resume);
     m_proposerSettingsAction->setObjectName(QStringLiteral("proposerSettingsAction"));
     m_proposerSettingsAction->setToolTip(tr("Choose who proposes candidates: templates, a language model, a command "
-                                            "or a mix"));
+                                            "or a mix (%1)")
+                                             .arg(m_proposerSettingsAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_stopAction, &QAction::triggered, this, [this] {
         if (m_readingKey) {
             ++m_keyRead; // The search starts when the key arrives: drop it instead.
@@ -176,6 +185,8 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     opRow->addWidget(m_opLabel, 1);
     auto *choose = new QToolButton(this);
     choose->setText(tr("Choose…"));
+    choose->setIcon(icon(QStringLiteral("op-open")));
+    choose->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     choose->setToolTip(tr("Open an op (Ctrl+Shift+O)"));
     connect(choose, &QToolButton::clicked, this, &RunPanel::chooseOpRequested);
     opRow->addWidget(choose);
@@ -185,6 +196,8 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     auto *proposerButton = new QToolButton(this);
     proposerButton->setObjectName(QStringLiteral("runProposerSettings"));
     proposerButton->setText(tr("Settings…"));
+    proposerButton->setIcon(m_proposerSettingsAction->icon());
+    proposerButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     proposerButton->setToolTip(m_proposerSettingsAction->toolTip());
     connect(proposerButton, &QToolButton::clicked, m_proposerSettingsAction, &QAction::trigger);
     connect(m_proposerSettingsAction, &QAction::changed, proposerButton,

@@ -1,5 +1,7 @@
 #include "ui/uiresources.h"
 
+#include <QFile>
+
 // Q_INIT_RESOURCE must be used outside any namespace.
 static void initKernelExplorerResources()
 {
@@ -17,10 +19,12 @@ void initResources()
     Q_UNUSED(done)
 }
 
-QIcon themedIcon(const QString &name)
+QIcon icon(const QString &name)
 {
     initResources();
-    return QIcon::fromTheme(name, QIcon(QStringLiteral(":/icons/%1.svg").arg(name)));
+    const QString path = QStringLiteral(":/icons/%1.svg").arg(name);
+    Q_ASSERT_X(QFile::exists(path), "kx::ui::icon", qPrintable(path));
+    return QIcon(path);
 }
 
 QIcon appIcon()

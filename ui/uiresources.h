@@ -8,8 +8,9 @@ namespace kx::ui {
 /// Registers the compiled-in icons (kxui is static, so its resources must be pulled in explicitly).
 void initResources();
 
-/// The theme's icon when the desktop has one, else the bundled SVG of the same name.
-QIcon themedIcon(const QString &name);
+/// The bundled SVG icons/NAME.svg. Always the bundled one, not the desktop theme's, so that all actions
+/// share one style; their mid-tone colours read on light and dark palettes alike.
+QIcon icon(const QString &name);
 
 /// The application icon.
 QIcon appIcon();

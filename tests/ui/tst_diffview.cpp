@@ -1,4 +1,5 @@
 // The diff engine (dtl line and character diffs), the side-by-side pane and the diff page.
+#include "screenshotsupport.h"
 #include "ui/diffengine.h"
 #include "ui/diffpane.h"
 #include "ui/diffview.h"
@@ -37,14 +38,6 @@ bool importSample(const QString &path)
     if (!in || !archive)
         return false;
     return bool(importArchive(**archive, nlohmann::json::parse(in)));
-}
-
-/// Saves a widget image when KX_SCREENSHOT_DIR is set (how docs/screenshots are made).
-void saveScreenshot(QWidget *widget, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KX_SCREENSHOT_DIR");
-    if (!dir.isEmpty())
-        QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name));
 }
 
 QString marginText(CodeView *view, int line)
@@ -299,7 +292,7 @@ void TestDiffView::comparesWithFirstParent()
     view.sourcePane()->setFocus();
     QTest::keyClick(view.sourcePane()->leftView(), Qt::Key_F8);
     QCOMPARE(view.sourcePane()->currentHunk(), 0);
-    saveScreenshot(&view, QStringLiteral("diff.png"));
+    test::saveScreenshot(&view, QStringLiteral("diff.png"));
 }
 
 void TestDiffView::comparesChosenCandidates()

@@ -1,6 +1,7 @@
 // How numbers, times and statuses are written, and that the German translation is compiled in.
 #include "ui/format.h"
 
+#include <QDir>
 #include <QLocale>
 #include <QTest>
 #include <QTranslator>
@@ -20,6 +21,7 @@ private slots:
     void modelUsage_data();
     void modelUsage();
     void statuses();
+    void paths();
     void germanTranslationIsBuiltIn();
 };
 
@@ -83,6 +85,21 @@ void TestFormat::statuses()
     // Every status has its own readable colour, distinct from "correct" when it is a failure.
     for (EvalStatus status : {EvalStatus::Incorrect, EvalStatus::CompileError, EvalStatus::Fault, EvalStatus::Timeout})
         QVERIFY(Format::statusColor(status) != Format::statusColor(EvalStatus::Correct));
+}
+
+void TestFormat::paths()
+{
+    const QString home = QDir::homePath();
+    QCOMPARE(Format::path(QString()), QString());
+#ifdef Q_OS_UNIX
+    if (home != QDir::rootPath()) {
+        QCOMPARE(Format::path(home + QStringLiteral("/kernels/relu.kxdb")), QStringLiteral("~/kernels/relu.kxdb"));
+        QCOMPARE(Format::path(home), QStringLiteral("~"));
+        // Only whole folder names: "/home/ann2" is not under "/home/ann".
+        QCOMPARE(Format::path(home + QStringLiteral("2/relu.kxdb")), home + QStringLiteral("2/relu.kxdb"));
+    }
+    QCOMPARE(Format::path(QStringLiteral("/srv/kernels/relu.kxdb")), QStringLiteral("/srv/kernels/relu.kxdb"));
+#endif
 }
 
 void TestFormat::germanTranslationIsBuiltIn()

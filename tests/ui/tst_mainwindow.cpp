@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include <QCryptographicHash>
+#include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
@@ -26,6 +27,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolBar>
 #include <QTreeWidget>
 
 using namespace kx;
@@ -88,6 +90,7 @@ private slots:
     void recentArchivesAndClose();
     void parentLinkSelectsParent();
     void savesWindowState();
+    void restoresWindowLayout();
 
 private:
     /// Opens the sample archive in the window and waits for its rows.
@@ -387,6 +390,36 @@ void TestMainWindow::savesWindowState()
     QVERIFY(!settings.value(QStringLiteral("MainWindow/geometry")).toByteArray().isEmpty());
     QVERIFY(!settings.value(QStringLiteral("MainWindow/state")).toByteArray().isEmpty());
     QVERIFY(!settings.value(QStringLiteral("MainWindow/kernelsPage")).toByteArray().isEmpty());
+}
+
+void TestMainWindow::restoresWindowLayout()
+{
+    // Rearranged by hand: evaluations moved to the left, the source dock and the toolbar hidden.
+    const QSize size(1500, 960); // Above the window's minimum size with all docks shown.
+    {
+        MainWindow window;
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.resize(size);
+        QTRY_COMPARE(window.size(), size);
+        auto *evaluations = window.findChild<QDockWidget *>(QStringLiteral("evaluationsDock"));
+        QVERIFY(evaluations);
+        window.addDockWidget(Qt::LeftDockWidgetArea, evaluations);
+        window.findChild<QDockWidget *>(QStringLiteral("sourceDock"))->hide();
+        window.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->hide();
+        window.close();
+    }
+    // The next start looks the same.
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.size(), size);
+    auto *evaluations = window.findChild<QDockWidget *>(QStringLiteral("evaluationsDock"));
+    QCOMPARE(window.dockWidgetArea(evaluations), Qt::LeftDockWidgetArea);
+    QVERIFY(evaluations->isVisible());
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("sourceDock"))->isHidden());
+    QVERIFY(window.findChild<QDockWidget *>(QStringLiteral("runDock"))->isVisible());
+    QVERIFY(window.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->isHidden());
 }
 
 QTEST_MAIN(TestMainWindow)

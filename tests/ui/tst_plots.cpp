@@ -1,4 +1,5 @@
 // The plots page: data prepared from an archive, the widgets built from it, tooltips and export.
+#include "screenshotsupport.h"
 #include "ui/plotsdata.h"
 #include "ui/plotspage.h"
 
@@ -41,13 +42,6 @@ std::unique_ptr<Archive> openArchive(const QString &path, ArchiveMode mode = Arc
 {
     auto archive = Archive::open(QFile::encodeName(path).toStdString(), mode);
     return archive ? std::move(*archive) : nullptr;
-}
-
-void saveScreenshot(QWidget *widget, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KX_SCREENSHOT_DIR");
-    if (!dir.isEmpty())
-        QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name));
 }
 
 void compareSeries(const std::vector<double> &actual, const std::vector<double> &expected)
@@ -239,7 +233,7 @@ void TestPlots::pageBuildsPlotsWithToolTips()
     QCPAbstractPlottable *under = bars->plottableAt(QPointF(x, y), false, &index);
     QCOMPARE(under, static_cast<QCPAbstractPlottable *>(h100));
     QCOMPARE(index, 3);
-    saveScreenshot(&page, QStringLiteral("plots.png"));
+    test::saveScreenshot(&page, QStringLiteral("plots.png"));
 }
 
 void TestPlots::exportsPngAndPdf()

@@ -1,5 +1,6 @@
 // Review: the queue ordered by suspicion with its evidence, verdicts recorded through the session,
 // undo/redo of verdicts and the badges in the kernels table.
+#include "screenshotsupport.h"
 #include "archivefixture.h"
 
 #include "ui/archivesession.h"
@@ -27,6 +28,8 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QMenu>
+#include <QMenuBar>
 #include <QTest>
 #include <QUndoStack>
 
@@ -38,13 +41,6 @@ using namespace kx::ui;
 namespace {
 
 const char kImpossible[] = "fdd3e059"; // 90x on H100 with "impossible" and "suspicious" flags.
-
-void saveScreenshot(QWidget *widget, const QString &name)
-{
-    const QString dir = qEnvironmentVariable("KX_SCREENSHOT_DIR");
-    if (!dir.isEmpty())
-        QVERIFY(widget->grab().save(dir + QLatin1Char('/') + name));
-}
 
 /// The sample archive plus two flagged kernels: one only "suspicious" (12x), one also "impossible" (50x).
 struct ReviewArchive
@@ -128,7 +124,9 @@ void TestReview::init()
 {
     // Every test starts from a fresh copy: verdicts change the archive.
     QSettings().clear();
-    m_path = m_dir.filePath(QStringLiteral("review-%1.kxdb").arg(QTest::currentTestFunction()));
+    // A home folder per test, with the archive where a user would keep it (the screenshot shows its path).
+    test::useAsHome(m_dir.filePath(QString::fromLatin1(QTest::currentTestFunction())));
+    m_path = test::homeArchivePath(QStringLiteral("relu-review"));
     m_ids = ReviewArchive::write(m_path);
 }
 
@@ -203,7 +201,7 @@ void TestReview::dialogOffersReasonCodes()
     QCOMPARE(verdict.candidateId, m_ids.suspicious);
     QCOMPARE(verdict.accepted, false);
     QCOMPARE(verdict.note, std::string("same as 1a2b"));
-    saveScreenshot(&dialog, QStringLiteral("verdict-dialog.png"));
+    test::saveScreenshot(&dialog, QStringLiteral("verdict-dialog.png"));
 }
 
 void TestReview::acceptIsPersistedAndUndone()
@@ -329,20 +327,36 @@ void TestReview::badgesFollowVerdictsAndUndo()
     QVERIFY(window.verdicts()->record(test::makeVerdict(m_ids.impossible, false, "suspicious-timing")));
     QTRY_COMPARE(badge(), Format::verdict(false));
     QTRY_COMPARE(window.reviewPage()->model()->rowCount(), 2);
-    saveScreenshot(&window, QStringLiteral("review.png"));
+    test::saveScreenshot(&window, QStringLiteral("review.png"));
 
-    // Edit > Undo takes the badge away and puts the kernel back in the queue.
+    // Edit > Undo takes the badge away and puts the kernel back in the queue; Edit > Redo brings it back.
+    QMenu *edit = nullptr;
+    for (QAction *action : window.menuBar()->actions())
+        if (action->text() == QLatin1String("&Edit"))
+            edit = action->menu();
+    QVERIFY(edit);
     QAction *undo = nullptr;
-    for (QAction *action : window.findChildren<QAction *>())
-        if (action->shortcut() == QKeySequence(QKeySequence::Undo))
+    QAction *redo = nullptr;
+    for (QAction *action : edit->actions()) {
+        if (action->objectName() == QLatin1String("undoAction"))
             undo = action;
-    QVERIFY(undo);
+        if (action->objectName() == QLatin1String("redoAction"))
+            redo = action;
+    }
+    QVERIFY(undo && redo);
+    QCOMPARE(undo->shortcut(), QKeySequence(QKeySequence::Undo));
+    QCOMPARE(redo->shortcut(), QKeySequence(QKeySequence::Redo));
     QVERIFY(undo->isEnabled());
+    QVERIFY(!redo->isEnabled());
+    QCOMPARE(undo->text(), QStringLiteral("&Undo Reject %1").arg(Format::shortId(m_ids.impossible)));
     undo->trigger();
     QTRY_COMPARE(badge(), Format::verdict(std::nullopt));
     QTRY_COMPARE(window.reviewPage()->model()->rowCount(), 3);
-    window.verdicts()->undoStack()->redo();
+    QVERIFY(!undo->isEnabled());
+    QVERIFY(redo->isEnabled());
+    redo->trigger();
     QTRY_COMPARE(badge(), Format::verdict(false));
+    QTRY_COMPARE(window.reviewPage()->model()->rowCount(), 2);
     QVERIFY(reported.isEmpty());
 
     // The A and R shortcuts are on the window's actions.

@@ -2,7 +2,8 @@
 // the GPU), watch the lineage grow while it runs, see it finish, compare a kernel with its parent, accept it
 // with a reason (badges follow, undo too), reopen the archive and find the run and the verdict again; then
 // make a new candidate from one by hand and evaluate it.
-// Set KX_LINEAGE_SCREENSHOT to a file name to save an image of the lineage page at the end.
+// With KX_SCREENSHOT_DIR set, it saves an image of the lineage page there (lineage.png) at the end.
+#include "screenshotsupport.h"
 #include "qtestprinters.h"
 
 #include "ui/diffpane.h"
@@ -129,7 +130,8 @@ void TestRunFlow::openStartWatchFinishReopen()
 {
     if (!NvrtcCompiler::available())
         QSKIP("this build has no NVRTC; searches need it");
-    const QString path = m_dir.filePath(QStringLiteral("flow.kxdb"));
+    test::useAsHome(m_dir.filePath(QStringLiteral("home")));
+    const QString path = test::homeArchivePath(QStringLiteral("gelu-search"));
     QStringList errors;
     MainWindow window;
     window.setErrorHandler([&errors](const QString &, const QString &message) { errors << message; });
@@ -252,8 +254,7 @@ void TestRunFlow::openStartWatchFinishReopen()
     m_archivePath = path;
     m_runId = runId;
 
-    const QString image = qEnvironmentVariable("KX_LINEAGE_SCREENSHOT");
-    if (!image.isEmpty()) {
+    if (qEnvironmentVariableIsSet("KX_SCREENSHOT_DIR")) {
         // Room for the lineage: the source view is not what this picture is about.
         window.findChild<QDockWidget *>(QStringLiteral("sourceDock"))->hide();
         lineage->setShowPathToBest(true);
@@ -261,7 +262,7 @@ void TestRunFlow::openStartWatchFinishReopen()
         QVERIFY(window.kernelsPage()->selectCandidate(lineage->graph().node(stored - 1).id));
         QTRY_COMPARE(lineage->currentCandidateId(), lineage->graph().node(stored - 1).id);
         QTest::qWait(500);
-        QVERIFY(window.grab().save(image));
+        test::saveScreenshot(&window, QStringLiteral("lineage.png"));
     }
 }
 
