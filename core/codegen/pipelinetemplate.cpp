@@ -237,13 +237,14 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
     if (stages.empty())
         return params;
     params["tapUnroll"] = 4;
-    // Four output channels per thread reuse each input load four times; fewer where a group has fewer.
+    // Eight output channels per thread share each input load and the index arithmetic of every tap; fewer where
+    // they do not divide a group's channels.
     int channels = 0;
     for (const auto &stage : stages) {
         if (stage.kind != PipelineStage::Kind::Conv)
             continue;
         if (channels == 0)
-            channels = 4;
+            channels = 8;
         for (const auto perGroup : windowstages::outputChannelsPerGroup(stage, op.shapeSets))
             while (channels > 1 && perGroup % channels != 0)
                 channels /= 2;
