@@ -24,8 +24,56 @@ const char *kindName(PipelineStage::Kind kind)
     case PipelineStage::Kind::Library: return "library";
     case PipelineStage::Kind::Elementwise: return "elementwise";
     case PipelineStage::Kind::Reduce: return "reduce";
+    case PipelineStage::Kind::Conv: return "conv";
+    case PipelineStage::Kind::Pool: return "pool";
     }
     return "?";
+}
+
+nlohmann::json windowJson(const Window &window, bool conv)
+{
+    nlohmann::json j{{"kernel", window.kernel}, {"stride", window.stride}, {"padding", window.padding},
+                     {"dilation", window.dilation}};
+    if (conv) {
+        j["groups"] = window.groups;
+        if (window.transposed) {
+            j["transposed"] = true;
+            j["outputPadding"] = window.outputPadding;
+        }
+    } else {
+        j["ceilMode"] = window.ceilMode;
+        j["countIncludePad"] = window.countIncludePad;
+    }
+    return j;
+}
+
+// Every list has one entry per spatial dimension; an Error names the first that does not.
+Expected<Window> windowFrom(const nlohmann::json &json, bool conv)
+{
+    Window window;
+    window.kernel = json.at("kernel").get<std::vector<std::int64_t>>();
+    window.stride = json.at("stride").get<std::vector<std::int64_t>>();
+    window.padding = json.at("padding").get<std::vector<std::int64_t>>();
+    window.dilation = json.at("dilation").get<std::vector<std::int64_t>>();
+    if (conv) {
+        window.groups = json.at("groups").get<std::int64_t>();
+        window.transposed = json.value("transposed", false);
+        window.outputPadding = json.value("outputPadding", std::vector<std::int64_t>(window.kernel.size(), 0));
+    } else {
+        window.ceilMode = json.value("ceilMode", false);
+        window.countIncludePad = json.value("countIncludePad", true);
+        window.outputPadding.assign(window.kernel.size(), 0);
+    }
+    const std::size_t rank = window.kernel.size();
+    if (rank < 1 || rank > 3)
+        return Error{"the window has " + std::to_string(rank) + " dimensions: 1 to 3 are supported"};
+    for (const auto &[name, list] : {std::pair{"stride", &window.stride}, std::pair{"padding", &window.padding},
+                                     std::pair{"dilation", &window.dilation},
+                                     std::pair{"outputPadding", &window.outputPadding}})
+        if (list->size() != rank)
+            return Error{std::string("the window's ") + name + " has " + std::to_string(list->size())
+                         + " entries for a kernel of " + std::to_string(rank) + " dimensions"};
+    return window;
 }
 
 } // namespace
@@ -68,6 +116,18 @@ nlohmann::json toJson(const PipelineStage &stage)
         j["extent"] = stage.extent;
         j["inner"] = stage.inner;
         break;
+    case PipelineStage::Kind::Conv:
+    case PipelineStage::Kind::Pool: {
+        const bool conv = stage.kind == PipelineStage::Kind::Conv;
+        if (!conv)
+            j["pooling"] = stage.reduction;
+        auto operands = nlohmann::json::array();
+        for (const auto &operand : stage.operands)
+            operands.push_back(tensorJson(operand));
+        j["operands"] = operands;
+        j["window"] = windowJson(stage.window, conv);
+        break;
+    }
     }
     j["outputs"] = outputs;
     return j;
@@ -118,6 +178,21 @@ Expected<std::vector<PipelineStage>> pipelineFromJson(const nlohmann::json &json
                 stage.outer = entry.at("outer").get<std::string>();
                 stage.extent = entry.at("extent").get<std::string>();
                 stage.inner = entry.at("inner").get<std::string>();
+            } else if (kind == "conv" || kind == "pool") {
+                const bool conv = kind == "conv";
+                stage.kind = conv ? PipelineStage::Kind::Conv : PipelineStage::Kind::Pool;
+                if (!conv)
+                    stage.reduction = entry.at("pooling").get<std::string>();
+                for (const auto &operand : entry.at("operands"))
+                    stage.operands.push_back(tensorFrom(operand));
+                const std::size_t fewest = conv ? 2 : 1, most = conv ? 3 : 1;
+                if (stage.operands.size() < fewest || stage.operands.size() > most)
+                    return Error{where + (conv ? ": a conv stage reads x, weight and an optional bias"
+                                               : ": a pool stage reads one input")};
+                auto window = windowFrom(entry.at("window"), conv);
+                if (!window)
+                    return Error{where + ": " + window.error().message};
+                stage.window = std::move(*window);
             } else {
                 return Error{where + ": unknown kind '" + kind + "'"};
             }

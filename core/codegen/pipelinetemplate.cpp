@@ -2,6 +2,7 @@
 
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/pipeline.h"
+#include "core/codegen/windowstages.h"
 
 #include <algorithm>
 #include <set>
@@ -187,6 +188,27 @@ std::string reduceKernel(const PipelineStage &stage, std::size_t index, int bloc
     return out.str();
 }
 
+// The conv and pool stages of a pipeline recipe (none when the stages do not parse).
+std::vector<PipelineStage> windowStagesOf(const OpRecipe &recipe)
+{
+    std::vector<PipelineStage> window;
+    if (recipe.family != "pipeline" || recipe.stages.empty())
+        return window;
+    const auto json = nlohmann::json::parse(recipe.stages, nullptr, false);
+    const auto stages = json.is_discarded() ? Expected<std::vector<PipelineStage>>(Error{""}) : pipelineFromJson(json);
+    if (stages)
+        for (const auto &stage : *stages)
+            if (stage.kind == PipelineStage::Kind::Conv || stage.kind == PipelineStage::Kind::Pool)
+                window.push_back(stage);
+    return window;
+}
+
+windowstages::Knobs knobsOf(const Params &params)
+{
+    return {param(params, "block", 256), param(params, "items", 1), param(params, "convChannels", 1),
+            param(params, "tapUnroll", 4)};
+}
+
 } // namespace
 
 bool PipelineTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -194,16 +216,42 @@ bool PipelineTemplate::supports(const Op &, const OpRecipe &recipe) const
     return recipe.family == "pipeline";
 }
 
-std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &) const
+std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &recipe) const
 {
-    return {{"block", {128, 256, 512, 1024}, "block size of the generated kernels"},
-            {"items", {1, 2, 4}, "elements per thread"},
-            {"fastMath", {0, 1}, "fast-math intrinsics"}};
+    std::vector<ParamDef> definitions{{"block", {128, 256, 512, 1024}, "block size of the generated kernels"},
+                                      {"items", {1, 2, 4}, "elements per thread"},
+                                      {"fastMath", {0, 1}, "fast-math intrinsics"}};
+    // Window stages bring their own knobs; pipelines without them keep the three above.
+    const auto stages = windowStagesOf(recipe);
+    if (std::any_of(stages.begin(), stages.end(), [](const PipelineStage &s) { return s.kind == PipelineStage::Kind::Conv; }))
+        definitions.push_back({"convChannels", {1, 2, 4, 8}, "output channels per thread of the convolutions"});
+    if (!stages.empty())
+        definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
+    return definitions;
 }
 
-Params PipelineTemplate::defaults(const Op &, const OpRecipe &) const
+Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
-    return {{"block", 256}, {"items", 1}, {"fastMath", 0}};
+    Params params{{"block", 256}, {"items", 1}, {"fastMath", 0}};
+    const auto stages = windowStagesOf(recipe);
+    if (stages.empty())
+        return params;
+    params["tapUnroll"] = 4;
+    // Eight output channels per thread share each input load and the index arithmetic of every tap; fewer where
+    // they do not divide a group's channels.
+    int channels = 0;
+    for (const auto &stage : stages) {
+        if (stage.kind != PipelineStage::Kind::Conv)
+            continue;
+        if (channels == 0)
+            channels = 8;
+        for (const auto perGroup : windowstages::outputChannelsPerGroup(stage, op.shapeSets))
+            while (channels > 1 && perGroup % channels != 0)
+                channels /= 2;
+    }
+    if (channels > 0)
+        params["convChannels"] = channels;
+    return params;
 }
 
 std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -239,6 +287,10 @@ std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const 
             for (const auto &arg : stage.args)
                 if (arg.is_object() && arg.contains("tensor"))
                     reads.push_back({arg["tensor"].get<std::string>(), arg.value("shape", std::vector<std::string>{})});
+        } else if (stage.kind == PipelineStage::Kind::Conv || stage.kind == PipelineStage::Kind::Pool) {
+            generates = true;
+            if (auto problem = windowstages::check(stage, op.shapeSets, knobsOf(params)); !problem.empty())
+                return where + ": " + problem;
         } else {
             generates = true;
             if (stage.code.find_first_of("#{}") != std::string::npos)
@@ -278,7 +330,7 @@ std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const 
                 if (auto problem = sizes(tensor, values); !problem.empty())
                     return problem;
                 if (stage.kind != PipelineStage::Kind::Elementwise)
-                    continue;
+                    continue; // window stages checked their shapes above
                 if (values.size() > outputSizes.size())
                     return where + ": operand " + tensor.name + " has more dimensions than the output";
                 const std::size_t offset = outputSizes.size() - values.size();
@@ -307,8 +359,11 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
 
     std::ostringstream source;
     source << headerComment(op, *this, params, parameters(op, recipe));
-    source << "// The op runs as " << stages.size() << " stages; library stages run through LibTorch between the "
-              "kernels below.\n\n";
+    if (stages.size() > 1)
+        source << "// The op runs as " << stages.size() << " stages; library stages run through LibTorch between the "
+                  "kernels below.\n\n";
+    else
+        source << "\n";
     auto steps = nlohmann::json::array();
     std::vector<std::pair<std::string, std::string>> scratch;
     for (std::size_t s = 0; s < stages.size(); ++s) {
@@ -360,6 +415,22 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
                                                            : "(" + stage.outer + ") * (" + stage.inner + ")";
             steps.push_back(kernelStep("stage" + std::to_string(s + 1) + "_reduce",
                                        {"ceil_div(" + threads + ", " + text(block * (stage.inner == "1" ? 1 : items)) + ")"},
+                                       {text(block)}, args));
+            break;
+        }
+        case PipelineStage::Kind::Conv:
+        case PipelineStage::Kind::Pool: {
+            const auto knobs = knobsOf(params);
+            source << windowstages::kernelSource(stage, s, knobs);
+            auto args = nlohmann::json::array();
+            for (const auto &operand : stage.operands)
+                args.push_back(tensorArg(op, operand, false));
+            args.push_back(tensorArg(op, stage.outputs.front(), false));
+            for (const auto &size : windowstages::sizeArguments(stage))
+                args.push_back(intArg(size));
+            steps.push_back(kernelStep(windowstages::kernelName(stage, s),
+                                       {"ceil_div(" + windowstages::threadCount(stage, knobs) + ", "
+                                        + text(block * items) + ")"},
                                        {text(block)}, args));
             break;
         }

@@ -3,6 +3,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/atencalls.h"
 #include "core/kernelbench/pipelinetranslator.h"
+#include "core/kernelbench/windowcalls.h"
 
 #include <algorithm>
 #include <cctype>
@@ -208,6 +209,8 @@ Expected<Op> Translation::run()
         return gemm();
     if (kind == "aten::conv2d" || kind == "aten::_convolution")
         return conv();
+    if (windowcalls::isWindowCall(kind))
+        return Error{kind + ": the conv-epilogue template takes conv2d with an epilogue only"};
     if (kind == "aten::t" || kind == "aten::transpose" || kind == "aten::permute")
         return transpose();
     return rows();
@@ -350,6 +353,9 @@ Expected<Op> Translation::conv()
         return i < node.inputs.size() ? node.inputs[i].constant : nlohmann::json();
     };
     const bool transposed = internal && constantAt(6).is_boolean() && constantAt(6).get<bool>();
+    // Alone, a convolution is generated whole (a pipeline conv stage) rather than left to the library.
+    if (m_nodes.size() == 1)
+        return Error{"a lone " + node.kind + " has no epilogue for the conv-epilogue template"};
     const auto groups = integer(constantAt(internal ? 8 : 6));
     if (!allEqual(constantAt(3), 1) || !allEqual(constantAt(4), 0) || !allEqual(constantAt(5), 1) || transposed
         || !groups || *groups != 1)
@@ -612,7 +618,8 @@ Expected<Op> GraphTranslator::translate(const OpGraph &graph, Op op) const
 
 bool GraphTranslator::knowsKind(const std::string &kind)
 {
-    return isView(kind) || isElementwise(kind) || reduceKinds().count(kind) || anchorKinds().count(kind);
+    return isView(kind) || isElementwise(kind) || reduceKinds().count(kind) || anchorKinds().count(kind)
+           || windowcalls::isWindowCall(kind);
 }
 
 std::vector<std::string> GraphTranslator::unsupportedCalls(const OpGraph &graph)
@@ -669,13 +676,23 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             term(2, shape);
             if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || kind == "aten::addmm")
                 term(1, outputShape);
-        } else if (kind == "aten::conv2d" || kind == "aten::_convolution") {
+        } else if (windowcalls::isConvolution(kind)) {
+            const auto call = windowcalls::windowCallOf(node);
             const auto weight = inputShape(1);
-            if (weight.size() != 4)
+            if (!call || weight.size() < 3)
                 return "0";
-            auto shape = outputShape;
+            // Forward: every output sums C_in / groups x taps products; transposed: every input spreads to
+            // C_out / groups x taps outputs.
+            auto shape = call->window.transposed ? inputShape(0) : outputShape;
             shape.insert(shape.end(), weight.begin() + 1, weight.end());
             term(2, shape);
+        } else if (windowcalls::isWindowCall(kind)) {
+            const auto call = windowcalls::windowCallOf(node);
+            if (!call)
+                return "0";
+            auto shape = outputShape;
+            shape.insert(shape.end(), call->window.kernel.begin(), call->window.kernel.end());
+            term(1, shape);
         } else if (reduceKinds().count(kind)) {
             term(1, inputShape(0));
         } else if (kind.find("softmax") != std::string::npos) {

@@ -3,6 +3,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/codegen/pipeline.h"
 #include "core/kernelbench/atencalls.h"
+#include "core/kernelbench/windowcalls.h"
 
 #include <algorithm>
 #include <map>
@@ -94,9 +95,15 @@ bool isReductionCall(const GraphNode &node)
 class Builder
 {
 public:
-    Builder(const OpGraph &graph, Op op) : m_graph(graph), m_op(std::move(op)), m_symbolize(m_op.shapeSets) {}
+    /// generateWindows: convolutions and poolings become generated stages instead of library steps.
+    Builder(const OpGraph &graph, Op op, bool generateWindows)
+        : m_graph(graph), m_op(std::move(op)), m_symbolize(m_op.shapeSets), m_generateWindows(generateWindows)
+    {
+    }
 
     Expected<Op> run();
+    /// After run(): whether it failed because every call was a library step.
+    bool generatedNothing() const { return m_nothingGenerated; }
 
 private:
     struct Chain
@@ -120,6 +127,7 @@ private:
     Status flushChain();
     Status addReduction(const GraphNode &node);
     Status addLibraryCall(const GraphNode &node);
+    Status addWindowStage(const GraphNode &node);
     Expected<nlohmann::json> constantArg(const GraphNode &node, const nlohmann::json &constant) const;
     std::string materialize(const std::string &value);
     Expected<std::string> chainOperand(const GraphArgument &argument, const std::vector<std::string> &shapeOverride = {});
@@ -139,6 +147,8 @@ private:
     std::vector<std::string> m_libraryOps;
     std::optional<Chain> m_chain;
     bool m_generates = false;
+    bool m_generateWindows = false;
+    bool m_nothingGenerated = false;
     double m_atol = 1e-4, m_rtol = 1e-4;
 };
 
@@ -441,6 +451,48 @@ Status Builder::addLibraryCall(const GraphNode &node)
     return {};
 }
 
+Status Builder::addWindowStage(const GraphNode &node)
+{
+    auto call = windowcalls::windowCallOf(node);
+    if (!call)
+        return call.error();
+    const auto &out = node.outputs.at(0);
+    if (node.outputs.size() != 1 || out.dtype != "float32")
+        return Error{node.kind + " with more than one float32 result"};
+    PipelineStage stage;
+    stage.kind = call->conv ? PipelineStage::Kind::Conv : PipelineStage::Kind::Pool;
+    stage.reduction = call->pooling;
+    stage.window = call->window;
+    for (const int position : {0, call->weight, call->bias}) {
+        if (position < 0)
+            continue;
+        const auto &argument = node.inputs.at(std::size_t(position));
+        if (!argument.isTensor || argument.tensor.dtype != "float32")
+            return Error{node.kind + " reads an argument that is not a float32 tensor"};
+        auto tensor = tensorAtUse(argument.tensor);
+        if (!tensor)
+            return tensor.error();
+        stage.operands.push_back(std::move(*tensor));
+    }
+    stage.outputs.push_back({materialize(out.value), m_symbolize(out.shape, out.secondShape)});
+    // Sums of many products (or window values) in another order than the reference: allow for the rounding.
+    std::int64_t terms = 1;
+    for (const auto size : call->window.kernel)
+        terms *= size;
+    if (call->conv) {
+        const auto &weight = node.inputs[std::size_t(call->weight)].tensor.shape;
+        terms *= call->window.transposed ? weight[0] / std::max<std::int64_t>(call->window.groups, 1) : weight[1];
+        m_atol = std::max(m_atol, atencalls::summationAtol(terms));
+        m_rtol = std::max(m_rtol, terms >= 1024 ? 1e-2 : 1e-3);
+    } else if (call->pooling == "avg") {
+        m_atol = std::max(m_atol, atencalls::summationAtol(terms));
+        m_rtol = std::max(m_rtol, 1e-3);
+    }
+    m_generates = true;
+    m_stages.push_back(std::move(stage));
+    return {};
+}
+
 Expected<Op> Builder::run()
 {
     if (m_graph.outputs.size() != 1 || m_op.outputs.size() != 1)
@@ -480,6 +532,8 @@ Expected<Op> Builder::run()
             added = flushed;
         else if (isReductionCall(*node))
             added = addReduction(*node);
+        else if (m_generateWindows && windowcalls::isWindowCall(node->kind))
+            added = addWindowStage(*node);
         else
             added = addLibraryCall(*node);
         if (!added)
@@ -489,6 +543,7 @@ Expected<Op> Builder::run()
         return flushed.error();
     if (!m_tensors.count(m_result))
         return Error{"no call computes the value the model returns"};
+    m_nothingGenerated = !m_generates;
     if (!m_generates)
         return Error{"every call would run as a library step (" + [&] {
             std::string list;
@@ -511,7 +566,13 @@ Expected<Op> Builder::run()
 
 Expected<Op> PipelineTranslator::translate(const OpGraph &graph, Op op)
 {
-    return Builder(graph, std::move(op)).run();
+    // Convolutions and poolings stay library steps (LibTorch's are fast) where the pipeline generates other work;
+    // where they are all there is, they are generated.
+    Builder withLibrary(graph, op, false);
+    auto translated = withLibrary.run();
+    if (translated || !withLibrary.generatedNothing())
+        return translated;
+    return Builder(graph, std::move(op), true).run();
 }
 
 } // namespace kx

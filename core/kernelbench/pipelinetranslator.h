@@ -13,7 +13,8 @@ namespace kx {
  * GEMMs, poolings, norms that need statistics ...) runs as a library step through LibTorch. Intermediates get
  * shapes over the op's shape symbols; where the import traced the model at the second shape set too, a
  * dimension that follows no symbol gets a derived one. The op's policy then allows exactly the library calls
- * the pipeline makes. An op whose every call would be a library step is refused: nothing would be generated.
+ * the pipeline makes. Where every call would be a library step, convolutions and poolings become generated
+ * window stages (direct convolution, window pooling); an op with nothing to generate even then is refused.
  */
 class PipelineTranslator
 {

@@ -9,7 +9,7 @@
 
 namespace kx::test {
 
-std::string translationProblem(const Op &op)
+std::string translationProblem(const Op &op, const std::string &arch)
 {
     const auto candidate = translateOp(op);
     if (!candidate)
@@ -17,7 +17,7 @@ std::string translationProblem(const Op &op)
     if (!NvrtcCompiler::available())
         return "skip";
     CompileOptions options;
-    options.arch = "sm_90";
+    options.arch = arch;
     const auto compiled = NvrtcCompiler().compile(candidate->source, options);
     if (!compiled.ok)
         return "compile: " + compiled.error + "\n" + compiled.stats.log;

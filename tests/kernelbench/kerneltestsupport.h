@@ -9,9 +9,9 @@
 
 namespace kx::test {
 
-/// Empty when the op's translation (template defaults) compiles with NVRTC for sm_90 and its launch plan
+/// Empty when the op's translation (template defaults) compiles with NVRTC for arch and its launch plan
 /// resolves for every shape set; otherwise what failed. "skip" when this build has no NVRTC.
-std::string translationProblem(const Op &op);
+std::string translationProblem(const Op &op, const std::string &arch = "sm_90");
 
 /// The stages of a translation that must be a pipeline (fails the test otherwise).
 std::vector<PipelineStage> pipelineStages(const Expected<Op> &op);

@@ -159,6 +159,22 @@ TEST_CASE("a size that follows no symbol between the shape sets gets a derived s
 TEST_CASE("a model whose every call is a library call is refused, and why")
 {
     const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}, {"value": "y", "name": "y"}], "outputs": ["1"],
+      "nodes": [{"kind": "aten::bmm", "inputs": [{"value": "x", "shape": [2, 4, 8]}, {"value": "y", "shape": [2, 8, 4]}],
+                 "outputs": [{"value": "1", "shape": [2, 4, 4], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/bmm";
+    op.inputs = {tensor("x", {"B", "4", "8"}), tensor("y", {"B", "8", "4"})};
+    op.outputs = {tensor("out", {"B", "4", "4"})};
+    op.shapeSets = {{{"B", 2}}};
+    const auto refused = PipelineTranslator::translate(graphOf(json), op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "every call would run as a library step (aten::bmm): there is nothing to generate");
+}
+
+TEST_CASE("a lone pooling becomes a generated pool stage whose stride defaults to the kernel")
+{
+    const char *json = R"({"graph": {
       "inputs": [{"value": "x", "name": "x"}], "outputs": ["1"],
       "nodes": [{"kind": "aten::max_pool2d", "inputs": [{"value": "x", "shape": [2, 4, 8, 8]}, {"const": [2, 2]},
                    {"const": []}, {"const": [0, 0]}, {"const": [1, 1]}, {"const": false}],
@@ -168,10 +184,34 @@ TEST_CASE("a model whose every call is a library call is refused, and why")
     op.inputs = {tensor("x", {"B", "C", "8", "8"})};
     op.outputs = {tensor("out", {"B", "C", "4", "4"})};
     op.shapeSets = {{{"B", 2}, {"C", 4}}};
-    const auto refused = PipelineTranslator::translate(graphOf(json), op);
+    const auto translated = PipelineTranslator::translate(graphOf(json), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 1);
+    CHECK(stages[0].kind == PipelineStage::Kind::Pool);
+    CHECK(stages[0].reduction == "max");
+    CHECK(stages[0].window.kernel == std::vector<std::int64_t>{2, 2});
+    CHECK(stages[0].window.stride == std::vector<std::int64_t>{2, 2});
+    CHECK_FALSE(translated->policy.allowLibrarySteps);
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a convolution whose arguments the conv stage cannot follow is refused, naming the argument")
+{
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "weight"}], "outputs": ["1"],
+      "nodes": [{"kind": "aten::conv2d", "overload": "padding",
+                 "inputs": [{"value": "x", "shape": [2, 4, 8, 8]}, {"value": "w", "shape": [4, 4, 3, 3]}, {"const": null},
+                   {"const": [1, 1]}, {"const": "same"}, {"const": [1, 1]}, {"const": 1}],
+                 "outputs": [{"value": "1", "shape": [2, 4, 8, 8], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/conv_same";
+    op.inputs = {tensor("x", {"B", "C", "8", "8"}), tensor("weight", {"C", "C", "3", "3"})};
+    op.outputs = {tensor("out", {"B", "C", "8", "8"})};
+    op.shapeSets = {{{"B", 2}, {"C", 4}}};
+    const auto refused = GraphTranslator().translate(graphOf(json), op);
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().message
-          == "every call would run as a library step (aten::max_pool2d): there is nothing to generate");
+    CHECK(refused.error().message.find("aten::conv2d with padding 'same': the conv stage takes explicit padding only")
+          != std::string::npos);
 }
 
 TEST_CASE("a later call that reads the indices of max is refused; the values alone are a generated reduction")

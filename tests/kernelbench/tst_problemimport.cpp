@@ -5,6 +5,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/eval/protocol.h"
 #include "core/kernelbench/problemimporter.h"
+#include "core/search/templateproposer.h"
 
 #include "childprocess.h"
 #include "kerneltestsupport.h"
@@ -130,6 +131,63 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
         checkTranslationCompiles(op);
     }
     CHECK(importedOk("sum_dim.py").op.shapeSets[0].at("R") == 8 * 128); // rows of the [8 * 128, 512] view
+}
+
+TEST_CASE("convolutions and poolings import as generated window stages that compile for sm_80 and sm_90")
+{
+    const struct
+    {
+        const char *file;
+        std::vector<PipelineStage::Kind> kinds;
+        const char *firstLine;              // what the first kernel says it computes
+    } cases[] = {
+        {"conv1d_strided_dilated.py", {PipelineStage::Kind::Conv},
+         "out = conv1d(x, conv_weight), stride 2, padding 0, dilation 2, groups 1."},
+        {"conv2d_grouped_padded.py", {PipelineStage::Kind::Conv},
+         "out = conv2d(x, conv_weight) + conv_bias, stride (1, 1), padding (1, 2), dilation (1, 1), groups 2."},
+        {"conv3d.py", {PipelineStage::Kind::Conv},
+         "out = conv3d(x, conv_weight) + conv_bias, stride (1, 2, 1), padding (1, 1, 1)"},
+        {"conv_transpose2d.py", {PipelineStage::Kind::Conv},
+         "out = conv_transpose2d(x, conv_weight) + conv_bias, stride (2, 3), padding (1, 2), dilation (2, 1), "
+         "output padding (1, 2), groups 2."},
+        {"conv_transpose1d_dilated.py", {PipelineStage::Kind::Conv},
+         "out = conv_transpose1d(x, conv_weight) + conv_bias, stride 3, padding 2, dilation 2, output padding 0"},
+        {"conv_depthwise.py", {PipelineStage::Kind::Conv}, "out = conv2d(x, conv_weight), stride (2, 2), padding (1, 1)"},
+        {"conv_depthwise_separable.py", {PipelineStage::Kind::Conv, PipelineStage::Kind::Conv},
+         "t0 = conv2d(x, depthwise_weight), stride (1, 1), padding (1, 1), dilation (1, 1), groups 6."},
+        {"max_pool.py", {PipelineStage::Kind::Pool},
+         "out = max_pool2d(x), kernel (3, 3), stride (2, 2), padding (1, 1), dilation (2, 2), ceil_mode."},
+        {"avg_pool.py", {PipelineStage::Kind::Pool},
+         "out = avg_pool3d(x), kernel (3, 3, 3), stride (2, 2, 2), padding (1, 1, 1), ceil_mode, padding left out"},
+        {"avg_pool1d.py", {PipelineStage::Kind::Pool},
+         "out = avg_pool1d(x), kernel 5, stride 2, padding 2, padding counted in the divisor."},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.file);
+        const auto &problem = importedOk(c.file);
+        const Op &op = problem.op;
+        REQUIRE_MESSAGE(problem.translated(), problem.translationError);
+        const auto stages = test::pipelineStages(op);
+        std::vector<PipelineStage::Kind> kinds;
+        for (const auto &stage : stages)
+            kinds.push_back(stage.kind);
+        CHECK(kinds == c.kinds);
+        // Fully generated: no library step is allowed or needed.
+        CHECK_FALSE(op.policy.allowLibrarySteps);
+        CHECK(op.flopsExpr != "0");
+        const auto candidate = translateOp(op);
+        REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
+        CHECK_MESSAGE(candidate->source.find(c.firstLine) != std::string::npos, candidate->source);
+        CHECK(candidate->launchPlan.find("library") == std::string::npos);
+        for (const char *arch : {"sm_80", "sm_90"}) {
+            CAPTURE(arch);
+            const auto problemText = test::translationProblem(op, arch);
+            if (problemText != "skip")
+                CHECK_MESSAGE(problemText.empty(), problemText);
+        }
+    }
+    // Convolutions sum C_in / groups x kernel-volume products: the tolerance follows the count.
+    CHECK(importedOk("conv3d.py").op.policy.atol >= 1e-3);
 }
 
 TEST_CASE("fused chains, a Linear with weights and a Conv2d with bias translate to their fused recipes")
