@@ -214,9 +214,17 @@ std::map<std::string, CoverageRow> readCsv(const std::string &path)
     std::map<std::string, CoverageRow> rows;
     std::ifstream in(path);
     std::string line;
-    if (!std::getline(in, line) || line != "file,op,imported,recipe,translated,searched,verified,speedup,note")
+    // A file saved by a spreadsheet ends its lines in CR LF.
+    const auto nextLine = [&] {
+        if (!std::getline(in, line))
+            return false;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        return true;
+    };
+    if (!nextLine() || line != "file,op,imported,recipe,translated,searched,verified,speedup,note")
         return rows;
-    while (std::getline(in, line)) {
+    while (nextLine()) {
         const auto fields = csvFields(line);
         if (fields.size() != 9)
             continue;
