@@ -43,6 +43,13 @@ EvalSettings quickSettings()
     return settings;
 }
 
+EvaluateOutcome evaluateCandidate(const Op &op, const Candidate &candidate)
+{
+    auto request = makeRequest(op, candidate.source, candidate.launchPlan);
+    request.candidate = candidate;
+    return gpuEvaluator().evaluate(request);
+}
+
 EvaluateRequest makeRequest(const Op &op, const std::string &source, const std::string &plan,
                             const EvalSettings &settings)
 {

@@ -24,6 +24,9 @@ EvalSettings quickSettings();
 EvaluateRequest makeRequest(const Op &op, const std::string &source, const std::string &plan,
                             const EvalSettings &settings = quickSettings());
 
+/// Compiles a whole candidate (source and plan) and evaluates it on the shared GPU evaluator.
+EvaluateOutcome evaluateCandidate(const Op &op, const Candidate &candidate);
+
 /// A plan of one 1-D kernel over N elements (256 threads a block) with the given args JSON.
 std::string elementwisePlan(const std::string &kernel, const std::string &argsJson,
                             const std::string &scratchJson = "[]", const std::string &sharedBytes = "0");

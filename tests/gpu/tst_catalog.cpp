@@ -19,9 +19,7 @@ TEST_CASE("every catalog op's translation verifies on the GPU")
         CAPTURE(op.name);
         const auto candidate = translateOp(op);
         REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
-        auto request = test::makeRequest(op, candidate->source, candidate->launchPlan);
-        request.candidate = *candidate;
-        const auto outcome = test::gpuEvaluator().evaluate(request);
+        const auto outcome = test::evaluateCandidate(op, *candidate);
         const auto &evaluation = outcome.evaluation;
         std::printf("%-36s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(),
                     test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,

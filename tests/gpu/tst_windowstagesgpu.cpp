@@ -36,9 +36,7 @@ void requireTranslationCorrect(const std::string &file)
     CHECK_FALSE(op.policy.allowLibrarySteps);
     const auto candidate = translateOp(op);
     REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
-    auto request = test::makeRequest(op, candidate->source, candidate->launchPlan);
-    request.candidate = *candidate;
-    const auto outcome = test::gpuEvaluator().evaluate(request);
+    const auto outcome = test::evaluateCandidate(op, *candidate);
     const auto &evaluation = outcome.evaluation;
     std::printf("%-32s %-10s %8.4f ms vs %8.4f ms eager  %s\n", file.c_str(), test::statusText(evaluation.status).c_str(),
                 evaluation.timing.medianMs, evaluation.baseline.medianMs, evaluation.message.c_str());
