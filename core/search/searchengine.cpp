@@ -51,9 +51,7 @@ public:
                     return;
                 }
                 updateProgress([&](SearchProgress &p) { p.generation = generation; });
-                const auto children = propose(generation);
-                store(children, generation);
-                evaluate(children);
+                const auto children = proposeAndSubmit(generation);
                 if (m_stop.stop_requested())
                     break;
                 finishGeneration(children.empty());
@@ -201,10 +199,17 @@ private:
         return request;
     }
 
-    std::vector<Candidate> propose(int generation)
+    // Proposes the generation's children one by one and submits each for evaluation at once, so proposing
+    // the next child (an LLM call takes seconds) and compiling overlap the evaluation of those before it.
+    // The generation is stored in one transaction when its proposals are done, before any result is
+    // recorded: a killed run finds whole generations in the archive and evaluates what has no result.
+    // Results are recorded in submission order after all proposals: every proposal of a generation sees
+    // the same population, which keeps a run deterministic.
+    std::vector<Candidate> proposeAndSubmit(int generation)
     {
         const int slots = generation == 0 ? 1 : m_engine.m_settings.childrenPerGeneration;
         std::vector<Candidate> children;
+        std::vector<std::future<Evaluation>> pending;
         std::set<std::string> ids;
         for (int slot = 0; slot < slots && !m_stop.stop_requested(); ++slot) {
             for (int attempt = 0; attempt <= kDuplicateRetries; ++attempt) {
@@ -220,6 +225,7 @@ private:
                     candidate.runId = m_run.id;
                     if (m_population.contains(candidate.id) || !ids.insert(candidate.id).second)
                         continue;
+                    pending.push_back(submit(candidate));
                     children.push_back(std::move(candidate));
                     gotNew = true;
                 }
@@ -227,6 +233,10 @@ private:
                     break;
             }
         }
+        if (m_stop.stop_requested())
+            return children; // a cancelled generation is not stored: a continued run proposes it again
+        store(children, generation);
+        collect(children, pending);
         return children;
     }
 
@@ -247,13 +257,23 @@ private:
         }
     }
 
+    std::future<Evaluation> submit(const Candidate &candidate)
+    {
+        return m_engine.m_evaluator->evaluate(m_op, candidate, m_engine.m_settings.eval);
+    }
+
     void evaluate(const std::vector<Candidate> &candidates)
     {
         std::vector<std::future<Evaluation>> pending;
         pending.reserve(candidates.size());
         for (const auto &candidate : candidates)
-            pending.push_back(m_engine.m_evaluator->evaluate(m_op, candidate, m_engine.m_settings.eval));
-        // Collect in submission order: results are recorded deterministically whatever finishes first.
+            pending.push_back(submit(candidate));
+        collect(candidates, pending);
+    }
+
+    // Records results in submission order: deterministic whatever finishes first.
+    void collect(const std::vector<Candidate> &candidates, std::vector<std::future<Evaluation>> &pending)
+    {
         for (std::size_t i = 0; i < pending.size(); ++i) {
             while (pending[i].wait_for(kPollInterval) != std::future_status::ready)
                 if (m_stop.stop_requested())

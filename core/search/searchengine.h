@@ -68,9 +68,11 @@ using SearchEventSink = std::function<void(const SearchEvent &)>;
 /**
  * Runs one evolutionary search on a background thread: translate, then generation after generation
  * propose children (mutation, crossover, repair) from the run's best kernels and stepping stones of
- * earlier runs, evaluate them, and record everything in the archive. Generations are synchronous, so a
- * run is deterministic for a given seed and set of results; every candidate is stored before it is
- * evaluated, so a killed run continues from the archive where it stopped.
+ * earlier runs, evaluate them, and record everything in the archive. Each child is submitted for
+ * evaluation as soon as it is proposed, so proposing and compiling overlap evaluation; results are
+ * recorded once the generation's proposals are done, so a run is deterministic for a given seed and set
+ * of results. Every candidate is stored before it is evaluated, so a killed run continues from the
+ * archive where it stopped.
  */
 class SearchEngine
 {

@@ -77,6 +77,7 @@ public:
     std::future<Evaluation> evaluate(const Op &, const Candidate &candidate, const EvalSettings &) override
     {
         const int x = genomeValue(candidate);
+        ++m_gate->submitted;
         auto promise = std::make_shared<std::promise<Evaluation>>();
         auto future = promise->get_future();
         std::thread([gate = m_gate, promise, x] {
@@ -109,6 +110,7 @@ public:
         m_gate->released.notify_all();
     }
     int evaluations() const { return m_gate->evaluations; }
+    int submitted() const { return m_gate->submitted; }
 
     static Evaluation fakeEvaluation(int x)
     {
@@ -134,6 +136,7 @@ private:
         std::condition_variable released;
         bool holding = false;
         std::atomic<int> evaluations{0};
+        std::atomic<int> submitted{0};
     };
     std::shared_ptr<Gate> m_gate = std::make_shared<Gate>();
 };

@@ -162,6 +162,45 @@ TEST_CASE("is deterministic for a seed")
     CHECK(first != other);
 }
 
+// Remembers, for every proposal, how many candidates the evaluator had been given by then.
+class SubmissionCountingProposer : public test::FakeProposer
+{
+public:
+    explicit SubmissionCountingProposer(std::shared_ptr<test::FakeEvaluator> evaluator)
+        : m_evaluator(std::move(evaluator))
+    {
+    }
+    ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override
+    {
+        submittedAtProposal[request.generation].push_back(m_evaluator->submitted());
+        return test::FakeProposer::propose(request, stop);
+    }
+    std::map<int, std::vector<int>> submittedAtProposal; // generation -> count at each proposal
+
+private:
+    std::shared_ptr<test::FakeEvaluator> m_evaluator;
+};
+
+TEST_CASE("submits each child for evaluation before proposing the next")
+{
+    TemporaryDir dir;
+    auto evaluator = std::make_shared<test::FakeEvaluator>();
+    auto proposer = std::make_unique<SubmissionCountingProposer>(evaluator);
+    auto *counting = proposer.get();
+    SearchEngine engine(dir.filePath("a.kxdb"), std::move(proposer), evaluator, settingsWithSeed(3), generations(3));
+    REQUIRE(engine.start(test::fakeOp()));
+    engine.wait();
+    REQUIRE(counting->submittedAtProposal.size() == 4); // translation + 3 generations
+    for (int generation = 1; generation <= 3; ++generation) {
+        const auto &counts = counting->submittedAtProposal[generation];
+        INFO("generation " << generation);
+        REQUIRE(counts.size() >= 4);
+        // The first child of a generation is in evaluation while its siblings are still being proposed.
+        CHECK(counts.back() > counts.front());
+        CHECK(std::is_sorted(counts.begin(), counts.end()));
+    }
+}
+
 TEST_CASE("pauses and resumes")
 {
     TemporaryDir dir;
