@@ -1,6 +1,7 @@
 #include "core/codegen/gemmtemplate.h"
 
 #include "core/codegen/codegenutil.h"
+#include "core/codegen/gemmcommon.h"
 
 #include <algorithm>
 #include <functional>
@@ -10,76 +11,21 @@
 namespace kx {
 
 using namespace codegen;
+using namespace gemm;
 
 namespace {
 
 // Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
 constexpr int kMaxSharedBytes = 99 * 1024;
 constexpr int kSplitKBlock = 256;
-constexpr long long kMaxGridY = 65535;
-constexpr long long kMaxInt = 2147483647;
 
-// Names the generated code declares itself; a tensor of that name would clash with them.
-const std::set<std::string> &reservedNames()
+const std::set<std::string> &reserved()
 {
-    static const std::set<std::string> names{
-        "acc", "m", "n", "M", "N", "K", "i", "j", "k", "kk", "k0", "r", "c", "s", "v", "row", "rows", "tr", "tc",
-        "src", "dst", "as", "bs", "rowBase", "colBase", "kBegin", "kEnd", "kPerSplit", "slices", "shared",
-        "current", "next", "partial", "total", "sum", "aFrag", "bFrag", "epilogue", "BM", "BN", "BK", "TM", "TN",
-        "PAD", "VEC", "SPLIT_K", "THREADS", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "loadTransposedSlice",
-        "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel", "splitk_epilogue_kernel", "size_t",
-        "float", "int", "long", "double", "const", "return", "if", "for", "auto"};
+    static const std::set<std::string> names = gemm::reservedNames(
+        {"tr", "tc", "as", "bs", "kBegin", "kEnd", "kPerSplit", "current", "next", "partial", "total", "aFrag",
+         "bFrag", "TM", "TN", "PAD", "VEC", "SPLIT_K", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "loadTransposedSlice",
+         "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel", "splitk_epilogue_kernel"});
     return names;
-}
-
-std::string shapeText(const std::vector<std::string> &shape)
-{
-    std::string text = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        text += (i ? ", " : "") + shape[i];
-    return text + "]";
-}
-
-const TensorSpec *findInput(const Op &op, const std::string &name)
-{
-    const auto it = std::find_if(op.inputs.begin(), op.inputs.end(),
-                                 [&](const TensorSpec &tensor) { return tensor.name == name; });
-    return it == op.inputs.end() ? nullptr : &*it;
-}
-
-// The op's tensors in GEMM roles: the two operands are the inputs that are neither bias nor epilogue inputs.
-struct GemmTensors
-{
-    const TensorSpec *a = nullptr;
-    const TensorSpec *b = nullptr;
-    const TensorSpec *bias = nullptr;
-    std::vector<const TensorSpec *> epilogueInputs;
-    const TensorSpec *out = nullptr;
-    int operands = 0; // inputs that are neither bias nor epilogue inputs
-};
-
-GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe)
-{
-    GemmTensors tensors;
-    if (!recipe.bias.empty())
-        tensors.bias = findInput(op, recipe.bias);
-    for (const auto &name : recipe.epilogueInputs)
-        tensors.epilogueInputs.push_back(findInput(op, name));
-    for (const auto &input : op.inputs) {
-        const bool extra = input.name == recipe.bias
-                           || std::find(recipe.epilogueInputs.begin(), recipe.epilogueInputs.end(), input.name)
-                                  != recipe.epilogueInputs.end();
-        if (extra)
-            continue;
-        if (!tensors.a)
-            tensors.a = &input;
-        else if (!tensors.b)
-            tensors.b = &input;
-        ++tensors.operands;
-    }
-    if (!op.outputs.empty())
-        tensors.out = &op.outputs.front();
-    return tensors;
 }
 
 struct GemmConfig
@@ -104,62 +50,6 @@ GemmConfig configOf(const Params &params)
     config.stages = param(params, "doubleBuffer", 0) ? 2 : 1;
     config.splitK = param(params, "splitK", 1);
     return config;
-}
-
-std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors &tensors)
-{
-    if (op.outputs.size() != 1)
-        return "the gemm template writes exactly one output";
-    if (!recipe.bias.empty() && !tensors.bias)
-        return "the recipe's bias '" + recipe.bias + "' is not an input of the op";
-    for (std::size_t i = 0; i < tensors.epilogueInputs.size(); ++i)
-        if (!tensors.epilogueInputs[i])
-            return "the recipe's epilogue input '" + recipe.epilogueInputs[i] + "' is not an input of the op";
-    std::set<std::string> extras{recipe.bias};
-    for (const auto &name : recipe.epilogueInputs)
-        if (!extras.insert(name).second)
-            return "'" + name + "' appears twice among the bias and epilogue inputs";
-    if (tensors.operands != 2)
-        return "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has "
-               + std::to_string(tensors.operands) + ")";
-
-    const std::vector<std::string> aShape{recipe.m, recipe.k};
-    const std::vector<std::string> bShape = recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k}
-                                                              : std::vector<std::string>{recipe.k, recipe.n};
-    const std::vector<std::string> outShape{recipe.m, recipe.n};
-    if (tensors.a->shape != aShape)
-        return "input " + tensors.a->name + " is " + shapeText(tensors.a->shape) + ", the recipe needs "
-               + shapeText(aShape);
-    if (tensors.b->shape != bShape)
-        return "input " + tensors.b->name + " is " + shapeText(tensors.b->shape) + ", the recipe needs "
-               + shapeText(bShape) + (recipe.transposeB ? " (transposeB: b is [n, k])" : "");
-    if (tensors.out->shape != outShape)
-        return "output " + tensors.out->name + " is " + shapeText(tensors.out->shape) + ", the recipe needs "
-               + shapeText(outShape);
-    if (tensors.bias && tensors.bias->shape != std::vector<std::string>{recipe.n})
-        return "bias " + tensors.bias->name + " is " + shapeText(tensors.bias->shape) + ", it must be ["
-               + recipe.n + "]";
-    for (const auto *input : tensors.epilogueInputs)
-        if (input->shape != outShape)
-            return "epilogue input " + input->name + " is " + shapeText(input->shape) + ", it must be "
-                   + shapeText(outShape);
-
-    std::set<std::string> names;
-    for (const auto &tensor : op.inputs)
-        names.insert(tensor.name);
-    names.insert(tensors.out->name);
-    for (const auto &name : names) {
-        if (!isIdentifier(name))
-            return "tensor name '" + name + "' is not a C identifier";
-        if (reservedNames().count(name))
-            return "tensor name '" + name + "' clashes with a name of the generated code";
-    }
-    for (const auto &tensor : op.inputs)
-        if (tensor.dtype != "float32")
-            return "input " + tensor.name + " is " + tensor.dtype + ": the gemm template handles float32";
-    if (tensors.out->dtype != "float32")
-        return "output " + tensors.out->name + " is " + tensors.out->dtype + ": the gemm template writes float32";
-    return {};
 }
 
 void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transposeB)
@@ -249,36 +139,6 @@ __device__ __forceinline__ void multiplySlice(const float *__restrict__ as, cons
     }
 }
 )";
-}
-
-// The epilogue as a device function of the biased sum, the position and the epilogue inputs' elements.
-void writeEpilogue(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
-{
-    out << "\n// The fused epilogue: acc is the biased sum for " << tensors.out->name << "[m, n].\n"
-        << "__device__ __forceinline__ float epilogue(float acc, int m, int n";
-    for (const auto *input : tensors.epilogueInputs)
-        out << ", float " << input->name;
-    out << ")\n{\n";
-    out << "    return " << (recipe.expression.empty() ? std::string("acc") : recipe.expression) << ";\n}\n";
-}
-
-// "epilogue(<sum> + bias[n], m, n, res[index])"
-std::string epilogueCall(const GemmTensors &tensors, const std::string &sum, const std::string &index)
-{
-    std::string call = "epilogue(" + sum + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ", m, n";
-    for (const auto *input : tensors.epilogueInputs)
-        call += ", " + input->name + "[" + index + "]";
-    return call + ")";
-}
-
-std::string extraParameters(const GemmTensors &tensors)
-{
-    std::string text;
-    if (tensors.bias)
-        text += "const float *__restrict__ " + tensors.bias->name + ", ";
-    for (const auto *input : tensors.epilogueInputs)
-        text += "const float *__restrict__ " + input->name + ", ";
-    return text;
 }
 
 void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const OpRecipe &recipe,
@@ -421,11 +281,8 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
 
-    const GemmTensors tensors = gemmTensors(op, recipe);
-    if (auto problem = checkTensors(op, recipe, tensors); !problem.empty())
+    if (auto problem = checkGemm(op, recipe, reserved(), name()); !problem.empty())
         return problem;
-    if (recipe.expression.find_first_of(";{}#") != std::string::npos)
-        return "the epilogue must be a single expression (no ';', braces or preprocessor lines)";
 
     const GemmConfig config = configOf(params);
     if (config.bm % config.tm != 0 || config.bn % config.tn != 0)
@@ -446,28 +303,18 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
         return std::to_string(config.sharedBytes()) + " bytes of shared memory exceed "
                + std::to_string(kMaxSharedBytes);
 
-    for (std::size_t s = 0; s < op.shapeSets.size(); ++s) {
-        const auto &shapes = op.shapeSets[s];
+    if (auto problem = checkRowTiles(op, recipe, config.bm); !problem.empty())
+        return problem;
+    const auto sizes = gemmSizes(op, recipe);
+    for (std::size_t s = 0; s < sizes.size() && config.vec > 1; ++s) {
+        // a is read along k; b along n, or along k when it is [n, k].
         const std::string where = "shape set " + std::to_string(s + 1);
-        const auto m = dimensionValue(recipe.m, shapes);
-        const auto n = dimensionValue(recipe.n, shapes);
-        const auto k = dimensionValue(recipe.k, shapes);
-        if (!m || !n || !k)
-            return where + " does not bind " + recipe.m + ", " + recipe.n + " and " + recipe.k;
-        if (*m <= 0 || *n <= 0 || *k <= 0 || *m > kMaxInt || *n > kMaxInt || *k > kMaxInt)
-            return where + ": " + recipe.m + ", " + recipe.n + " and " + recipe.k + " must be positive 32-bit sizes";
-        if (config.vec > 1) {
-            // a is read along k; b along n, or along k when it is [n, k].
-            if (*k % config.vec != 0)
-                return "float4 loads need " + recipe.k + " divisible by 4 (" + where + " has " + recipe.k + " = "
-                       + std::to_string(*k) + ")";
-            if (!recipe.transposeB && *n % config.vec != 0)
-                return "float4 loads of b need " + recipe.n + " divisible by 4 (" + where + " has " + recipe.n
-                       + " = " + std::to_string(*n) + ")";
-        }
-        if ((*m + config.bm - 1) / config.bm > kMaxGridY)
-            return where + ": " + recipe.m + " = " + std::to_string(*m) + " needs more than 65535 row tiles of "
-                   + std::to_string(config.bm);
+        if (sizes[s].k % config.vec != 0)
+            return "float4 loads need " + recipe.k + " divisible by 4 (" + where + " has " + recipe.k + " = "
+                   + std::to_string(sizes[s].k) + ")";
+        if (!recipe.transposeB && sizes[s].n % config.vec != 0)
+            return "float4 loads of b need " + recipe.n + " divisible by 4 (" + where + " has " + recipe.n + " = "
+                   + std::to_string(sizes[s].n) + ")";
     }
     return {};
 }
@@ -482,9 +329,7 @@ GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, con
 
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
-    out << "// " << tensors.out->name << "[m, n] = epilogue(sum_k " << tensors.a->name << "[m, k] * " << tensors.b->name
-        << (recipe.transposeB ? "[n, k]" : "[k, n]") << (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string())
-        << ")\n"
+    out << "// " << formulaComment(recipe, tensors) << "\n"
         << "// Each block computes a BM x BN tile of the output with (BM / TM) x (BN / TN) threads of TM x TN elements,\n"
            "// walking k in BK-wide slices staged in shared memory. Edges past M, N or K are handled by zero-filled\n"
            "// loads and guarded stores.\n";
@@ -493,17 +338,13 @@ GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, con
             << "// buffer [SPLIT_K, M, N]; a second kernel adds the parts and applies bias and epilogue.\n";
     out << "\n";
     writeHelpers(out, config, recipe.transposeB);
-    writeEpilogue(out, recipe, tensors);
+    writeEpilogueFunction(out, recipe, tensors);
     writeMainKernel(out, config, recipe, tensors);
     if (split)
         writeSplitKEpilogueKernel(out, tensors);
 
-    nlohmann::json operands = nlohmann::json::array({inputArg(tensors.a->name), inputArg(tensors.b->name)});
-    nlohmann::json extras = nlohmann::json::array();
-    if (tensors.bias)
-        extras.push_back(inputArg(tensors.bias->name));
-    for (const auto *input : tensors.epilogueInputs)
-        extras.push_back(inputArg(input->name));
+    const nlohmann::json operands = operandArgs(tensors);
+    const nlohmann::json extras = extraArgs(tensors);
     const std::vector<std::string> grid{"ceil_div(" + recipe.n + ", " + text(config.bn) + ")",
                                         "ceil_div(" + recipe.m + ", " + text(config.bm) + ")", text(config.splitK)};
     const std::vector<std::string> block{text(config.threads())};

@@ -4,6 +4,7 @@
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
 #include "core/codegen/gemmtemplate.h"
+#include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
 #include "core/codegen/transposetemplate.h"
@@ -17,11 +18,13 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const SoftmaxTemplate softmax;
     static const NormTemplate norm;
     static const GemmTemplate gemm;
+    static const GemmTensorCoreTemplate gemmTensorCore;
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
     static const PipelineTemplate pipeline;
-    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,       &softmax, &norm,
-                                                          &gemm,        &transpose,    &convEpilogue, &pipeline};
+    // gemm before gemm-tensorcore: a translation is exact fp32 FMA; the search may switch to tensor cores.
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,    &softmax,      &norm,    &gemm,
+                                                          &gemmTensorCore, &transpose, &convEpilogue, &pipeline};
     return all;
 }
 

@@ -21,6 +21,7 @@ Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, 
     return noTorch();
 }
 Expected<bool> TensorOps::bitEqual(const TensorView &, const TensorView &) { return noTorch(); }
+Expected<double> TensorOps::rootMeanSquare(const TensorView &, std::int64_t) { return noTorch(); }
 Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &)
 {
     return noTorch();

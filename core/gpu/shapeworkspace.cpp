@@ -202,6 +202,18 @@ Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, 
     return compareOutputs(m_outputs, m_reference, atol, rtol, "the reference");
 }
 
+Expected<double> ShapeWorkspace::referenceScale() const
+{
+    double scale = 0;
+    for (const auto &reference : m_reference) {
+        const auto rms = TensorOps::rootMeanSquare(reference.view(m_device));
+        if (!rms)
+            return rms.error();
+        scale = std::max(scale, *rms);
+    }
+    return scale;
+}
+
 void ShapeWorkspace::keepFirstRun()
 {
     for (std::size_t i = 0; i < m_outputs.size(); ++i)

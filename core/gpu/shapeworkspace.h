@@ -60,6 +60,8 @@ public:
         std::string failure;
     };
     Expected<OutputCheck> checkOutputs(double atol, double rtol) const;
+    /// The largest root mean square of the reference outputs: how large this trial's results are.
+    Expected<double> referenceScale() const;
 
     void keepFirstRun();                                ///< Copies the outputs aside (determinism check).
     Expected<bool> sameAsFirstRun() const;              ///< Bit-exact.

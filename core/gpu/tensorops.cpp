@@ -12,6 +12,7 @@
 #endif
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 
 namespace kx {
@@ -174,6 +175,30 @@ Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorVi
         return result;
     } catch (const std::exception &error) {
         return Error{std::string("comparison: ") + errorText(error)};
+    }
+}
+
+Expected<double> TensorOps::rootMeanSquare(const TensorView &tensor, std::int64_t sliceElements)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable.error();
+    if (!isFloatingPoint(tensor.dtype))
+        return 0.0;
+    try {
+        const auto flat = wrap(tensor).reshape({-1});
+        const std::int64_t elements = flat.numel();
+        sliceElements = std::max<std::int64_t>(1, sliceElements);
+        double sumOfSquares = 0;
+        std::int64_t finite = 0;
+        for (std::int64_t begin = 0; begin < elements; begin += sliceElements) {
+            const auto slice = flat.narrow(0, begin, std::min(sliceElements, elements - begin)).to(at::kDouble);
+            const auto keep = at::isfinite(slice);
+            sumOfSquares += slice.masked_select(keep).square().sum().item<double>();
+            finite += keep.sum().item<std::int64_t>();
+        }
+        return finite > 0 ? std::sqrt(sumOfSquares / double(finite)) : 0.0;
+    } catch (const std::exception &error) {
+        return Error{std::string("root mean square: ") + errorText(error)};
     }
 }
 

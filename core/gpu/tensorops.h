@@ -45,6 +45,10 @@ public:
     static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol,
                                         double rtol, std::int64_t sliceElements = kSliceElements);
 
+    /// The root mean square of a floating-point tensor's finite elements (0 for integer tensors and for none
+    /// finite), summed in double slice by slice.
+    static Expected<double> rootMeanSquare(const TensorView &tensor, std::int64_t sliceElements = kSliceElements);
+
     /// True when both views hold the same bytes (NaN payloads included).
     static Expected<bool> bitEqual(const TensorView &a, const TensorView &b);
 

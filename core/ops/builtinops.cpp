@@ -44,12 +44,16 @@ Op makeOp(std::string name, std::string description, std::string reference, std:
     return op;
 }
 
-// A unary elementwise activation on a vector of 16M floats (and an odd-sized one).
+// Memory-bound ops move at least 256 MiB each way at their default size, as much as the copy that measures the
+// GPU's DRAM bandwidth does: with smaller tensors the roofline would measure launch and ramp-up costs rather than
+// bandwidth. (KernelBench's own level-1 sizes are larger still.)
+
+// A unary elementwise activation on a vector of 64M floats (and an odd-sized one).
 Op activation(std::string name, std::string description, std::string reference, std::string expression,
               int flopsPerElement, double tolerance = 1e-4)
 {
     return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N"})},
-                  {tensor("out", {"N"})}, {{{"N", 1 << 24}}, {{"N", 1000003}}}, "8 * N",
+                  {tensor("out", {"N"})}, {{{"N", 1 << 26}}, {{"N", 1000003}}}, "8 * N",
                   std::to_string(flopsPerElement) + " * N", recipe("elementwise", std::move(expression)), tolerance,
                   tolerance);
 }
@@ -64,7 +68,7 @@ Op rowReduction(std::string name, std::string description, std::string reference
     // Sums in another order than PyTorch's: with large-magnitude inputs the rounding differs by about 1e-7
     // of the sum of magnitudes, which the absolute tolerance must cover for rows that cancel out.
     return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N", "D"})},
-                  {tensor("out", {"N"}, std::move(outputType))}, {{{"N", 8192}, {"D", 2048}}, {{"N", 333}, {"D", 1028}}},
+                  {tensor("out", {"N"}, std::move(outputType))}, {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1028}}},
                   "4 * N * D + 4 * N", "N * D", how, 1e-2, 1e-3);
 }
 
@@ -111,18 +115,18 @@ std::vector<Op> makeBuiltInOps()
     // Elementwise with two inputs and with broadcasting.
     ops.push_back(makeOp("add", "Elementwise sum of two tensors of the same shape.", "torch.add(a, b)",
                          {tensor("a", {"N"}), tensor("b", {"N"})}, {tensor("out", {"N"})},
-                         {{{"N", 1 << 24}}, {{"N", 999999}}}, "12 * N", "N", recipe("elementwise", "a + b")));
+                         {{{"N", 1 << 26}}, {{"N", 999999}}}, "12 * N", "N", recipe("elementwise", "a + b")));
     // Two eager kernels in PyTorch (mul, then add): the classic fusion opportunity.
     ops.push_back(makeOp("scale_bias", "Per-column scale and bias of a matrix: x * scale + bias, broadcast over rows.",
                          "x * scale + bias", {tensor("x", {"N", "D"}), tensor("scale", {"D"}), tensor("bias", {"D"})},
-                         {tensor("out", {"N", "D"})}, {{{"N", 8192}, {"D", 2048}}, {{"N", 1001}, {"D", 777}}},
+                         {tensor("out", {"N", "D"})}, {{{"N", 16384}, {"D", 4096}}, {{"N", 1001}, {"D", 777}}},
                          "8 * N * D + 8 * D", "2 * N * D", recipe("elementwise", "x * scale + bias")));
     // A KernelBench level-2 style chain of five eager kernels, fused into one.
     ops.push_back(makeOp("chain_scale_add_sigmoid_mul_clamp",
                          "clamp(sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5): five eager kernels.",
                          "torch.clamp(torch.sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5)",
                          {tensor("x", {"N"}), tensor("y", {"N"})}, {tensor("out", {"N"})},
-                         {{{"N", 1 << 24}}, {{"N", 1000001}}}, "12 * N", "9 * N",
+                         {{{"N", 1 << 26}}, {{"N", 1000001}}}, "12 * N", "9 * N",
                          recipe("elementwise", "fminf(fmaxf(1.0f / (1.0f + expf(-(x * 1.5f + y))) * y - 0.1f, -0.5f), 0.5f)")));
 
     // Reductions over a dimension.
@@ -138,7 +142,7 @@ std::vector<Op> makeBuiltInOps()
           {"log_softmax", "logsoftmax", "torch.log_softmax(x, dim=1)"}}) {
         ops.push_back(makeOp(name, "Numerically stable " + reduction + " over the last dimension of a matrix.",
                              reference, {tensor("x", {"N", "D"})}, {tensor("out", {"N", "D"})},
-                             {{{"N", 8192}, {"D", 1024}}, {{"N", 1001}, {"D", 340}}}, "8 * N * D", "5 * N * D",
+                             {{{"N", 16384}, {"D", 4096}}, {{"N", 1001}, {"D", 340}}}, "8 * N * D", "5 * N * D",
                              rowsOf(recipe("softmax", {}, reduction)), 1e-5, 1e-3));
     }
 
@@ -146,12 +150,12 @@ std::vector<Op> makeBuiltInOps()
     ops.push_back(makeOp("layer_norm", "LayerNorm over the last dimension with weight and bias, eps 1e-5.",
                          "torch.nn.functional.layer_norm(x, (D,), weight, bias)",
                          {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})},
-                         {tensor("out", {"N", "D"})}, {{{"N", 8192}, {"D", 1024}}, {{"N", 777}, {"D", 516}}},
+                         {tensor("out", {"N", "D"})}, {{{"N", 16384}, {"D", 4096}}, {{"N", 777}, {"D", 516}}},
                          "8 * N * D + 8 * D", "8 * N * D", rowsOf(recipe("norm", {}, "layernorm")), 1e-4, 1e-3));
     ops.push_back(makeOp("rms_norm", "RMSNorm over the last dimension with weight, eps 1e-5.",
                          "x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * weight",
                          {tensor("x", {"N", "D"}), tensor("weight", {"D"})}, {tensor("out", {"N", "D"})},
-                         {{{"N", 8192}, {"D", 1024}}, {{"N", 777}, {"D", 516}}}, "8 * N * D + 4 * D", "4 * N * D",
+                         {{{"N", 16384}, {"D", 4096}}, {{"N", 777}, {"D", 516}}}, "8 * N * D + 4 * D", "4 * N * D",
                          rowsOf(recipe("norm", {}, "rmsnorm")), 1e-4, 1e-3));
 
     // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
@@ -184,7 +188,7 @@ std::vector<Op> makeBuiltInOps()
     OpRecipe transpose = recipe("transpose");
     ops.push_back(makeOp("transpose", "2-D transpose of an [R, C] matrix.", "x.t().contiguous()",
                          {tensor("x", {"R", "C"})}, {tensor("out", {"C", "R"})},
-                         {{{"R", 4096}, {"C", 8192}}, {{"R", 1001}, {"C", 777}}}, "8 * R * C", "0", transpose, 0, 0));
+                         {{{"R", 8192}, {"C", 8192}}, {{"R", 1001}, {"C", 777}}}, "8 * R * C", "0", transpose, 0, 0));
 
     // Convolution as a library step, bias and ReLU fused into one epilogue kernel.
     Op conv = makeOp("conv2d_bias_relu", "conv2d (stride 1, no padding) + per-channel bias + ReLU.",

@@ -15,6 +15,9 @@ namespace {
 constexpr int kDuplicateRetries = 3;
 constexpr int kMaxEmptyGenerations = 3;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
+// Selection draws from a stream of its own. Were it the request's seed, the proposer's first draw would repeat
+// the crossover-or-mutation draw, and every mutation would see a number above the crossover rate.
+constexpr std::uint64_t kSelectionStream = 0x5e1ec7105e1ec710ULL;
 
 std::string environmentJson(const std::vector<GpuInfo> &gpus)
 {
@@ -213,7 +216,7 @@ private:
         std::set<std::string> ids;
         for (int slot = 0; slot < slots && !m_stop.stop_requested(); ++slot) {
             for (int attempt = 0; attempt <= kDuplicateRetries; ++attempt) {
-                SplitMix random(deriveSeed(m_engine.m_settings.seed, generation, slot + 1000 * attempt));
+                SplitMix random(deriveSeed(m_engine.m_settings.seed ^ kSelectionStream, generation, slot + 1000 * attempt));
                 auto request = requestFor(generation, slot + 1000 * attempt, random);
                 const auto result = m_engine.m_proposer->propose(request, m_stop);
                 if (result.candidates.empty() && !result.failure.empty())

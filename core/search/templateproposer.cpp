@@ -4,11 +4,14 @@
 #include "core/search/population.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kx {
 namespace {
 
 constexpr int kAttempts = 24;
+// Share of mutations that move a kernel to another template supporting the op (CUDA cores -> tensor cores).
+constexpr double kTemplateSwitchRate = 0.15;
 
 struct Context
 {
@@ -122,6 +125,43 @@ ProposalResult translate(const ProposalRequest &request)
     return {{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
 }
 
+// The other templates that support the op, in registry order.
+std::vector<Context> otherContexts(const Op &op, const std::string &templateName)
+{
+    std::vector<Context> contexts;
+    const auto recipe = recipeOf(op);
+    if (!recipe)
+        return contexts;
+    for (const auto *candidate : kernelTemplates())
+        if (candidate->name() != templateName && candidate->supports(op, *recipe))
+            contexts.push_back(Context{op, *recipe, candidate, candidate->parameters(op, *recipe)});
+    return contexts;
+}
+
+// A child on another template: its defaults, keeping each parameter both templates share where that stays valid.
+std::optional<Candidate> switchTemplate(const Context &target, const Genome &genome, const ScoredCandidate &parent)
+{
+    Params params = target.kernelTemplate->defaults(target.op, target.recipe);
+    if (!valid(target, params))
+        return std::nullopt;
+    std::string kept;
+    for (const auto &definition : target.definitions) {
+        const auto inherited = genome.params.find(definition.name);
+        if (inherited == genome.params.end() || inherited->second == params[definition.name])
+            continue;
+        Params changed = params;
+        changed[definition.name] = inherited->second;
+        if (!valid(target, changed))
+            continue;
+        params = changed;
+        kept += (kept.empty() ? "" : ", ") + definition.label + " " + std::to_string(inherited->second);
+    }
+    return build(target, params, Origin::Mutated, "switch-template",
+                 "Template switch: " + genome.templateName + " -> " + target.kernelTemplate->name() + " (its defaults"
+                     + (kept.empty() ? std::string() : "; kept " + kept) + ").",
+                 {&parent});
+}
+
 ProposalResult mutate(const ProposalRequest &request)
 {
     const auto &parent = request.parents.front();
@@ -131,6 +171,12 @@ ProposalResult mutate(const ProposalRequest &request)
     const Genome *genome = &bred->genome;
     const Context *context = &bred->context;
     SplitMix random(request.seed);
+
+    if (const auto others = otherContexts(request.op, genome->templateName);
+        !others.empty() && random.unit() < kTemplateSwitchRate) {
+        if (auto child = switchTemplate(others[random.below(others.size())], *genome, parent))
+            return {{std::move(*child)}, {}};
+    }
 
     // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
     std::vector<const ScoredCandidate *> donors;

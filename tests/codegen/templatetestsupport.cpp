@@ -140,4 +140,53 @@ Params withChanges(Params params, const std::string &changes)
     return params;
 }
 
+std::vector<Op> gemmTestOps()
+{
+    std::vector<Op> ops;
+
+    Op square;
+    square.name = "matmul_square";
+    square.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})};
+    square.outputs = {tensor("out", {"M", "N"})};
+    square.shapeSets = {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 1000}, {"N", 1000}, {"K", 1000}}};
+    square.recipe = R"j({"family": "gemm"})j";
+    ops.push_back(square);
+
+    Op tall;
+    tall.name = "matmul_tall_skinny";
+    tall.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})};
+    tall.outputs = {tensor("out", {"M", "N"})};
+    tall.shapeSets = {{{"M", 16384}, {"N", 64}, {"K", 256}}, {{"M", 10007}, {"N", 33}, {"K", 100}}};
+    tall.recipe = R"j({"family": "gemm"})j";
+    ops.push_back(tall);
+
+    Op linear;
+    linear.name = "linear_bias_relu";
+    linear.inputs = {tensor("x", {"B", "IN"}), tensor("weight", {"OUT", "IN"}), tensor("bias", {"OUT"})};
+    linear.outputs = {tensor("y", {"B", "OUT"})};
+    linear.shapeSets = {{{"B", 512}, {"IN", 1024}, {"OUT", 4096}}, {{"B", 37}, {"IN", 300}, {"OUT", 130}}};
+    linear.recipe = R"j({"family": "gemm", "m": "B", "n": "OUT", "k": "IN", "transposeB": true, "bias": "bias",
+                        "expression": "fmaxf(acc, 0.0f)"})j";
+    ops.push_back(linear);
+
+    Op residual;
+    residual.name = "matmul_scale_residual_clamp";
+    residual.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("res", {"M", "N"})};
+    residual.outputs = {tensor("out", {"M", "N"})};
+    residual.shapeSets = {{{"M", 2048}, {"N", 2048}, {"K", 512}}, {{"M", 999}, {"N", 500}, {"K", 77}}};
+    residual.recipe = R"j({"family": "gemm", "expression": "fminf(fmaxf(acc * 2.0f + res, -1.0f), 1.0f)",
+                          "epilogueInputs": ["res"]})j";
+    ops.push_back(residual);
+    return ops;
+}
+
+const Op &gemmTestOp(const std::string &name)
+{
+    static const std::vector<Op> ops = gemmTestOps();
+    for (const auto &op : ops)
+        if (op.name == name)
+            return op;
+    throw std::logic_error("no test op " + name);
+}
+
 } // namespace kx::test

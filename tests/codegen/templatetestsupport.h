@@ -56,6 +56,11 @@ std::vector<OpAndArch> opAndArchRows(const std::vector<Op> &ops);
 /// Up to count distinct valid parameter combinations drawn uniformly from the parameter space with a fixed seed.
 std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count);
 
+/// The GEMM ops the gemm template suites share (square, tall-skinny, linear with bias, residual epilogue); each has
+/// a shape set whose sizes are not multiples of any tile.
+std::vector<Op> gemmTestOps();
+const Op &gemmTestOp(const std::string &name);
+
 /// params with the values in changes set.
 Params with(Params params, const Params &changes);
 

@@ -6,62 +6,10 @@
 
 #include <doctest/doctest.h>
 
-#include <stdexcept>
-
 using namespace kx;
 using namespace kx::test;
 
 namespace {
-
-// The ops under test; each has a shape set whose sizes are not multiples of any tile.
-std::vector<Op> gemmOps()
-{
-    std::vector<Op> ops;
-
-    Op square;
-    square.name = "matmul_square";
-    square.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})};
-    square.outputs = {tensor("out", {"M", "N"})};
-    square.shapeSets = {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 1000}, {"N", 1000}, {"K", 1000}}};
-    square.recipe = R"j({"family": "gemm"})j";
-    ops.push_back(square);
-
-    Op tall;
-    tall.name = "matmul_tall_skinny";
-    tall.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})};
-    tall.outputs = {tensor("out", {"M", "N"})};
-    tall.shapeSets = {{{"M", 16384}, {"N", 64}, {"K", 256}}, {{"M", 10007}, {"N", 33}, {"K", 100}}};
-    tall.recipe = R"j({"family": "gemm"})j";
-    ops.push_back(tall);
-
-    Op linear;
-    linear.name = "linear_bias_relu";
-    linear.inputs = {tensor("x", {"B", "IN"}), tensor("weight", {"OUT", "IN"}), tensor("bias", {"OUT"})};
-    linear.outputs = {tensor("y", {"B", "OUT"})};
-    linear.shapeSets = {{{"B", 512}, {"IN", 1024}, {"OUT", 4096}}, {{"B", 37}, {"IN", 300}, {"OUT", 130}}};
-    linear.recipe = R"j({"family": "gemm", "m": "B", "n": "OUT", "k": "IN", "transposeB": true, "bias": "bias",
-                        "expression": "fmaxf(acc, 0.0f)"})j";
-    ops.push_back(linear);
-
-    Op residual;
-    residual.name = "matmul_scale_residual_clamp";
-    residual.inputs = {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("res", {"M", "N"})};
-    residual.outputs = {tensor("out", {"M", "N"})};
-    residual.shapeSets = {{{"M", 2048}, {"N", 2048}, {"K", 512}}, {{"M", 999}, {"N", 500}, {"K", 77}}};
-    residual.recipe = R"j({"family": "gemm", "expression": "fminf(fmaxf(acc * 2.0f + res, -1.0f), 1.0f)",
-                          "epilogueInputs": ["res"]})j";
-    ops.push_back(residual);
-    return ops;
-}
-
-const Op &opNamed(const std::string &name)
-{
-    static const std::vector<Op> ops = gemmOps();
-    for (const auto &op : ops)
-        if (op.name == name)
-            return op;
-    throw std::logic_error("no test op " + name);
-}
 
 const GemmTemplate kTemplate;
 
@@ -71,15 +19,15 @@ TEST_CASE("is registered")
 {
     const KernelTemplate *found = findKernelTemplate("gemm");
     REQUIRE(found);
-    CHECK(found->supports(opNamed("matmul_square"), recipeFor(opNamed("matmul_square"))));
+    CHECK(found->supports(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square"))));
 }
 
 TEST_CASE("the defaults are valid")
 {
-    for (const auto &op : gemmOps()) {
+    for (const auto &op : gemmTestOps()) {
         SUBCASE(op.name.c_str())
         {
-            const Op &gemm = opNamed(op.name);
+            const Op &gemm = gemmTestOp(op.name);
             const OpRecipe recipe = recipeFor(gemm);
             const Params defaults = kTemplate.defaults(gemm, recipe);
             CHECK(kTemplate.check(gemm, recipe, defaults) == std::string());
@@ -93,11 +41,11 @@ TEST_CASE("the defaults are valid")
 
 TEST_CASE("the defaults compile and resolve" * needsNvrtc())
 {
-    const auto ops = gemmOps();
+    const auto ops = gemmTestOps();
     for (const auto &row : opAndArchRows(ops)) {
         SUBCASE(row.name.c_str())
         {
-            const Op &gemm = opNamed(ops[row.op].name);
+            const Op &gemm = gemmTestOp(ops[row.op].name);
             const std::string problem =
                 verifyCandidate(kTemplate, gemm, kTemplate.defaults(gemm, recipeFor(gemm)), row.arch);
             CHECK_MESSAGE(problem.empty(), problem);
@@ -109,7 +57,7 @@ TEST_CASE("random combinations compile and resolve" * needsNvrtc())
 {
     int compiled = 0, splitK = 0, doubleBuffer = 0, vectorised = 0, padded = 0;
     unsigned seed = 2024;
-    for (const auto &op : gemmOps()) {
+    for (const auto &op : gemmTestOps()) {
         const auto samples = sampleValid(kTemplate, op, seed++, 12);
         CHECK(samples.size() == std::size_t(12));
         for (const auto &params : samples) {
@@ -130,7 +78,7 @@ TEST_CASE("random combinations compile and resolve" * needsNvrtc())
 
 TEST_CASE("large shared tiles use dynamic shared memory" * needsNvrtc())
 {
-    const Op &op = opNamed("matmul_square");
+    const Op &op = gemmTestOp("matmul_square");
     const Params params = with(kTemplate.defaults(op, recipeFor(op)),
                                {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"tm", 8}, {"tn", 8}, {"pad", 1}, {"doubleBuffer", 1}});
     CHECK(kTemplate.check(op, recipeFor(op), params) == std::string());
@@ -152,7 +100,7 @@ TEST_CASE("large shared tiles use dynamic shared memory" * needsNvrtc())
 
 TEST_CASE("a split-K plan uses scratch and two kernels")
 {
-    const Op &op = opNamed("matmul_scale_residual_clamp");
+    const Op &op = gemmTestOp("matmul_scale_residual_clamp");
     const Params params = with(kTemplate.defaults(op, recipeFor(op)), {{"splitK", 4}});
     CHECK(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
@@ -180,7 +128,7 @@ TEST_CASE("a split-K plan uses scratch and two kernels")
 
 TEST_CASE("the source states every parameter")
 {
-    const Op &op = opNamed("linear_bias_relu");
+    const Op &op = gemmTestOp("linear_bias_relu");
     const OpRecipe recipe = recipeFor(op);
     const Params params = kTemplate.defaults(op, recipe);
     const std::string source = kTemplate.generate(op, recipe, params).source;
@@ -213,7 +161,7 @@ TEST_CASE("rejects invalid combinations")
     for (const auto &row : rows) {
         SUBCASE(row.name)
         {
-            const Op &gemm = opNamed(row.op);
+            const Op &gemm = gemmTestOp(row.op);
             const Params params = withChanges(kTemplate.defaults(gemm, recipeFor(gemm)), row.changes);
             CHECK(kTemplate.check(gemm, recipeFor(gemm), params) == row.reason);
         }
@@ -240,7 +188,7 @@ TEST_CASE("rejects ops it cannot handle")
     for (const auto &row : rows) {
         SUBCASE(row.name)
         {
-            Op op = opNamed("matmul_square");
+            Op op = gemmTestOp("matmul_square");
             switch (row.variant) {
             case 0: op.inputs[1].shape = {"N", "K"}; break;
             case 1: op.recipe = R"j({"family": "gemm", "bias": "c"})j"; break;
@@ -262,7 +210,7 @@ TEST_CASE("rejects ops it cannot handle")
 
 TEST_CASE("generate refuses invalid parameters")
 {
-    const Op &op = opNamed("matmul_square");
+    const Op &op = gemmTestOp("matmul_square");
     const Params params = with(kTemplate.defaults(op, recipeFor(op)), {{"tm", 1}, {"tn", 1}});
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     CHECK(kernel.source == std::string("#error \"gemm template: (64/1) x (64/1) = 4096 threads per block exceed 1024\"\n"));
@@ -276,7 +224,7 @@ TEST_CASE("generate refuses invalid parameters")
 
 TEST_CASE("generate is deterministic")
 {
-    for (const auto &op : gemmOps()) {
+    for (const auto &op : gemmTestOps()) {
         const OpRecipe recipe = recipeFor(op);
         for (const auto &params : sampleValid(kTemplate, op, 7, 5)) {
             const GeneratedKernel first = kTemplate.generate(op, recipe, params);
@@ -286,7 +234,7 @@ TEST_CASE("generate is deterministic")
         }
     }
     // Different parameters give different code.
-    const Op &op = opNamed("matmul_square");
+    const Op &op = gemmTestOp("matmul_square");
     const Params defaults = kTemplate.defaults(op, recipeFor(op));
     CHECK(kTemplate.generate(op, recipeFor(op), defaults).source
           != kTemplate.generate(op, recipeFor(op), with(defaults, {{"pad", 1}})).source);

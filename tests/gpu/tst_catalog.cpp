@@ -1,6 +1,8 @@
-// Every built-in op's first candidate (its translation) verifies on the GPU against LibTorch.
+// Every built-in op's first candidate (its translation), and the tensor-core variants of its gemms, verify on
+// the GPU against LibTorch.
 #include "gputestsupport.h"
 
+#include "core/codegen/kerneltemplate.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 
@@ -29,4 +31,47 @@ TEST_CASE("every catalog op's translation verifies on the GPU")
         correct += evaluation.status == EvalStatus::Correct;
     }
     std::printf("%d of %zu translations verified\n", correct, builtInOps().size());
+}
+
+// The search may move a gemm to tensor cores: 3xTF32 must be as exact as fp32 FMA over every trial, whatever the
+// tiling; plain TF32 is reported, not required (it verifies only where an op's tolerance is loose enough).
+TEST_CASE("the catalog's gemms verify on tensor cores")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *tensorCores = findKernelTemplate("gemm-tensorcore");
+    REQUIRE(tensorCores);
+    const std::vector<std::pair<std::string, Params>> variants{
+        {"3xTF32, defaults", {}},
+        {"3xTF32, 128 x 128, 2 x 4 warps, 3 stages", {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}}},
+        {"3xTF32, 32 x 64, 1 x 2 warps, 4 stages", {{"bm", 32}, {"bn", 64}, {"warpsM", 1}, {"warpsN", 2}, {"stages", 4}}},
+        {"plain TF32, defaults", {{"products", 1}}},
+    };
+    for (const auto &op : builtInOps()) {
+        const auto recipe = recipeOf(op);
+        if (!recipe || !tensorCores->supports(op, *recipe))
+            continue;
+        for (const auto &[label, changes] : variants) {
+            CAPTURE(op.name);
+            CAPTURE(label);
+            Params params = tensorCores->defaults(op, *recipe);
+            for (const auto &[name, value] : changes)
+                params[name] = value;
+            REQUIRE(tensorCores->check(op, *recipe, params) == std::string());
+            const auto generated = tensorCores->generate(op, *recipe, params);
+            Candidate candidate;
+            candidate.opName = op.name;
+            candidate.source = generated.source;
+            candidate.launchPlan = generated.launchPlan;
+            candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+            const auto outcome = test::evaluateCandidate(op, candidate);
+            const auto &evaluation = outcome.evaluation;
+            std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), label.c_str(),
+                        test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                        evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
+            CHECK_FALSE(outcome.workerMustExit);
+            if (params.at("products") == 3)
+                CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+        }
+    }
 }

@@ -198,6 +198,24 @@ TEST_CASE("tolerance comparison on host tensors")
     }
 }
 
+TEST_CASE("root mean square of the finite elements, slice by slice")
+{
+    if (!TensorOps::haveTorch()) {
+        MESSAGE("built without LibTorch: not tested");
+        return;
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> values{3.0f, -4.0f, nan, inf, 0.0f};
+    for (const std::int64_t slice : {std::int64_t(1), std::int64_t(2), TensorOps::kSliceElements}) {
+        const auto rms = TensorOps::rootMeanSquare(hostView(values), slice);
+        REQUIRE_MESSAGE(rms, (rms ? "" : rms.error().message));
+        CHECK(*rms == doctest::Approx(std::sqrt(25.0 / 3.0)));
+    }
+    std::vector<float> none{nan, -inf};
+    CHECK(*TensorOps::rootMeanSquare(hostView(none)) == 0.0);
+}
+
 TEST_CASE("fp32 throughput follows the architecture")
 {
     CHECK(fp32LanesPerSm(8, 0) == 64);   // A100

@@ -367,7 +367,7 @@ TEST_CASE("a time under the roofline floor is flagged impossible")
             continue;
         const auto evidence = nlohmann::json::parse(flag.evidence);
         CHECK(evidence.at("floorMs").get<double>() > evidence.at("measuredMs").get<double>());
-        CHECK(evidence.at("bytes").get<double>() == doctest::Approx(1000.0 * 8 * (1 << 24)));
+        CHECK(evidence.at("bytes").get<double>() == doctest::Approx(1000.0 * 8 * (1 << 26)));
         CHECK(evidence.at("bandwidthGBs").get<double>() > 0);
     }
 }

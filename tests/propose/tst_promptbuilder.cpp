@@ -67,7 +67,7 @@ TEST_CASE("the translate prompt carries the op, its shapes and the format rules"
     REQUIRE_MESSAGE(prompt, (prompt ? "" : prompt.error().message));
     CHECK(prompt->system.find("device code only") != std::string::npos);
     CHECK(prompt->user.find("torch.relu(x)") != std::string::npos);
-    CHECK(prompt->user.find("N=16777216") != std::string::npos);
+    CHECK(prompt->user.find("N=67108864") != std::string::npos);
     CHECK(prompt->user.find("x: float32 [N]") != std::string::npos);
     CHECK(prompt->user.find("{{") == std::string::npos);
 }

@@ -201,6 +201,39 @@ TEST_CASE("submits each child for evaluation before proposing the next")
     }
 }
 
+// Remembers the first number each later mutation request's seed gives the proposer.
+class FirstDrawProposer : public test::FakeProposer
+{
+public:
+    ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override
+    {
+        // From generation 3 on the elite has several members, so selection draws crossover-or-mutation first.
+        if (request.kind == ProposalKind::Mutate && request.generation >= 3)
+            firstDraws.push_back(SplitMix(request.seed).unit());
+        return test::FakeProposer::propose(request, stop);
+    }
+    std::vector<double> firstDraws;
+};
+
+TEST_CASE("the proposer's random numbers do not repeat the engine's selection draws")
+{
+    TemporaryDir dir;
+    auto proposer = std::make_unique<FirstDrawProposer>();
+    auto *recording = proposer.get();
+    SearchSettings settings = settingsWithSeed(9);
+    settings.childrenPerGeneration = 8;
+    SearchEngine engine(dir.filePath("a.kxdb"), std::move(proposer), std::make_shared<test::FakeEvaluator>(), settings,
+                        generations(6));
+    REQUIRE(engine.start(test::fakeOp()));
+    engine.wait();
+    const auto &draws = recording->firstDraws;
+    REQUIRE(draws.size() >= 12);
+    // A mutation is chosen when the selection's draw is at least the crossover rate (0.25); the proposer's
+    // own first draw must not be bound by that.
+    const auto below = std::count_if(draws.begin(), draws.end(), [](double d) { return d < 0.25; });
+    CHECK(below >= 2);
+}
+
 TEST_CASE("pauses and resumes")
 {
     TemporaryDir dir;
@@ -285,7 +318,7 @@ TEST_CASE("a continued run counts generations without improvement as the live ru
     {
         // Long enough for the best to stall (the fake speedup peaks at one value).
         SearchEngine engine(path, std::make_unique<test::FakeProposer>(), std::make_shared<test::FakeEvaluator>(),
-                            settingsWithSeed(3), generations(12));
+                            settingsWithSeed(3), generations(20));
         const auto run = engine.start(test::fakeOp());
         REQUIRE(run);
         runId = *run;
@@ -295,7 +328,7 @@ TEST_CASE("a continued run counts generations without improvement as the live ru
     CHECK(live.generationsWithoutImprovement > 0);
     // Continued under the same limit, the run is already done: the progress is what the archive restores.
     SearchEngine again(path, std::make_unique<test::FakeProposer>(), std::make_shared<test::FakeEvaluator>(),
-                       settingsWithSeed(3), generations(12));
+                       settingsWithSeed(3), generations(20));
     REQUIRE(again.continueRun(runId));
     again.wait();
     const auto restored = again.progress();

@@ -75,7 +75,10 @@ TEST_CASE("a mutation changes one parameter")
                 CHECK(child.origin == Origin::Mutated);
                 CHECK(child.id != root->id);
                 CHECK(child.description.find("->") != std::string::npos); // says what changed
-                CHECK(differences(paramsOf(*root), paramsOf(child)) == 1);
+                if (child.operatorName == "switch-template") // a gemm may move to tensor cores: tested below
+                    CHECK(genomeFromJson(child.genome)->templateName != genomeFromJson(root->genome)->templateName);
+                else
+                    CHECK(differences(paramsOf(*root), paramsOf(child)) == 1);
                 // Same request, same child.
                 CHECK(proposer.propose(request, {}).candidates.front().id == child.id);
                 if (NvrtcCompiler::available() && seed <= 4) {
@@ -86,6 +89,54 @@ TEST_CASE("a mutation changes one parameter")
             }
             CHECK(mutations == 12);
         }
+    }
+}
+
+TEST_CASE("a mutation can move a gemm to tensor cores, and only ops with another template switch")
+{
+    const Op &matmul = *findBuiltInOp("linear_bias_relu");
+    const auto root = *translateOp(matmul);
+    REQUIRE(genomeFromJson(root.genome)->templateName == std::string("gemm"));
+    TemplateProposer proposer;
+    int switches = 0;
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+        ProposalRequest request;
+        request.op = matmul;
+        request.kind = ProposalKind::Mutate;
+        request.parents = {correct(root, 1.0)};
+        request.seed = seed;
+        const auto result = proposer.propose(request, {});
+        REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+        const auto &child = result.candidates.front();
+        if (child.operatorName != "switch-template")
+            continue;
+        ++switches;
+        const auto genome = genomeFromJson(child.genome);
+        REQUIRE(genome);
+        CHECK(genome->templateName == std::string("gemm-tensorcore"));
+        CHECK(child.description.rfind("Template switch: gemm -> gemm-tensorcore (its defaults", 0) == 0);
+        // The block tile the parent had (64 x 64) is kept where the target has the same parameter.
+        CHECK(genome->params.at("bm") == paramsOf(root).at("bm"));
+        CHECK(child.parentIds == std::vector<std::string>{root.id});
+        if (NvrtcCompiler::available() && switches == 1) {
+            const std::string failure = compileAndResolve(matmul, child);
+            CHECK_MESSAGE(failure.empty(), failure);
+        }
+    }
+    CHECK(switches >= 3);   // about 15% of 60 mutations
+    CHECK(switches <= 20);
+
+    const Op &relu = *findBuiltInOp("relu");
+    const auto reluRoot = *translateOp(relu);
+    for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+        ProposalRequest request;
+        request.op = relu;
+        request.kind = ProposalKind::Mutate;
+        request.parents = {correct(reluRoot, 1.0)};
+        request.seed = seed;
+        const auto result = proposer.propose(request, {});
+        REQUIRE(!result.candidates.empty());
+        CHECK(result.candidates.front().operatorName != std::string("switch-template"));
     }
 }
 

@@ -1,0 +1,151 @@
+// The tensor-core gemm template: parameter checks, generated source and plan, real NVRTC compiles and plan
+// resolution. That its kernels compute the right numbers is checked on the GPU (tst_catalog).
+#include "core/codegen/gemmtensorcoretemplate.h"
+#include "core/eval/launchplan.h"
+
+#include "templatetestsupport.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace kx;
+using namespace kx::test;
+
+namespace {
+const GemmTensorCoreTemplate kTemplate;
+} // namespace
+
+TEST_CASE("is registered after the CUDA-core gemm template")
+{
+    const Op &op = gemmTestOp("matmul_square");
+    const KernelTemplate *found = findKernelTemplate("gemm-tensorcore");
+    REQUIRE(found);
+    CHECK(found->supports(op, recipeFor(op)));
+    // A translation stays exact fp32: the first template that supports a gemm is the CUDA-core one.
+    const auto &all = kernelTemplates();
+    const auto first = std::find_if(all.begin(), all.end(),
+                                    [&](const KernelTemplate *t) { return t->supports(op, recipeFor(op)); });
+    REQUIRE(first != all.end());
+    CHECK((*first)->name() == std::string("gemm"));
+}
+
+TEST_CASE("the defaults are valid, fp32-accurate and compile" * needsNvrtc())
+{
+    const auto ops = gemmTestOps();
+    for (const auto &row : opAndArchRows(ops)) {
+        SUBCASE(row.name.c_str())
+        {
+            const Op &op = ops[row.op];
+            const Params defaults = kTemplate.defaults(op, recipeFor(op));
+            CHECK(kTemplate.check(op, recipeFor(op), defaults) == std::string());
+            CHECK(defaults.at("products") == 3);
+            const std::string problem = verifyCandidate(kTemplate, op, defaults, row.arch);
+            CHECK_MESSAGE(problem.empty(), problem);
+        }
+    }
+}
+
+TEST_CASE("random combinations compile and resolve" * needsNvrtc())
+{
+    int compiled = 0, plainTf32 = 0, deepPipeline = 0, wideSlice = 0;
+    unsigned seed = 77;
+    for (const auto &op : gemmTestOps()) {
+        const auto samples = sampleValid(kTemplate, op, seed++, 8);
+        CHECK(samples.size() == std::size_t(8));
+        for (const auto &params : samples) {
+            const std::string arch = compiled % 2 ? "sm_90" : "sm_80";
+            const std::string problem = verifyCandidate(kTemplate, op, params, arch);
+            CHECK_MESSAGE(problem.empty(), problem);
+            ++compiled;
+            plainTf32 += params.at("products") == 1;
+            deepPipeline += params.at("stages") > 2;
+            wideSlice += params.at("bk") == 32;
+        }
+    }
+    CHECK(compiled == 32);
+    CHECK((plainTf32 > 0 && deepPipeline > 0 && wideSlice > 0));
+}
+
+TEST_CASE("the plan covers the output with one block per tile and sizes shared memory")
+{
+    const Op &op = gemmTestOp("linear_bias_relu");
+    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,bk=16,warpsM=4,warpsN=2,stages=3");
+    REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
+    const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE(plan);
+    const ShapeSet &odd = op.shapeSets[1]; // B 37, IN 300, OUT 130
+    const auto resolved = resolveLaunchPlan(*plan, op, odd, parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    REQUIRE(resolved->steps.size() == std::size_t(1));
+    const auto &step = std::get<ResolvedKernelStep>(resolved->steps.front());
+    CHECK(step.kernel == std::string("gemm_tc_kernel"));
+    CHECK(step.grid[0] == std::int64_t((130 + 63) / 64));
+    CHECK(step.grid[1] == std::int64_t(1));
+    CHECK(step.block[0] == std::int64_t(256));
+    // Three stages of a [128][20] and a transposed b [64][20] slice, or the [128][68] output tile if larger.
+    CHECK(step.sharedBytes == std::int64_t(4 * std::max(3 * (128 * 20 + 64 * 20), 128 * 68)));
+    CHECK(kernel.source.find("nvcuda::wmma::col_major") != std::string::npos); // b is [n, k]
+}
+
+TEST_CASE("the source states its parameters and its precision")
+{
+    const Op &op = gemmTestOp("matmul_scale_residual_clamp");
+    const OpRecipe recipe = recipeFor(op);
+    const Params params = kTemplate.defaults(op, recipe);
+    const std::string source = kTemplate.generate(op, recipe, params).source;
+    for (const auto &definition : kTemplate.parameters(op, recipe)) {
+        const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
+        CHECK_MESSAGE(source.find(line) != std::string::npos, line);
+    }
+    CHECK(source.find("3xTF32") != std::string::npos);
+    CHECK(source.find("splitTf32") != std::string::npos);
+    CHECK(source.find("fminf(fmaxf(acc * 2.0f + res, -1.0f), 1.0f)") != std::string::npos);
+    const std::string plain = kTemplate.generate(op, recipe, with(params, {{"products", 1}})).source;
+    CHECK(plain.find("Precision: plain TF32") != std::string::npos);
+    CHECK(plain.find("splitTf32") == std::string::npos);
+}
+
+TEST_CASE("rejects invalid combinations")
+{
+    const struct
+    {
+        const char *name;
+        std::string changes;
+        std::string reason;
+    } rows[] = {
+        {"warp tile below a fragment", "bm=32,warpsM=4", "a warp's tile of (32/4) x (64/2) is smaller than a 16 x 16 fragment"},
+        {"too many fragments", "bm=128,bn=128,warpsM=2,warpsN=2",
+         "a warp's tile of 64 x 64 holds 16 accumulator fragments, more than 8 fit in registers"},
+        {"too many warps", "bm=128,bn=128,warpsM=4,warpsN=4", "4 x 4 warps exceed 8 per block"},
+        {"shared memory", "bm=128,bn=128,bk=32,warpsM=4,warpsN=2,stages=4",
+         "141312 bytes of shared memory (4 stages) exceed 101376"},
+        {"value not allowed", "products=2", "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32) 2 is "
+                                            "not one of the allowed values"},
+        {"missing", "-stages", "missing parameter stages"},
+    };
+    const Op &op = gemmTestOp("matmul_square");
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), row.changes);
+            CHECK(kTemplate.check(op, recipeFor(op), params) == row.reason);
+        }
+    }
+}
+
+TEST_CASE("rejects ops the gemm templates cannot handle, naming itself")
+{
+    Op op = gemmTestOp("matmul_square");
+    op.inputs[0].dtype = "float16";
+    CHECK(kTemplate.check(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)))
+          == std::string("input a is float16: the gemm-tensorcore template handles float32"));
+    Op clash = gemmTestOp("matmul_square");
+    clash.inputs[0].name = "tile";
+    CHECK(kTemplate.check(clash, recipeFor(clash), kTemplate.defaults(clash, recipeFor(clash)))
+          == std::string("tensor name 'tile' clashes with a name of the generated code"));
+    const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)));
+    CHECK(kernel.source.rfind("#error", 0) == 0);
+    CHECK(!parseLaunchPlan(kernel.launchPlan));
+}
