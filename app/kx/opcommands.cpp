@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <optional>
+#include <vector>
 
 namespace kx::cli {
 namespace {
@@ -39,14 +41,45 @@ int runOps(bool json)
     return Ok;
 }
 
-int runTranslate(const std::string &name, const std::string &arch, bool json)
+// "bm=128" -> {"bm", 128}
+std::optional<std::pair<std::string, int>> parseParam(const std::string &text)
+{
+    const auto equals = text.find('=');
+    if (equals == std::string::npos || equals == 0)
+        return std::nullopt;
+    try {
+        std::size_t used = 0;
+        const int value = std::stoi(text.substr(equals + 1), &used);
+        if (used != text.size() - equals - 1)
+            return std::nullopt;
+        return std::pair{text.substr(0, equals), value};
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
+
+int runTranslate(const std::string &name, const std::string &arch, bool json, const std::string &templateName,
+                 const std::vector<std::string> &paramTexts)
 {
     const Op *op = findBuiltInOp(name);
     if (!op) {
         std::cerr << "kx: unknown op '" << name << "' (kx ops lists them)\n";
         return BadInput;
     }
-    const auto candidate = translateOp(*op);
+    Params changes;
+    for (const auto &text : paramTexts) {
+        const auto param = parseParam(text);
+        if (!param) {
+            std::cerr << "kx: --param wants NAME=INTEGER, not '" << text << "'\n";
+            return Usage;
+        }
+        changes[param->first] = param->second;
+    }
+    if (!changes.empty() && templateName.empty()) {
+        std::cerr << "kx: --param needs --template (the parameters belong to a template)\n";
+        return Usage;
+    }
+    const auto candidate = templateName.empty() ? translateOp(*op) : generateFromTemplate(*op, templateName, changes);
     if (!candidate) {
         std::cerr << "kx: cannot translate " << name << ": " << candidate.error().message << '\n';
         return Failure;
@@ -87,7 +120,15 @@ void addOpCommands(CLI::App &app, Action &action)
     translate->add_option("op", *name, "Op name (see kx ops)")->required();
     translate->add_option("--compile", *arch, "Also compile it with NVRTC for this arch, e.g. sm_90");
     translate->add_flag("--json", *json, "Print the candidate as JSON");
-    translate->callback([&action, name, arch, json] { action = [=] { return runTranslate(*name, *arch, *json); }; });
+    auto templateName = std::make_shared<std::string>();
+    auto params = std::make_shared<std::vector<std::string>>();
+    translate->add_option("--template", *templateName,
+                          "Generate from this code template instead of the first that supports the op "
+                          "(e.g. gemm-tensorcore)");
+    translate->add_option("--param", *params, "With --template: set a template parameter, NAME=VALUE (repeatable)");
+    translate->callback([&action, name, arch, json, templateName, params] {
+        action = [=] { return runTranslate(*name, *arch, *json, *templateName, *params); };
+    });
 }
 
 } // namespace kx::cli

@@ -306,6 +306,25 @@ Expected<Candidate> translateOp(const Op &op)
     return result.candidates.front();
 }
 
+Expected<Candidate> generateFromTemplate(const Op &op, const std::string &templateName, const Params &changes)
+{
+    auto context = contextFor(op, templateName);
+    if (!context)
+        return context.error();
+    Params params = context->kernelTemplate->defaults(op, context->recipe);
+    std::string changed;
+    for (const auto &[name, value] : changes) {
+        params[name] = value;
+        changed += (changed.empty() ? "" : ", ") + name + " = " + std::to_string(value);
+    }
+    if (const auto problem = context->kernelTemplate->check(op, context->recipe, params); !problem.empty())
+        return Error{templateName + ": " + problem};
+    return build(*context, params, Origin::Manual, "generate",
+                 "From the " + templateName + " template"
+                     + (changed.empty() ? std::string(" (its defaults).") : " with " + changed + "."),
+                 {});
+}
+
 ProposalResult TemplateProposer::propose(const ProposalRequest &request, std::stop_token)
 {
     switch (request.kind) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/codegen/kerneltemplate.h"
 #include "core/search/proposer.h"
 #include "core/util/expected.h"
 
@@ -20,5 +21,9 @@ public:
 
 /// The first candidate for an op from the first template that supports it (its defaults), or why not.
 Expected<Candidate> translateOp(const Op &op);
+
+/// A candidate from a named template: its defaults with `changes` applied (a hand-picked point of its space),
+/// or why not (no such template, it does not support the op, or check() refuses the parameters).
+Expected<Candidate> generateFromTemplate(const Op &op, const std::string &templateName, const Params &changes);
 
 } // namespace kx

@@ -43,7 +43,8 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
     REQUIRE(tensorCores);
     const std::vector<std::pair<std::string, Params>> variants{
         {"3xTF32, defaults", {}},
-        {"3xTF32, 128 x 128, 2 x 4 warps, 3 stages", {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}}},
+        {"3xTF32, 128 x 64, 4 x 2 warps, 3 stages", {{"bm", 128}, {"bn", 64}, {"bk", 16}, {"warpsM", 4}, {"warpsN", 2}, {"stages", 3}}},
+        {"TF32, 128 x 128, 2 x 4 warps, 3 stages", {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}, {"products", 1}}},
         {"3xTF32, 32 x 64, 1 x 2 warps, 4 stages", {{"bm", 32}, {"bn", 64}, {"warpsM", 1}, {"warpsN", 2}, {"stages", 4}}},
         {"plain TF32, defaults", {{"products", 1}}},
     };
