@@ -15,10 +15,9 @@ namespace {
 
 // Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
 constexpr int kMaxSharedBytes = 99 * 1024;
-// Accumulator fragments a warp may hold: 8 fragments are 64 registers a thread. 3xTF32 keeps two sets (sum and
-// correction) and the operands' two halves: past 4 fragments it spills.
+// Accumulator fragments a warp may hold: 8 fragments are 64 registers a thread, and 3xTF32 needs the
+// operands' two halves besides them; more spills.
 constexpr int kMaxFragmentsPerWarp = 8;
-constexpr int kMaxFragmentsPerWarp3xTf32 = 4;
 constexpr int kMaxWarps = 8;
 constexpr int kFragment = 16; // WMMA TF32 fragments are 16 x 16 (x 8 along k)
 constexpr int kPad = 4;       // floats of padding per shared row: a multiple of 4 keeps WMMA's 16-byte rows
@@ -29,7 +28,7 @@ const std::set<std::string> &reserved()
         {"WARPS_M", "WARPS_N", "WM", "WN", "FM", "FN", "STAGES", "A_LD", "B_LD", "C_LD", "A_FLOATS", "B_FLOATS",
          "STAGE_FLOATS", "TILE_FLOATS", "AccFragment", "AFragment", "BFragment", "sharedAddress", "copy16", "copy4",
          "commitCopies", "waitCopies", "loadRowsAlongK", "loadRowsAlongN", "loadStage", "toTf32", "splitTf32",
-         "multiplySlice", "step", "corr", "gemm_tc_kernel", "warp", "warpRow", "warpCol", "stage", "tile", "next", "big", "small",
+         "multiplySlice", "step", "gemm_tc_kernel", "warp", "warpRow", "warpCol", "stage", "tile", "next", "big", "small",
          "aBig", "aSmall", "bBig", "bSmall"});
     return names;
 }
@@ -197,13 +196,14 @@ __device__ __forceinline__ void toTf32(Fragment &fragment)
 }
 )";
     const std::string bFragment = transposeB ? "bs + (warpCol * WN + j * 16) * B_LD + kk" : "bs + kk * B_LD + warpCol * WN + j * 16";
-    out << "\n// acc (+ corr) += this warp's WM x WN part of the slice's product, 8 values of k at a time.\n"
-        << "__device__ __forceinline__ void multiplySlice(const float *as, const float *bs, AccFragment (&acc)[FM][FN], "
-        << (config.products == 3 ? "AccFragment (&corr)[FM][FN], " : "") << "int warpRow,\n"
-        << "                                              int warpCol)\n"
-        << "{\n"
-        << "#pragma unroll\n"
-        << "    for (int kk = 0; kk < BK; kk += 8) {\n";
+    out << R"(
+// acc += this warp's WM x WN part of the slice's product, 8 values of k at a time.
+__device__ __forceinline__ void multiplySlice(const float *as, const float *bs, AccFragment (&acc)[FM][FN], int warpRow,
+                                              int warpCol)
+{
+#pragma unroll
+    for (int kk = 0; kk < BK; kk += 8) {
+)";
     if (config.products == 3) {
         out << "        AFragment aBig[FM], aSmall[FM];\n"
                "        BFragment bBig[FN], bSmall[FN];\n"
@@ -217,19 +217,18 @@ __device__ __forceinline__ void toTf32(Fragment &fragment)
                "            nvcuda::wmma::load_matrix_sync(bBig[j], " << bFragment << ", B_LD);\n"
                "            splitTf32(bBig[j], bSmall[j]);\n"
                "        }\n"
-               "        // Tensor cores do not round their fp32 sums to nearest; over a long k that error would build up\n"
-               "        // in one direction. So each step's big*big products go into a fresh fragment that is added to acc\n"
-               "        // on the CUDA cores, rounded to nearest like an fp32 FMA loop. The two correction terms, 2^-11\n"
-               "        // as large, have an accumulator of their own. The three chains do not wait for each other.\n"
+               "        // Tensor cores do not round their fp32 sums to nearest; over a long k that error builds up in\n"
+               "        // one direction. So each step's three products go into a fresh fragment, which is then added\n"
+               "        // to acc on the CUDA cores, rounded to nearest like an fp32 FMA loop.\n"
+               "        AccFragment step;\n"
                "#pragma unroll\n"
                "        for (int i = 0; i < FM; ++i)\n"
                "#pragma unroll\n"
-               "            for (int j = 0; j < FN; ++j) {\n"
-               "                AccFragment step;\n"
+               "            for (int j = 0; j < FN; ++j) { // the small terms first: they are the ones rounding would lose\n"
                "                nvcuda::wmma::fill_fragment(step, 0.0f);\n"
+               "                nvcuda::wmma::mma_sync(step, aSmall[i], bBig[j], step);\n"
+               "                nvcuda::wmma::mma_sync(step, aBig[i], bSmall[j], step);\n"
                "                nvcuda::wmma::mma_sync(step, aBig[i], bBig[j], step);\n"
-               "                nvcuda::wmma::mma_sync(corr[i][j], aSmall[i], bBig[j], corr[i][j]);\n"
-               "                nvcuda::wmma::mma_sync(corr[i][j], aBig[i], bSmall[j], corr[i][j]);\n"
                "#pragma unroll\n"
                "                for (int e = 0; e < step.num_elements; ++e)\n"
                "                    acc[i][j].x[e] += step.x[e];\n"
@@ -256,10 +255,8 @@ __device__ __forceinline__ void toTf32(Fragment &fragment)
     out << "    }\n}\n";
 }
 
-void writeKernel(std::ostringstream &out, const TensorCoreConfig &config, const OpRecipe &recipe,
-                 const GemmTensors &tensors)
+void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
 {
-    const bool split = config.products == 3;
     const std::string &a = tensors.a->name;
     const std::string &b = tensors.b->name;
     const std::string loadB = recipe.transposeB ? "loadRowsAlongK<BN, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
@@ -280,13 +277,12 @@ void writeKernel(std::ostringstream &out, const TensorCoreConfig &config, const 
     const int warpRow = warp / WARPS_N, warpCol = warp % WARPS_N;
     const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
 
-    AccFragment acc[FM][FN];)" << (split ? "\n    AccFragment corr[FM][FN]; // the 3xTF32 correction terms" : "") << R"(
+    AccFragment acc[FM][FN];
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j) {
-            nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);)" << (split ? "\n            nvcuda::wmma::fill_fragment(corr[i][j], 0.0f);" : "") << R"(
-        }
+        for (int j = 0; j < FN; ++j)
+            nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
 
     // One copy group per slice (empty past the last), so that "slice s has landed" is always "at most
     // STAGES - 2 groups pending".
@@ -309,7 +305,7 @@ void writeKernel(std::ostringstream &out, const TensorCoreConfig &config, const 
         << a << ", " << b << R"(, shared + (next % STAGES) * STAGE_FLOATS, M, N, K, rowBase, colBase, next * BK);
         commitCopies();
         const float *stage = shared + (s % STAGES) * STAGE_FLOATS;
-        multiplySlice(stage, stage + A_FLOATS, acc, )" << (split ? "corr, " : "") << R"(warpRow, warpCol);
+        multiplySlice(stage, stage + A_FLOATS, acc, warpRow, warpCol);
     }
     waitCopies<0>();
     __syncthreads(); // the stages are free: they hold the output tile now
@@ -320,13 +316,9 @@ void writeKernel(std::ostringstream &out, const TensorCoreConfig &config, const 
 #pragma unroll
     for (int i = 0; i < FM; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j) {)" << (split ? R"(
-#pragma unroll
-            for (int e = 0; e < acc[i][j].num_elements; ++e)
-                acc[i][j].x[e] += corr[i][j].x[e];)" : "") << R"(
+        for (int j = 0; j < FN; ++j)
             nvcuda::wmma::store_matrix_sync(tile + (warpRow * WM + i * 16) * C_LD + warpCol * WN + j * 16, acc[i][j], C_LD,
                                             nvcuda::wmma::mem_row_major);
-        }
     __syncthreads();
     for (int i = threadIdx.x; i < BM * BN; i += THREADS) {
         const int m = rowBase + i / BN, n = colBase + i % BN;
@@ -374,11 +366,10 @@ std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, 
         return "a warp's tile of (" + text(config.bm) + "/" + text(config.warpsM) + ") x (" + text(config.bn) + "/"
                + text(config.warpsN) + ") is smaller than a 16 x 16 fragment";
     const int fragments = (config.warpRows() / kFragment) * (config.warpCols() / kFragment);
-    const int maxFragments = config.products == 3 ? kMaxFragmentsPerWarp3xTf32 : kMaxFragmentsPerWarp;
-    if (fragments > maxFragments)
+    if (fragments > kMaxFragmentsPerWarp)
         return "a warp's tile of " + text(config.warpRows()) + " x " + text(config.warpCols()) + " holds "
-               + text(fragments) + " accumulator fragments, more than " + text(maxFragments) + " fit in registers"
-               + (config.products == 3 ? " with 3xTF32" : "");
+               + text(fragments) + " accumulator fragments, more than " + text(kMaxFragmentsPerWarp)
+               + " fit in registers";
     if (config.warpsM * config.warpsN > kMaxWarps)
         return text(config.warpsM) + " x " + text(config.warpsN) + " warps exceed " + text(kMaxWarps) + " per block";
     if (const int bytes = config.sharedBytes(recipe.transposeB); bytes > kMaxSharedBytes)
@@ -401,8 +392,8 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
            "// a WM x WN tile of 16 x 16 WMMA fragments, walking k in BK-wide slices that cp.async copies into a ring\n"
            "// of STAGES shared buffers ahead of use. Edges past M, N or K are zero-filled copies and guarded stores.\n"
         << (config.products == 3
-                ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into two TF32 parts, each k step's\n"
-                  "// big products added to the sum on the CUDA cores).\n"
+                ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into two TF32 parts, each k step\n"
+                  "// of products added to the sum on the CUDA cores).\n"
                 : "// Precision: plain TF32 (operands rounded to 10-bit mantissas, sums in fp32).\n")
         << "#include <mma.h>\n\n"
         << "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
@@ -414,7 +405,7 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
         writeColumnLoader(out);
     writeMultiply(out, config, recipe.transposeB);
     writeEpilogueFunction(out, recipe, tensors);
-    writeKernel(out, config, recipe, tensors);
+    writeKernel(out, recipe, tensors);
 
     nlohmann::json args = operandArgs(tensors);
     for (const auto &extra : extraArgs(tensors))

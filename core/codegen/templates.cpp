@@ -4,6 +4,7 @@
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
 #include "core/codegen/gemmtemplate.h"
+#include "core/codegen/gemmlibrarytemplate.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
@@ -19,12 +20,14 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const NormTemplate norm;
     static const GemmTemplate gemm;
     static const GemmTensorCoreTemplate gemmTensorCore;
+    static const GemmLibraryTemplate gemmLibrary;
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
     static const PipelineTemplate pipeline;
-    // gemm before gemm-tensorcore: a translation is exact fp32 FMA; the search may switch to tensor cores.
-    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,    &softmax,      &norm,    &gemm,
-                                                          &gemmTensorCore, &transpose, &convEpilogue, &pipeline};
+    // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
+    // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
+    static const std::vector<const KernelTemplate *> all{
+        &elementwise, &reduce, &softmax, &norm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
     return all;
 }
 

@@ -168,21 +168,29 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("out", {"M", "N"})},
                          {{{"M", 16384}, {"N", 64}, {"K", 64}}, {{"M", 5000}, {"N", 29}, {"K", 37}}},
                          "4 * (M * K + K * N + M * N)", "2 * M * N * K", gemm("acc"), 1e-3, 1e-3));
-    ops.push_back(makeOp("linear_bias_relu", "nn.Linear (weight [N, K], bias [N]) followed by ReLU.",
+    // GEMM chains may run the product as a library step and fuse what follows (as conv2d_bias_relu does); the
+    // plain matmuls may not: there the question is what a generated kernel reaches.
+    Op linear = makeOp("linear_bias_relu", "nn.Linear (weight [N, K], bias [N]) followed by ReLU.",
                          "torch.relu(torch.nn.functional.linear(x, weight, bias))",
                          {tensor("x", {"M", "K"}), tensor("weight", {"N", "K"}), tensor("bias", {"N"})},
                          {tensor("out", {"M", "N"})},
                          {{{"M", 512}, {"N", 1024}, {"K", 1024}}, {{"M", 33}, {"N", 70}, {"K", 100}}},
                          "4 * (M * K + N * K + N + M * N)", "2 * M * N * K + 2 * M * N",
-                         gemm("fmaxf(acc, 0.0f)", true, "bias"), 1e-3, 1e-3));
-    ops.push_back(makeOp("matmul_scale_residual_clamp", "clamp(matmul(a, b) * 2 + residual, -1, 1): four eager kernels.",
+                         gemm("fmaxf(acc, 0.0f)", true, "bias"), 1e-3, 1e-3);
+    linear.policy.allowLibrarySteps = true;
+    linear.policy.allowedLibraryOps = {"aten::linear"};
+    ops.push_back(linear);
+    Op residual = makeOp("matmul_scale_residual_clamp", "clamp(matmul(a, b) * 2 + residual, -1, 1): four eager kernels.",
                          "torch.clamp(torch.matmul(a, b) * 2.0 + residual, -1.0, 1.0)",
                          {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("residual", {"M", "N"})},
                          {tensor("out", {"M", "N"})},
                          {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 100}, {"N", 77}, {"K", 65}}},
                          "4 * (M * K + K * N + 2 * M * N)", "2 * M * N * K + 3 * M * N",
                          gemm("fminf(fmaxf(acc * 2.0f + residual, -1.0f), 1.0f)", false, {}, {"residual"}), 1e-3,
-                         1e-3));
+                         1e-3);
+    residual.policy.allowLibrarySteps = true;
+    residual.policy.allowedLibraryOps = {"aten::mm"};
+    ops.push_back(residual);
 
     // Data movement.
     OpRecipe transpose = recipe("transpose");

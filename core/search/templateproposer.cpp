@@ -125,7 +125,8 @@ ProposalResult translate(const ProposalRequest &request)
     return {{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
 }
 
-// The other templates that support the op, in registry order.
+// The other templates that can make a kernel for the op (they support it, and its policy lets them), in
+// registry order.
 std::vector<Context> otherContexts(const Op &op, const std::string &templateName)
 {
     std::vector<Context> contexts;
@@ -133,7 +134,8 @@ std::vector<Context> otherContexts(const Op &op, const std::string &templateName
     if (!recipe)
         return contexts;
     for (const auto *candidate : kernelTemplates())
-        if (candidate->name() != templateName && candidate->supports(op, *recipe))
+        if (candidate->name() != templateName && candidate->supports(op, *recipe)
+            && candidate->check(op, *recipe, candidate->defaults(op, *recipe)).empty())
             contexts.push_back(Context{op, *recipe, candidate, candidate->parameters(op, *recipe)});
     return contexts;
 }

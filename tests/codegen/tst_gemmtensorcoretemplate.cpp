@@ -71,7 +71,6 @@ TEST_CASE("the plan covers the output with one block per tile and sizes shared m
 {
     const Op &op = gemmTestOp("linear_bias_relu");
     const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,bk=16,warpsM=4,warpsN=2,stages=3");
-    // 32 x 32 a warp: 4 fragments, what 3xTF32 allows.
     REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     const auto plan = parseLaunchPlan(kernel.launchPlan);
@@ -119,8 +118,6 @@ TEST_CASE("rejects invalid combinations")
         {"warp tile below a fragment", "bm=32,warpsM=4", "a warp's tile of (32/4) x (64/2) is smaller than a 16 x 16 fragment"},
         {"too many fragments", "bm=128,bn=128,warpsM=2,warpsN=2,products=1",
          "a warp's tile of 64 x 64 holds 16 accumulator fragments, more than 8 fit in registers"},
-        {"too many fragments for 3xTF32", "bm=128,bn=64,warpsM=2,warpsN=2",
-         "a warp's tile of 64 x 32 holds 8 accumulator fragments, more than 4 fit in registers with 3xTF32"},
         {"too many warps", "bm=128,bn=128,warpsM=4,warpsN=4", "4 x 4 warps exceed 8 per block"},
         {"shared memory", "bm=128,bn=128,bk=32,warpsM=4,warpsN=2,stages=4,products=1",
          "141312 bytes of shared memory (4 stages) exceed 101376"},

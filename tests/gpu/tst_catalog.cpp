@@ -76,3 +76,30 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
         }
     }
 }
+
+// Where an op allows the library GEMM, the library step and the fused epilogue after it verify.
+TEST_CASE("the catalog's gemm chains verify with a library product and a fused epilogue")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    int checked = 0;
+    for (const auto &op : builtInOps()) {
+        const auto recipe = recipeOf(op);
+        const KernelTemplate *library = findKernelTemplate("gemm-library");
+        REQUIRE(library);
+        if (!recipe || !library->supports(op, *recipe)
+            || !library->check(op, *recipe, library->defaults(op, *recipe)).empty())
+            continue;
+        CAPTURE(op.name);
+        const auto candidate = generateFromTemplate(op, "gemm-library", {});
+        REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
+        const auto outcome = test::evaluateCandidate(op, *candidate);
+        const auto &evaluation = outcome.evaluation;
+        std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), "library GEMM + epilogue",
+                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                    evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
+        CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+        ++checked;
+    }
+    CHECK(checked == 2); // linear_bias_relu and matmul_scale_residual_clamp
+}

@@ -1,0 +1,103 @@
+#include "core/codegen/gemmlibrarytemplate.h"
+
+#include "core/codegen/codegenutil.h"
+#include "core/codegen/gemmcommon.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace kx {
+
+using namespace codegen;
+using namespace gemm;
+
+namespace {
+
+const std::set<std::string> &reserved()
+{
+    static const std::set<std::string> names =
+        reservedNames({"product", "total", "first", "u", "BLOCK", "ITEMS", "gemm_epilogue_kernel"});
+    return names;
+}
+
+// The ATen op that computes the product: b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's.
+std::string libraryOp(const OpRecipe &recipe) { return recipe.transposeB ? "aten::linear" : "aten::mm"; }
+
+} // namespace
+
+bool GemmLibraryTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "gemm";
+}
+
+std::vector<ParamDef> GemmLibraryTemplate::parameters(const Op &, const OpRecipe &) const
+{
+    return {{"block", {128, 256, 512, 1024}, "epilogue block size"}, {"items", {1, 2, 4}, "elements per thread"}};
+}
+
+Params GemmLibraryTemplate::defaults(const Op &, const OpRecipe &) const
+{
+    return {{"block", 256}, {"items", 1}};
+}
+
+std::string GemmLibraryTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    if (!supports(op, recipe))
+        return "the gemm-library template needs a gemm recipe";
+    if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
+        return problem;
+    const std::string library = libraryOp(recipe);
+    const auto &allowed = op.policy.allowedLibraryOps;
+    if (!op.policy.allowLibrarySteps || std::find(allowed.begin(), allowed.end(), library) == allowed.end())
+        return "the gemm-library template runs the product as a library step: the op's policy must allow " + library;
+    return checkGemm(op, recipe, reserved(), name());
+}
+
+GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
+{
+    if (const auto problem = check(op, recipe, params); !problem.empty())
+        return rejectedKernel(name(), problem);
+    const int block = param(params, "block", 256);
+    const int items = param(params, "items", 1);
+    const GemmTensors tensors = gemmTensors(op, recipe);
+
+    std::ostringstream out;
+    out << headerComment(op, *this, params, parameters(op, recipe));
+    out << "// " << formulaComment(recipe, tensors) << "\n"
+        << "// Step 1 (library): product = " << libraryOp(recipe) << "(" << tensors.a->name << ", " << tensors.b->name
+        << ") into a scratch buffer [M, N].\n"
+        << "// Step 2 (this kernel): everything after the product in one pass over it.\n\n"
+        << "constexpr int BLOCK = " << block << ", ITEMS = " << items << ";\n";
+    writeEpilogueFunction(out, recipe, tensors);
+    out << "\n// product is only read; plan scratch buffers are passed as non-const pointers.\n"
+        << "extern \"C\" __global__ void __launch_bounds__(BLOCK)\n"
+        << "gemm_epilogue_kernel(float *__restrict__ product, " << extraParameters(tensors) << "float *__restrict__ "
+        << tensors.out->name << ", int M, int N)\n{\n"
+        << "    // Each thread handles ITEMS elements, BLOCK apart (coalesced).\n"
+        << "    const long long total = (long long)M * N;\n"
+        << "    const long long first = (long long)blockIdx.x * BLOCK * ITEMS + threadIdx.x;\n"
+        << "#pragma unroll\n"
+        << "    for (int u = 0; u < ITEMS; ++u) {\n"
+        << "        const long long i = first + (long long)u * BLOCK;\n"
+        << "        if (i >= total)\n"
+        << "            break;\n"
+        << "        const int m = (int)(i / N), n = (int)(i % N);\n"
+        << "        " << tensors.out->name << "[i] = " << epilogueCall(tensors, "product[i]", "i") << ";\n"
+        << "    }\n}\n";
+
+    const auto product = libraryStep(libraryOp(recipe), nlohmann::json::array({inputArg(tensors.a->name),
+                                                                               inputArg(tensors.b->name),
+                                                                               scratchArg("product")}));
+    nlohmann::json args = nlohmann::json::array({scratchArg("product")});
+    for (const auto &extra : extraArgs(tensors))
+        args.push_back(extra);
+    args.push_back(outputArg(tensors.out->name));
+    args.push_back(intArg(recipe.m));
+    args.push_back(intArg(recipe.n));
+    const std::string elements = recipe.m + " * " + recipe.n;
+    const auto epilogueStep = kernelStep("gemm_epilogue_kernel", {"ceil_div(" + elements + ", " + text(block * items) + ")"},
+                                         {text(block)}, args);
+    return {out.str(), planJson(nlohmann::json::array({product, epilogueStep}), {{"product", "4 * " + elements}})};
+}
+
+} // namespace kx
