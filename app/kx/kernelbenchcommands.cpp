@@ -8,6 +8,7 @@
 #include "core/eval/nvrtccompiler.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/ops/builtinops.h"
+#include "core/search/runbest.h"
 #include "core/search/searchsession.h"
 #include "core/search/templateproposer.h"
 
@@ -308,12 +309,12 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
         CandidateFilter filter;
         filter.runId = *runId;
         const auto summaries = (*archive)->candidateSummaries(filter);
-        for (const auto &summary : summaries) {
-            if (summary.bestStatus == EvalStatus::Correct && summary.flagCount == 0) {
+        for (const auto &summary : summaries)
+            if (summary.bestStatus == EvalStatus::Correct && summary.flagCount == 0)
                 row.verified = true;
-                row.speedup = std::max(row.speedup, summary.bestSpeedup);
-            }
-        }
+        // The speedup as the search ranks: kernel time against the median of the run's eager times.
+        if (const auto best = bestOfRun(**archive, *runId); best && row.verified)
+            row.speedup = best->speedup;
         // Why the first candidate failed says most about what the translation gets wrong.
         for (const auto &summary : summaries)
             if (!row.verified && summary.origin == Origin::Translated)

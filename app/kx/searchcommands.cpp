@@ -7,6 +7,7 @@
 #include "core/eval/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/propose/proposerfactory.h"
+#include "core/search/runbest.h"
 #include "core/search/searchsession.h"
 
 #include <atomic>
@@ -153,22 +154,17 @@ void printSummary(const std::string &archivePath, std::int64_t runId)
     if (!archive)
         return;
     const auto run = (*archive)->run(runId);
-    CandidateFilter filter;
-    filter.runId = runId;
-    const auto rows = (*archive)->candidateSummaries(filter);
-    const CandidateSummary *best = nullptr;
-    for (const auto &row : rows)
-        if (row.bestStatus == EvalStatus::Correct && row.flagCount == 0 && (!best || row.bestSpeedup > best->bestSpeedup))
-            best = &row;
     std::printf("run %lld (%s): %zu candidates\n", static_cast<long long>(runId), run ? toString(run->state) : "?",
-                rows.size());
+                (*archive)->candidatesOfRun(runId).size());
+    // Ranked as the search ranks: kernel time against the median of the run's eager times.
+    const auto best = bestOfRun(**archive, runId);
     if (!best) {
-        std::printf("no correct, unflagged kernel yet\n");
+        std::printf("no correct kernel with a believable time yet\n");
         return;
     }
-    std::printf("best: %s %s on %s%s\n", shortId(best->id).c_str(), formatSpeedup(best->bestSpeedup).c_str(),
-                best->bestGpu.c_str(), best->bestSpeedup <= 1.0 ? " (no improvement over eager PyTorch)" : "");
-    std::printf("see it with: kx archive show %s\n", shortId(best->id).c_str());
+    std::printf("best: %s %s on %s%s\n", shortId(best->candidateId).c_str(), formatSpeedup(best->speedup).c_str(),
+                best->gpu.c_str(), best->speedup <= 1.0 ? " (no improvement over eager PyTorch)" : "");
+    std::printf("see it with: kx archive show %s\n", shortId(best->candidateId).c_str());
 }
 
 void printCost(const CostLedger &ledger)

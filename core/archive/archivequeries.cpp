@@ -353,7 +353,8 @@ std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const st
             FROM verdicts WHERE retracted = 0),
         ranked AS (
             SELECT c.op_name, g.name AS gpu, e.candidate_id, e.speedup, e.median_ms, e.baseline_ms,
-                   ROW_NUMBER() OVER (PARTITION BY c.op_name, g.name ORDER BY e.speedup DESC, e.id) AS rank
+                   -- the fastest kernel: eager is timed anew in every evaluation, so the speedup is noisier
+                   ROW_NUMBER() OVER (PARTITION BY c.op_name, g.name ORDER BY e.median_ms, e.id) AS rank
             FROM evaluations e
             JOIN candidates c ON c.id = e.candidate_id
             JOIN gpus g ON g.id = e.gpu_id

@@ -38,14 +38,21 @@ std::uint64_t deriveSeed(std::uint64_t runSeed, int generation, int slot)
 }
 
 namespace {
-// Better: correct and breedable first, then higher speedup, then the smaller id (deterministic ties).
+// Better: breedable first, then fitter, then the smaller id (deterministic ties).
 bool better(const ScoredCandidate &a, const ScoredCandidate &b)
 {
     if (a.isBreedable() != b.isBreedable())
         return a.isBreedable();
-    if (a.speedup() != b.speedup())
-        return a.speedup() > b.speedup();
+    if (a.fitness != b.fitness)
+        return a.fitness > b.fitness;
     return a.candidate.id < b.candidate.id;
+}
+
+double median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const auto middle = values.size() / 2;
+    return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 } // namespace
 
@@ -61,10 +68,29 @@ void Population::setEvaluation(const std::string &candidateId, const Evaluation 
     const auto it = m_members.find(candidateId);
     if (it == m_members.end())
         return;
+    if (evaluation.status == EvalStatus::Correct && evaluation.baseline.medianMs > 0)
+        m_eagerMs[evaluation.gpu.name].push_back(evaluation.baseline.medianMs);
     auto &scored = it->second.scored;
-    ScoredCandidate updated{scored.candidate, evaluation};
-    if (!scored.evaluation || better(updated, scored))
+    const ScoredCandidate updated{scored.candidate, evaluation};
+    if (!scored.evaluation || better(withFitness(updated), withFitness(scored)))
         scored.evaluation = evaluation;
+}
+
+double Population::fitness(const ScoredCandidate &scored) const
+{
+    if (!scored.isCorrect())
+        return 0.0;
+    const auto eager = m_eagerMs.find(scored.evaluation->gpu.name);
+    const double kernelMs = scored.evaluation->timing.medianMs;
+    if (eager == m_eagerMs.end() || eager->second.empty() || kernelMs <= 0)
+        return scored.speedup();
+    return median(eager->second) / kernelMs;
+}
+
+ScoredCandidate Population::withFitness(ScoredCandidate scored) const
+{
+    scored.fitness = fitness(scored);
+    return scored;
 }
 
 const ScoredCandidate *Population::find(const std::string &candidateId) const
@@ -84,7 +110,7 @@ std::vector<ScoredCandidate> Population::elite(std::size_t limit) const
     std::vector<ScoredCandidate> result;
     for (const auto &[id, member] : m_members)
         if (member.scored.isBreedable())
-            result.push_back(member.scored);
+            result.push_back(withFitness(member.scored));
     std::sort(result.begin(), result.end(), better);
     if (result.size() > limit)
         result.resize(limit);

@@ -44,7 +44,7 @@ public:
     const ScoredCandidate *find(const std::string &candidateId) const;
     int generationOf(const std::string &candidateId) const;
 
-    /// Breedable candidates, best first (speedup, then id for determinism), at most limit.
+    /// Breedable candidates with their fitness, best first (fitness, then id for determinism), at most limit.
     std::vector<ScoredCandidate> elite(std::size_t limit) const;
     /// The best breedable candidate, if any.
     std::optional<ScoredCandidate> best() const;
@@ -55,7 +55,16 @@ public:
     /// The most recent failures (not correct), newest first: repair material.
     std::vector<ScoredCandidate> failures(std::size_t limit) const;
 
+    /**
+     * A correct candidate's speedup over the median of all eager times the run measured on its GPU (0 when not
+     * correct). Eager PyTorch is timed anew in every evaluation and for small ops spreads several-fold: ranked
+     * by its own speedup, a slow kernel that met a slow eager run would beat faster ones.
+     */
+    double fitness(const ScoredCandidate &scored) const;
+
 private:
+    ScoredCandidate withFitness(ScoredCandidate scored) const;
+
     struct Member
     {
         ScoredCandidate scored;
@@ -63,9 +72,10 @@ private:
         std::size_t order = 0;
     };
     std::map<std::string, Member> m_members;
+    std::map<std::string, std::vector<double>> m_eagerMs; ///< Per GPU, every eager time of a correct evaluation.
 };
 
-/// Picks the better of `size` random entrants (tournament selection); pool must not be empty.
+/// Picks the fitter of `size` random entrants (tournament selection); pool must not be empty.
 const ScoredCandidate &tournament(const std::vector<ScoredCandidate> &pool, SplitMix &random, int size = 2);
 
 } // namespace kx

@@ -17,6 +17,9 @@ struct ScoredCandidate
 {
     Candidate candidate;
     std::optional<Evaluation> evaluation;
+    /// How selection ranks it, higher is better: see Population::fitness(). Stepping stones of other runs
+    /// carry their own speedup.
+    double fitness = 0;
 
     bool isCorrect() const { return evaluation && evaluation->status == EvalStatus::Correct; }
     /// Correct, and no flag says its timing is physically impossible: fit to breed from.

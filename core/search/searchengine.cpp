@@ -3,6 +3,7 @@
 #include "core/archive/archive.h"
 #include "core/domain/domainjson.h"
 #include "core/search/population.h"
+#include "core/search/runbest.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,18 +81,9 @@ public:
 private:
     void loadPopulation()
     {
-        const auto candidates = m_archive->candidatesOfRun(m_run.id);
-        std::map<std::string, int> generations;
-        for (const auto &[id, generation] : m_archive->runGenerations(m_run.id))
-            generations[id] = generation;
-        for (const auto &candidate : candidates) {
-            const int generation = generations[candidate.id];
-            m_lastGeneration = std::max(m_lastGeneration, generation);
-            m_population.add(candidate, generation);
-            for (const auto &evaluation : m_archive->evaluations(candidate.id))
-                if (evaluation.runId == m_run.id)
-                    m_population.setEvaluation(candidate.id, evaluation);
-        }
+        m_population = loadRunPopulation(*m_archive, m_run.id);
+        for (const auto &scored : m_population.all())
+            m_lastGeneration = std::max(m_lastGeneration, m_population.generationOf(scored.candidate.id));
         SearchProgress progress;
         progress.generation = std::max(0, m_lastGeneration);
         for (const auto &scored : m_population.all()) {
@@ -102,32 +94,35 @@ private:
             }
         }
         if (const auto best = m_population.best()) {
-            progress.bestSpeedup = best->speedup();
+            progress.bestSpeedup = best->fitness;
             progress.bestCandidateId = best->candidate.id;
         }
-        progress.generationsWithoutImprovement = generationsWithoutImprovement(generations);
+        progress.generationsWithoutImprovement = generationsWithoutImprovement();
         updateProgress([&](SearchProgress &p) { p = progress; });
     }
 
-    // What the live run counted when its last generation finished: generations since the best improved.
-    int generationsWithoutImprovement(const std::map<std::string, int> &generations) const
+    // What the live run counted when its last generation finished: generations since the best changed, replayed
+    // generation by generation (with the eager times of the whole run, which the live run had only in part).
+    int generationsWithoutImprovement() const
     {
         if (m_lastGeneration < 0)
             return 0;
-        std::map<int, double> bestOfGeneration;
+        std::map<int, std::vector<ScoredCandidate>> byGeneration;
         for (const auto &scored : m_population.all())
-            if (scored.isCorrect()) {
-                const auto it = generations.find(scored.candidate.id);
-                auto &best = bestOfGeneration[it == generations.end() ? 0 : it->second];
-                best = std::max(best, scored.speedup());
+            if (scored.isBreedable()) {
+                auto fit = scored;
+                fit.fitness = m_population.fitness(scored);
+                byGeneration[m_population.generationOf(scored.candidate.id)].push_back(fit);
             }
-        double best = 0;
+        std::optional<ScoredCandidate> best;
         int improvedIn = -1;
-        for (const auto &[generation, speedup] : bestOfGeneration)
-            if (speedup > best) {
-                best = speedup;
-                improvedIn = generation;
-            }
+        for (const auto &[generation, members] : byGeneration)
+            for (const auto &member : members)
+                if (!best || member.fitness > best->fitness
+                    || (member.fitness == best->fitness && member.candidate.id < best->candidate.id)) {
+                    best = member;
+                    improvedIn = generation;
+                }
         return m_lastGeneration - improvedIn;
     }
 
@@ -149,6 +144,7 @@ private:
                     if (evaluation.status == EvalStatus::Correct
                         && (!stone.evaluation || evaluation.speedup > stone.evaluation->speedup))
                         stone.evaluation = evaluation;
+                stone.fitness = stone.speedup(); // measured in another run: only its own speedup compares
                 if (stone.isBreedable())
                     m_steppingStones.push_back(std::move(stone));
             }
@@ -304,18 +300,22 @@ private:
         event.candidate = candidate;
         event.evaluation = evaluation;
         emit(event);
+        // The best may change to an earlier candidate too: each evaluation moves the median eager time.
         const auto best = m_population.best();
-        if (best && best->candidate.id == candidate.id && best->speedup() > progress().bestSpeedup) {
-            updateProgress([&](SearchProgress &p) {
-                p.bestSpeedup = best->speedup();
-                p.bestCandidateId = candidate.id;
-            });
-            m_improvedThisGeneration = true;
-            SearchEvent newBest = makeEvent(SearchEvent::Kind::NewBest);
-            newBest.candidate = candidate;
-            newBest.evaluation = evaluation;
-            emit(newBest);
-        }
+        if (!best)
+            return;
+        const bool changed = best->candidate.id != progress().bestCandidateId;
+        updateProgress([&](SearchProgress &p) {
+            p.bestSpeedup = best->fitness;
+            p.bestCandidateId = best->candidate.id;
+        });
+        if (!changed)
+            return;
+        m_improvedThisGeneration = true;
+        SearchEvent newBest = makeEvent(SearchEvent::Kind::NewBest);
+        newBest.candidate = best->candidate;
+        newBest.evaluation = best->evaluation;
+        emit(newBest);
     }
 
     void finishGeneration(bool empty)

@@ -496,6 +496,33 @@ TEST_CASE("an evaluation round-trips exactly")
     CHECK(stored.front() == evaluation);
 }
 
+TEST_CASE("the best kernel is the fastest, not the one that met the slowest eager run")
+{
+    TemporaryDir dir;
+    auto archive = openOrFail(dir.filePath("a.kxdb"));
+    auto tx = archive->begin();
+    archive->putOp(tx, makeOp("relu"));
+    const auto timed = [&](const std::string &source, double kernelMs, double eagerMs) {
+        const auto candidate = makeCandidate("relu", source);
+        archive->addCandidate(tx, candidate);
+        Evaluation evaluation;
+        evaluation.candidateId = candidate.id;
+        evaluation.gpu.name = "GPU";
+        evaluation.status = EvalStatus::Correct;
+        evaluation.timing = summarize({kernelMs});
+        evaluation.baseline = summarize({eagerMs});
+        evaluation.speedup = eagerMs / kernelMs;
+        archive->addEvaluation(tx, evaluation);
+        return candidate.id;
+    };
+    timed("slow, slow eager", 1.0, 3.0);   // 3x by its own measurement
+    const auto fast = timed("fast", 0.8, 1.2); // 1.5x by its own
+    tx.commit();
+    const auto best = archive->bestKernels("relu");
+    REQUIRE(best.size() == std::size_t(1));
+    CHECK(best.front().candidateId == fast);
+}
+
 TEST_CASE("verdicts can be retracted")
 {
     TemporaryDir dir;

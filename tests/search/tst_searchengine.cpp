@@ -234,6 +234,36 @@ TEST_CASE("the proposer's random numbers do not repeat the engine's selection dr
     CHECK(below >= 2);
 }
 
+TEST_CASE("selection ranks kernel times against the median eager time of the run")
+{
+    const auto correct = [](const std::string &id, const std::string &gpu, double kernelMs, double eagerMs) {
+        Evaluation evaluation;
+        evaluation.status = EvalStatus::Correct;
+        evaluation.gpu.name = gpu;
+        evaluation.timing.medianMs = kernelMs;
+        evaluation.baseline.medianMs = eagerMs;
+        evaluation.speedup = eagerMs / kernelMs;
+        Candidate candidate = test::makeFakeCandidate(int(id.size()));
+        candidate.id = id;
+        return std::pair{candidate, evaluation};
+    };
+    Population population;
+    for (const auto &[candidate, evaluation] :
+         {correct("slow-kernel-slow-eager", "A", 1.0, 3.0), correct("fast", "A", 0.8, 1.2),
+          correct("other-gpu", "B", 0.5, 0.6)}) {
+        population.add(candidate, 1);
+        population.setEvaluation(candidate.id, evaluation);
+    }
+    const auto elite = population.elite(3);
+    REQUIRE(elite.size() == std::size_t(3));
+    // On GPU A the median eager time is 2.1 ms: 2.1 / 0.8 beats 2.1 / 1.0, whatever each one's own speedup.
+    CHECK(elite[0].candidate.id == std::string("fast"));
+    CHECK(elite[0].fitness == doctest::Approx(2.1 / 0.8));
+    CHECK(elite[1].candidate.id == std::string("slow-kernel-slow-eager"));
+    CHECK(elite[2].candidate.id == std::string("other-gpu")); // 0.6 / 0.5 on its own GPU
+    CHECK(elite[2].fitness == doctest::Approx(1.2));
+}
+
 TEST_CASE("pauses and resumes")
 {
     TemporaryDir dir;

@@ -1,0 +1,32 @@
+#include "core/search/runbest.h"
+
+#include "core/archive/archive.h"
+
+#include <map>
+
+namespace kx {
+
+Population loadRunPopulation(const Archive &archive, std::int64_t runId)
+{
+    std::map<std::string, int> generations;
+    for (const auto &[id, generation] : archive.runGenerations(runId))
+        generations[id] = generation;
+    Population population;
+    for (const auto &candidate : archive.candidatesOfRun(runId)) {
+        population.add(candidate, generations[candidate.id]);
+        for (const auto &evaluation : archive.evaluations(candidate.id))
+            if (evaluation.runId == runId)
+                population.setEvaluation(candidate.id, evaluation);
+    }
+    return population;
+}
+
+std::optional<RunBest> bestOfRun(const Archive &archive, std::int64_t runId)
+{
+    const auto best = loadRunPopulation(archive, runId).best();
+    if (!best)
+        return std::nullopt;
+    return RunBest{best->candidate.id, best->evaluation->gpu.name, best->fitness, best->evaluation->timing.medianMs};
+}
+
+} // namespace kx
