@@ -13,6 +13,9 @@
 
 namespace kx::gemm {
 
+/// Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
+inline constexpr int kMaxSharedBytes = 99 * 1024;
+
 /// The op's tensors in GEMM roles: the two operands are the inputs that are neither bias nor epilogue inputs.
 struct GemmTensors
 {

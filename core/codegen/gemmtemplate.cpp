@@ -15,8 +15,6 @@ using namespace gemm;
 
 namespace {
 
-// Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
-constexpr int kMaxSharedBytes = 99 * 1024;
 constexpr int kSplitKBlock = 256;
 
 const std::set<std::string> &reserved()

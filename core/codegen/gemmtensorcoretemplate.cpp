@@ -13,8 +13,6 @@ using namespace gemm;
 
 namespace {
 
-// Dynamic shared memory every GPU from sm_80 on grants a block (sm_86/sm_89 stop at 99 KiB).
-constexpr int kMaxSharedBytes = 99 * 1024;
 // Accumulator fragments a warp may hold: 8 fragments are 64 registers a thread, and 3xTF32 needs the
 // operands' two halves besides them; more spills.
 constexpr int kMaxFragmentsPerWarp = 8;
@@ -27,7 +25,7 @@ const std::set<std::string> &reserved()
     static const std::set<std::string> names = reservedNames(
         {"WARPS_M", "WARPS_N", "WM", "WN", "FM", "FN", "STAGES", "A_LD", "B_LD", "C_LD", "A_FLOATS", "B_FLOATS",
          "STAGE_FLOATS", "TILE_FLOATS", "AccFragment", "AFragment", "BFragment", "sharedAddress", "copy16", "copy4",
-         "commitCopies", "waitCopies", "loadRowsAlongK", "loadRowsAlongN", "loadStage", "toTf32", "splitTf32",
+         "commitCopies", "waitCopies", "loadTile", "loadStage", "cols", "col", "row0", "col0", "inside", "toTf32", "splitTf32",
          "multiplySlice", "step", "gemm_tc_kernel", "warp", "warpRow", "warpCol", "stage", "tile", "next", "big", "small",
          "aBig", "aSmall", "bBig", "bSmall"});
     return names;
@@ -111,51 +109,26 @@ __device__ __forceinline__ void waitCopies()
     asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
 }
 
-// Rows [rowBase, rowBase + ROWS) x columns [k0, k0 + BK) of a row-major [rows, K] matrix into dst[r * LD + kk].
-// Whole float4s when K is a multiple of 4 (every row then starts 16-byte aligned), single floats otherwise.
-template <int ROWS, int LD>
-__device__ __forceinline__ void loadRowsAlongK(const float *__restrict__ src, float *dst, int rows, int K, int rowBase,
-                                               int k0)
+// The ROWS x COLS tile at (row0, col0) of a row-major [rows, cols] matrix into dst[r * LD + c]; what lies
+// outside the matrix is zeros. Whole float4s when cols is a multiple of 4 (every row then starts 16-byte
+// aligned, and a vector is all inside or all outside), single floats otherwise.
+template <int ROWS, int COLS, int LD>
+__device__ __forceinline__ void loadTile(const float *__restrict__ src, float *dst, int rows, int cols, int row0,
+                                         int col0)
 {
-    if ((K & 3) == 0) {
-        for (int i = threadIdx.x; i < ROWS * (BK / 4); i += THREADS) {
-            const int r = i / (BK / 4), kk = i % (BK / 4) * 4;
-            const int row = rowBase + r, k = k0 + kk;
-            const bool inside = row < rows && k < K;
-            copy16(dst + r * LD + kk, inside ? src + (size_t)row * K + k : src, inside ? 16 : 0);
+    if ((cols & 3) == 0) {
+        for (int i = threadIdx.x; i < ROWS * (COLS / 4); i += THREADS) {
+            const int r = i / (COLS / 4), c = i % (COLS / 4) * 4;
+            const int row = row0 + r, col = col0 + c;
+            const bool inside = row < rows && col < cols;
+            copy16(dst + r * LD + c, inside ? src + (size_t)row * cols + col : src, inside ? 16 : 0);
         }
     } else {
-        for (int i = threadIdx.x; i < ROWS * BK; i += THREADS) {
-            const int r = i / BK, kk = i % BK;
-            const int row = rowBase + r, k = k0 + kk;
-            const bool inside = row < rows && k < K;
-            copy4(dst + r * LD + kk, inside ? src + (size_t)row * K + k : src, inside ? 4 : 0);
-        }
-    }
-}
-)";
-}
-
-void writeColumnLoader(std::ostringstream &out)
-{
-    out << R"(
-// Rows [k0, k0 + BK) x columns [colBase, colBase + BN) of the row-major [K, N] matrix b into dst[kk * B_LD + c].
-__device__ __forceinline__ void loadRowsAlongN(const float *__restrict__ src, float *dst, int N, int K, int colBase,
-                                               int k0)
-{
-    if ((N & 3) == 0) {
-        for (int i = threadIdx.x; i < BK * (BN / 4); i += THREADS) {
-            const int kk = i / (BN / 4), c = i % (BN / 4) * 4;
-            const int k = k0 + kk, n = colBase + c;
-            const bool inside = k < K && n < N;
-            copy16(dst + kk * B_LD + c, inside ? src + (size_t)k * N + n : src, inside ? 16 : 0);
-        }
-    } else {
-        for (int i = threadIdx.x; i < BK * BN; i += THREADS) {
-            const int kk = i / BN, c = i % BN;
-            const int k = k0 + kk, n = colBase + c;
-            const bool inside = k < K && n < N;
-            copy4(dst + kk * B_LD + c, inside ? src + (size_t)k * N + n : src, inside ? 4 : 0);
+        for (int i = threadIdx.x; i < ROWS * COLS; i += THREADS) {
+            const int r = i / COLS, c = i % COLS;
+            const int row = row0 + r, col = col0 + c;
+            const bool inside = row < rows && col < cols;
+            copy4(dst + r * LD + c, inside ? src + (size_t)row * cols + col : src, inside ? 4 : 0);
         }
     }
 }
@@ -259,12 +232,13 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
 {
     const std::string &a = tensors.a->name;
     const std::string &b = tensors.b->name;
-    const std::string loadB = recipe.transposeB ? "loadRowsAlongK<BN, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
-                                                : "loadRowsAlongN(" + b + ", stage + A_FLOATS, N, K, colBase, k0);";
+    // a is [M, K]; b is [K, N], or [N, K] (nn.Linear), which staged as it is reads as a column-major k x n tile.
+    const std::string loadB = recipe.transposeB ? "loadTile<BN, BK, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
+                                                : "loadTile<BK, BN, B_LD>(" + b + ", stage + A_FLOATS, K, N, k0, colBase);";
     out << "\n// Starts copying the slice at k0 of both operands into `stage`.\n"
         << "__device__ __forceinline__ void loadStage(const float *__restrict__ " << a << ", const float *__restrict__ " << b
         << ", float *stage, int M, int N, int K, int rowBase, int colBase, int k0)\n{\n"
-        << "    loadRowsAlongK<BM, A_LD>(" << a << ", stage, M, K, rowBase, k0);\n"
+        << "    loadTile<BM, BK, A_LD>(" << a << ", stage, M, K, rowBase, k0);\n"
         << "    " << loadB << "\n"
         << "}\n";
 
@@ -401,8 +375,6 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
         << "#endif\n\n";
     writeConstants(out, config, recipe.transposeB);
     writeCopyHelpers(out);
-    if (!recipe.transposeB)
-        writeColumnLoader(out);
     writeMultiply(out, config, recipe.transposeB);
     writeEpilogueFunction(out, recipe, tensors);
     writeKernel(out, recipe, tensors);
