@@ -1,6 +1,7 @@
 #include "ui/kernelexport.h"
 
 #include "ui/format.h"
+#include "ui/uiresources.h"
 
 #include "core/eval/launchplan.h"
 
@@ -15,6 +16,17 @@
 namespace kx::ui {
 
 namespace {
+
+// The extension's fixed part (includes and the launch helpers), kept as a resource so that it reads as the C++
+// it is.
+std::string extensionPrelude()
+{
+    initResources();
+    QFile file(QStringLiteral(":/export/extension-prelude.cpp"));
+    if (!file.open(QIODevice::ReadOnly))
+        return "#error \"the extension prelude resource is missing\"\n";
+    return file.readAll().toStdString();
+}
 
 std::string cppIdentifier(const std::string &text)
 {
@@ -174,11 +186,7 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
         << "//   default shapes. Grid, block, shared memory and integer arguments are evaluated from them at run time.\n"
         << "// - Kernel parameters must be pointers or scalar types the host compiler knows (no half, float4 ...).\n"
         << "// - Only kernel steps: plans with library steps are not exported.\n"
-        << "#include <torch/extension.h>\n"
-        << "#include <c10/cuda/CUDAGuard.h>\n"
-        << "#include <c10/cuda/CUDAStream.h>\n"
-        << "#include <cuda_runtime.h>\n\n"
-        << "#include <cstdint>\n#include <vector>\n\n";
+        << extensionPrelude();
     // The kernels' host stubs: nvcc emits one per __global__ function, with C linkage for extern "C".
     out << "extern \"C\" {\n";
     std::set<std::string> declared;
@@ -193,18 +201,6 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
         out << ");\n";
     }
     out << "}\n\n";
-    out << "namespace {\n\n"
-        << "// The plan's expression language: integer arithmetic with min, max and ceil_div.\n"
-        << "inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
-        << "inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
-        << "inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }\n\n"
-        << "unsigned int dim(int64_t value)\n{\n"
-        << "    TORCH_CHECK(value > 0 && value <= INT64_C(2147483647), \"launch dimension out of range: \", value);\n"
-        << "    return static_cast<unsigned int>(value);\n}\n\n"
-        << "void check(cudaError_t error, const char *kernel)\n{\n"
-        << "    TORCH_CHECK(error == cudaSuccess, \"launching \", kernel, \" failed: \", cudaGetErrorString(error));\n}\n\n"
-        << "} // namespace\n\n";
-
     // forward(): bind symbols, check inputs, allocate outputs and scratch, launch.
     std::string outputType = op.outputs.size() == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
     out << outputType << " forward(";

@@ -100,6 +100,10 @@ void TestKernelExport::extensionBindsShapesAndLaunches()
     const auto source = KernelExport::extensionSource(m_accepted, m_op);
     QVERIFY(source);
     const QString text = QString::fromStdString(*source);
+    // The fixed part comes from the bundled prelude: the extension's includes and the launch helpers.
+    QVERIFY(text.contains(QLatin1String("#include <torch/extension.h>")));
+    QVERIFY(text.contains(QLatin1String("inline int64_t ceil_div(int64_t a, int64_t b)")));
+    QVERIFY(!text.contains(QLatin1String("#error")));
     // The kernel's host stub, declared with its parameters, launched through the runtime API.
     QVERIFY(text.contains(QLatin1String("void relu_kernel(const float*  x, float*  out, long n);")));
     QVERIFY(text.contains(QLatin1String("cudaLaunchKernel(reinterpret_cast<const void *>(&relu_kernel)")));
