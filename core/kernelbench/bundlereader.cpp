@@ -2,6 +2,7 @@
 
 #include "core/eval/protocol.h"
 #include "core/kernelbench/graphtranslator.h"
+#include "core/kernelbench/opcost.h"
 #include "core/util/hash.h"
 
 #include <nlohmann/json.hpp>

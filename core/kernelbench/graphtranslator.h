@@ -30,10 +30,4 @@ public:
     static std::vector<std::string> unsupportedCalls(const OpGraph &graph);
 };
 
-/// Minimal FLOPs of the graph as an expression over the op's shape symbols; "0" when a call's cost is unknown.
-std::string graphFlopsExpression(const OpGraph &graph, const Op &op);
-
-/// Minimal DRAM bytes (every input read once, every output written once) over the op's shape symbols.
-std::string bytesMovedExpression(const Op &op);
-
 } // namespace kx

@@ -2,6 +2,7 @@
 // becomes, that the recipe's first candidate compiles for sm_90, and the exact errors for what does not fit.
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/graphtranslator.h"
+#include "core/kernelbench/opcost.h"
 
 #include "kerneltestsupport.h"
 

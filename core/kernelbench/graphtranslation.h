@@ -1,0 +1,88 @@
+#pragma once
+
+// Inside GraphTranslator: the translation of one graph into the recipe of one code template.
+#include "core/codegen/oprecipe.h"
+#include "core/domain/op.h"
+#include "core/kernelbench/opgraph.h"
+#include "core/kernelbench/symbolnames.h"
+#include "core/util/expected.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kx::translation {
+
+std::string shapeText(const std::vector<std::int64_t> &shape);
+/// Drops leading size-1 dimensions (they do not change how an operand broadcasts).
+std::vector<std::int64_t> withoutLeadingOnes(std::vector<std::int64_t> shape);
+
+/// How an op input takes part in the expression of the value being computed.
+enum class Broadcast { Full, Trailing, PerChannel, Other };
+Broadcast broadcastOf(const std::vector<std::int64_t> &input, const std::vector<std::int64_t> &output);
+
+bool isDigits(const std::string &text);
+std::string join(const std::vector<std::string> &items, const std::string &separator);
+
+/// Turns one graph into one single-template recipe; every method returns an Error that says what does not fit.
+/// The row families (reductions, softmax, norms) are in rowtranslation.cpp, the others in graphtranslation.cpp.
+class Translation
+{
+public:
+    Translation(const OpGraph &graph, Op op) : m_graph(graph), m_op(std::move(op)), m_symbols(m_op) {}
+
+    Expected<Op> run();
+
+private:
+    using InputOperand = std::function<Expected<std::string>(int input, const std::vector<std::int64_t> &shape)>;
+
+    std::string canonical(const std::string &value) const
+    {
+        const auto it = m_alias.find(value);
+        return it == m_alias.end() ? value : it->second;
+    }
+    int inputIndex(const GraphArgument &argument) const
+    {
+        if (!argument.isTensor)
+            return -1;
+        const auto it = m_inputs.find(canonical(argument.tensor.value));
+        return it == m_inputs.end() ? -1 : it->second;
+    }
+    const GraphArgument *argument(const GraphNode &node, std::size_t i) const
+    {
+        return i < node.inputs.size() ? &node.inputs[i] : nullptr;
+    }
+    Expected<std::string> chain(std::size_t first, const std::string &startValue, const std::string &startExpression,
+                                const InputOperand &inputOperand);
+    Expected<Op> elementwise();
+    Expected<Op> gemm();
+    Expected<Op> conv();
+    Expected<Op> rows();
+    std::optional<Expected<Op>> rmsNorm();
+    Expected<Op> transpose();
+    Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe);
+    Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol);
+    Expected<std::size_t> lastDimension(const GraphNode &node, const nlohmann::json &dims) const;
+    Expected<Op> finish(const OpRecipe &recipe, double atol, double rtol)
+    {
+        m_op.recipe = toJson(recipe);
+        m_op.policy.atol = atol;
+        m_op.policy.rtol = rtol;
+        return m_op;
+    }
+
+    const OpGraph &m_graph;
+    Op m_op;
+    SymbolNames m_symbols;
+    std::map<std::string, std::string> m_alias; // view results -> the value they view
+    std::map<std::string, int> m_inputs;        // graph input values -> index into m_op.inputs
+    std::vector<const GraphNode *> m_nodes;     // the calls that compute something, in order
+    std::vector<std::int64_t> m_outputShape;
+};
+
+} // namespace kx::translation

@@ -1,0 +1,107 @@
+#include "core/kernelbench/opcost.h"
+
+#include "core/kernelbench/atencalls.h"
+#include "core/kernelbench/symbolnames.h"
+#include "core/kernelbench/windowcalls.h"
+
+namespace kx {
+namespace {
+
+using namespace atencalls;
+
+int dtypeBytes(const std::string &dtype)
+{
+    if (dtype == "float64" || dtype == "int64")
+        return 8;
+    if (dtype == "float16" || dtype == "bfloat16" || dtype == "int16")
+        return 2;
+    if (dtype == "bool" || dtype == "int8" || dtype == "uint8")
+        return 1;
+    return 4;
+}
+
+// "a + b + c", or "0" for no terms.
+std::string sum(const std::vector<std::string> &terms)
+{
+    std::string text;
+    for (const auto &term : terms)
+        text += (text.empty() ? "" : " + ") + term;
+    return text.empty() ? "0" : text;
+}
+
+} // namespace
+
+std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
+{
+    const SymbolNames symbols(op);
+    std::vector<std::string> terms;
+    const auto term = [&](std::int64_t factor, const std::vector<std::int64_t> &shape) {
+        const std::string product = symbols.product(shape);
+        terms.push_back(factor == 1 ? product : std::to_string(factor) + " * " + product);
+    };
+    for (const auto &node : graph.nodes) {
+        const auto &kind = node.kind;
+        const auto inputShape = [&](std::size_t i) {
+            return i < node.inputs.size() && node.inputs[i].isTensor ? node.inputs[i].tensor.shape
+                                                                     : std::vector<std::int64_t>{};
+        };
+        const auto outputShape = node.outputs.empty() ? std::vector<std::int64_t>{} : node.outputs[0].shape;
+        if (isView(kind) || kind == "aten::t" || kind == "aten::transpose" || kind == "aten::permute")
+            continue;
+        if (const auto it = elementwiseKinds().find(kind); it != elementwiseKinds().end()) {
+            term(it->second, outputShape);
+        } else if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm") {
+            const auto a = inputShape(kind == "aten::addmm" ? 1 : 0);
+            if (a.empty())
+                return "0";
+            auto shape = outputShape;
+            shape.push_back(a.back());
+            term(2, shape);
+            if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || kind == "aten::addmm")
+                term(1, outputShape);
+        } else if (windowcalls::isConvolution(kind)) {
+            const auto call = windowcalls::windowCallOf(node);
+            const auto weight = inputShape(1);
+            if (!call || weight.size() < 3)
+                return "0";
+            // Forward: every output sums C_in / groups x taps products; transposed: every input spreads to
+            // C_out / groups x taps outputs.
+            auto shape = call->window.transposed ? inputShape(0) : outputShape;
+            shape.insert(shape.end(), weight.begin() + 1, weight.end());
+            term(2, shape);
+        } else if (windowcalls::isWindowCall(kind)) {
+            const auto call = windowcalls::windowCallOf(node);
+            if (!call)
+                return "0";
+            auto shape = outputShape;
+            shape.insert(shape.end(), call->window.kernel.begin(), call->window.kernel.end());
+            term(1, shape);
+        } else if (reduceKinds().count(kind)) {
+            term(1, inputShape(0));
+        } else if (kind.find("softmax") != std::string::npos) {
+            term(5, inputShape(0));
+        } else if (kind == "aten::layer_norm") {
+            term(8, inputShape(0));
+        } else {
+            return "0";
+        }
+    }
+    return sum(terms);
+}
+
+std::string bytesMovedExpression(const Op &op)
+{
+    std::vector<std::string> terms;
+    for (const auto *tensors : {&op.inputs, &op.outputs}) {
+        for (const auto &tensor : *tensors) {
+            std::string term = std::to_string(dtypeBytes(tensor.dtype));
+            for (const auto &dimension : tensor.shape)
+                if (dimension != "1")
+                    term += " * " + dimension;
+            terms.push_back(term);
+        }
+    }
+    return sum(terms);
+}
+
+} // namespace kx

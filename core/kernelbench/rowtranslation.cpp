@@ -1,0 +1,168 @@
+// The row families of a graph translation: reductions, softmax, LayerNorm and RMSNorm over the last dimension.
+#include "core/kernelbench/graphtranslation.h"
+
+#include "core/kernelbench/atencalls.h"
+
+#include <algorithm>
+
+namespace kx::translation {
+
+using namespace atencalls;
+
+Expected<std::size_t> Translation::lastDimension(const GraphNode &node, const nlohmann::json &dims) const
+{
+    const auto &shape = node.inputs.front().tensor.shape;
+    const auto dim = integer(dims);
+    if (!dim)
+        return Error{node.kind + " over " + (dims.is_null() ? std::string("all dimensions") : dims.dump())
+                     + ": the templates reduce over one dimension"};
+    const auto rank = std::int64_t(shape.size());
+    const std::int64_t d = *dim < 0 ? *dim + rank : *dim;
+    if (d < 0 || d >= rank)
+        return Error{node.kind + " over dimension " + std::to_string(*dim) + " of a " + std::to_string(rank) + "-D input"};
+    for (std::int64_t i = d + 1; i < rank; ++i)
+        if (shape[std::size_t(i)] != 1)
+            return Error{node.kind + " over dimension " + std::to_string(*dim) + " of " + shapeText(shape)
+                         + ": the templates work over the last dimension"};
+    return std::size_t(d);
+}
+
+Status Translation::derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions,
+                                  std::string &symbol)
+{
+    if (dimensions.size() == 1 && !isDigits(dimensions.front())) {
+        symbol = dimensions.front();
+        return {};
+    }
+    symbol = preferred;
+    for (int suffix = 2; std::any_of(m_op.shapeSets.begin(), m_op.shapeSets.end(),
+                                     [&](const ShapeSet &set) { return set.count(symbol) > 0; });
+         ++suffix)
+        symbol = preferred + std::to_string(suffix);
+    for (auto &set : m_op.shapeSets) {
+        std::int64_t value = 1;
+        for (const auto &dimension : dimensions) {
+            if (isDigits(dimension))
+                value *= std::stoll(dimension);
+            else if (set.count(dimension))
+                value *= set.at(dimension);
+            else
+                return Error{"a shape set does not bind " + dimension};
+        }
+        set[symbol] = value;
+    }
+    return {};
+}
+
+Status Translation::rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe)
+{
+    if (input.shape.size() <= dimension)
+        return Error{"input " + input.name + " is declared with fewer dimensions than the graph uses"};
+    const std::vector<std::string> leading(input.shape.begin(), input.shape.begin() + std::ptrdiff_t(dimension));
+    if (auto status = derivedSymbol("R", leading.empty() ? std::vector<std::string>{"1"} : leading, recipe.rows); !status)
+        return status;
+    return derivedSymbol("C", {input.shape[dimension]}, recipe.cols);
+}
+
+Expected<Op> Translation::rows()
+{
+    const GraphNode &node = *m_nodes.front();
+    if (m_nodes.size() > 1)
+        return Error{node.kind + " followed by " + m_nodes[1]->kind
+                     + ": the row templates generate no epilogue after it"};
+    if (node.inputs.empty() || inputIndex(node.inputs.front()) != 0)
+        return Error{node.kind + " of something other than the first input"};
+    const auto &x = m_op.inputs.front();
+    const auto constantAt = [&](std::size_t i) {
+        return i < node.inputs.size() ? node.inputs[i].constant : nlohmann::json();
+    };
+    OpRecipe recipe;
+    double atol = 1e-4, rtol = 1e-3;
+    std::size_t inputs = 1;
+    if (reduceKinds().count(node.kind)) {
+        recipe.family = "reduce";
+        recipe.reduction = node.kind == "aten::amax" || node.kind == "aten::max" ? "max" : node.kind.substr(6);
+        if ((node.kind == "aten::sum" || node.kind == "aten::mean") && !constantAt(3).is_null())
+            return Error{node.kind + " with a dtype"};
+        if (node.kind == "aten::max" && (node.outputs.size() != 2 || node.outputs[0].value != canonical(m_graph.outputs[0])))
+            return Error{"aten::max returning its indices: use argmax"};
+        atol = 1e-2;
+    } else if (node.kind == "aten::softmax" || node.kind == "aten::_softmax" || node.kind == "aten::log_softmax"
+               || node.kind == "aten::_log_softmax") {
+        recipe.family = "softmax";
+        recipe.reduction = node.kind.find("log") != std::string::npos ? "logsoftmax" : "softmax";
+        if (node.kind.front() != '_' && node.kind.find("::_") == std::string::npos && !constantAt(2).is_null())
+            return Error{node.kind + " with a dtype"};
+        atol = 1e-5;
+    } else if (node.kind == "aten::layer_norm") {
+        recipe.family = "norm";
+        recipe.reduction = "layernorm";
+        const auto normalized = integers(constantAt(1));
+        const auto &shape = node.inputs.front().tensor.shape;
+        if (!normalized || normalized->size() != 1 || shape.empty() || normalized->front() != shape.back())
+            return Error{"aten::layer_norm over more than the last dimension"};
+        const auto *weight = argument(node, 2);
+        const auto *bias = argument(node, 3);
+        if (!weight || !bias || inputIndex(*weight) != 1 || inputIndex(*bias) != 2)
+            return Error{"aten::layer_norm without weight and bias inputs (the norm template needs x, weight, bias)"};
+        recipe.eps = number(constantAt(4)).value_or(1e-5);
+        inputs = 3;
+    } else {
+        return Error{node.kind + " is not supported here"};
+    }
+    auto dimension = lastDimension(node, recipe.family == "norm"
+                                             ? nlohmann::json(std::int64_t(node.inputs.front().tensor.shape.size()) - 1)
+                                             : constantAt(1));
+    if (!dimension)
+        return dimension.error();
+    if (m_op.inputs.size() != inputs)
+        return Error{"the op has inputs that " + node.kind + " does not use"};
+    if (auto status = rowSymbols(x, *dimension, recipe); !status)
+        return status.error();
+    return finish(recipe, atol, rtol);
+}
+
+std::optional<Expected<Op>> Translation::rmsNorm()
+{
+    // x * rsqrt(mean(x^2, -1, keepdim) + eps) * weight, or x / sqrt(...) * weight.
+    if (m_nodes.size() != 6)
+        return std::nullopt;
+    const auto &n = m_nodes;
+    const auto out = [&](std::size_t i) { return n[i]->outputs.empty() ? std::string() : n[i]->outputs[0].value; };
+    const auto reads = [&](std::size_t i, std::size_t arg, const std::string &value) {
+        return arg < n[i]->inputs.size() && n[i]->inputs[arg].isTensor && canonical(n[i]->inputs[arg].tensor.value) == value;
+    };
+    const auto readsInput = [&](std::size_t i, std::size_t arg, int input) {
+        return arg < n[i]->inputs.size() && inputIndex(n[i]->inputs[arg]) == input;
+    };
+    const bool squared = (n[0]->kind == "aten::pow" && readsInput(0, 0, 0) && n[0]->inputs.size() > 1
+                          && number(n[0]->inputs[1].constant).value_or(0) == 2.0)
+                         || (n[0]->kind == "aten::mul" && readsInput(0, 0, 0) && readsInput(0, 1, 0));
+    if (!squared || n[1]->kind != "aten::mean" || !reads(1, 0, out(0)) || n[2]->kind != "aten::add"
+        || !reads(2, 0, out(1)) || n[2]->inputs.size() < 2 || n[2]->inputs[1].isTensor)
+        return std::nullopt;
+    const bool rsqrt = n[3]->kind == "aten::rsqrt" && n[4]->kind == "aten::mul"
+                       && ((readsInput(4, 0, 0) && reads(4, 1, out(3))) || (reads(4, 0, out(3)) && readsInput(4, 1, 0)));
+    const bool sqrt = n[3]->kind == "aten::sqrt" && n[4]->kind == "aten::div" && readsInput(4, 0, 0) && reads(4, 1, out(3));
+    if (!reads(3, 0, out(2)) || !(rsqrt || sqrt) || n[5]->kind != "aten::mul"
+        || !((reads(5, 0, out(4)) && readsInput(5, 1, 1)) || (readsInput(5, 0, 1) && reads(5, 1, out(4)))))
+        return std::nullopt;
+    if (canonical(m_graph.outputs.front()) != out(5))
+        return std::nullopt;
+    auto dimension = lastDimension(*n[1], n[1]->inputs.size() > 1 ? n[1]->inputs[1].constant : nlohmann::json());
+    if (!dimension || n[1]->inputs.size() < 3 || n[1]->inputs[2].constant != true)
+        return std::nullopt;
+    if (*dimension + 1 != n[1]->inputs.front().tensor.shape.size())
+        return std::nullopt;
+    if (m_op.inputs.size() != 2)
+        return Expected<Op>(Error{"RMSNorm with inputs besides x and weight"});
+    OpRecipe recipe;
+    recipe.family = "norm";
+    recipe.reduction = "rmsnorm";
+    recipe.eps = number(n[2]->inputs[1].constant).value_or(1e-5);
+    if (auto status = rowSymbols(m_op.inputs.front(), *dimension, recipe); !status)
+        return Expected<Op>(status.error());
+    return finish(recipe, 1e-4, 1e-3);
+}
+
+} // namespace kx::translation
