@@ -125,6 +125,20 @@ Params with(Params params, const Params &changes)
     return params;
 }
 
+std::string unstatedParameters(const KernelTemplate &kernelTemplate, const Op &op, const Params &params,
+                               const std::string &source)
+{
+    std::string missing;
+    for (const auto &definition : kernelTemplate.parameters(op, recipeFor(op))) {
+        const auto value = params.find(definition.name);
+        const std::string line = definition.label + " (" + definition.name + ") = "
+                                 + (value == params.end() ? std::string("?") : std::to_string(value->second));
+        if (source.find(line) == std::string::npos)
+            missing += (missing.empty() ? "" : "\n") + line;
+    }
+    return missing;
+}
+
 Params withChanges(Params params, const std::string &changes)
 {
     std::istringstream list(changes);

@@ -61,6 +61,11 @@ std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &
 std::vector<Op> gemmTestOps();
 const Op &gemmTestOp(const std::string &name);
 
+/// The lines "label (name) = value" of params that source's header comment does not state, joined by newlines;
+/// empty when it states every parameter of the template.
+std::string unstatedParameters(const KernelTemplate &kernelTemplate, const Op &op, const Params &params,
+                               const std::string &source);
+
 /// params with the values in changes set.
 Params with(Params params, const Params &changes);
 

@@ -123,10 +123,8 @@ TEST_CASE("the source states every parameter")
     const Op op = convOps()[2];
     const Params params{{"block", 512}, {"vec", 4}, {"items", 4}};
     const std::string source = kTemplate.generate(op, recipeFor(op), params).source;
-    for (const auto &definition : kTemplate.parameters(op, recipeFor(op))) {
-        const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
-        CHECK_MESSAGE(source.find(line) != std::string::npos, line);
-    }
+    const std::string unstated = unstatedParameters(kTemplate, op, params, source);
+    CHECK_MESSAGE(unstated.empty(), unstated);
     CHECK(source.find("return tanhf(acc + b[c]);") != std::string::npos);
     CHECK(source.find("reinterpret_cast<const float4 *>(conv)") != std::string::npos);
 }

@@ -132,10 +132,8 @@ TEST_CASE("the source states every parameter")
     const OpRecipe recipe = recipeFor(op);
     const Params params = kTemplate.defaults(op, recipe);
     const std::string source = kTemplate.generate(op, recipe, params).source;
-    for (const auto &definition : kTemplate.parameters(op, recipe)) {
-        const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
-        CHECK_MESSAGE(source.find(line) != std::string::npos, line);
-    }
+    const std::string unstated = unstatedParameters(kTemplate, op, params, source);
+    CHECK_MESSAGE(unstated.empty(), unstated);
     CHECK(source.find("fmaxf(acc, 0.0f)") != std::string::npos);
     CHECK(source.find("bias[n]") != std::string::npos);
     CHECK(source.find("weight[n, k]") != std::string::npos);

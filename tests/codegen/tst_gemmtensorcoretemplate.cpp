@@ -95,10 +95,8 @@ TEST_CASE("the source states its parameters and its precision")
     const OpRecipe recipe = recipeFor(op);
     const Params params = kTemplate.defaults(op, recipe);
     const std::string source = kTemplate.generate(op, recipe, params).source;
-    for (const auto &definition : kTemplate.parameters(op, recipe)) {
-        const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
-        CHECK_MESSAGE(source.find(line) != std::string::npos, line);
-    }
+    const std::string unstated = unstatedParameters(kTemplate, op, params, source);
+    CHECK_MESSAGE(unstated.empty(), unstated);
     CHECK(source.find("3xTF32") != std::string::npos);
     CHECK(source.find("splitTf32") != std::string::npos);
     CHECK(source.find("fminf(fmaxf(acc * 2.0f + res, -1.0f), 1.0f)") != std::string::npos);

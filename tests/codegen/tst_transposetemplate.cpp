@@ -51,10 +51,8 @@ TEST_CASE("defaults")
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     CHECK(kernel.source.find("__shared__ float tile[TILE][TILE + PAD];") != std::string::npos);
     CHECK(kernel.source.find("constexpr int PAD = 1;") != std::string::npos);
-    for (const auto &definition : kTemplate.parameters(op, recipeFor(op))) {
-        const std::string line = definition.label + " (" + definition.name + ") = " + std::to_string(params.at(definition.name));
-        CHECK_MESSAGE(kernel.source.find(line) != std::string::npos, line);
-    }
+    const std::string unstated = unstatedParameters(kTemplate, op, params, kernel.source);
+    CHECK_MESSAGE(unstated.empty(), unstated);
 }
 
 TEST_CASE("the defaults compile and resolve" * needsNvrtc())
