@@ -68,8 +68,11 @@ void Population::setEvaluation(const std::string &candidateId, const Evaluation 
     const auto it = m_members.find(candidateId);
     if (it == m_members.end())
         return;
-    if (evaluation.status == EvalStatus::Correct && evaluation.baseline.medianMs > 0)
-        m_eagerMs[evaluation.gpu.name].push_back(evaluation.baseline.medianMs);
+    if (evaluation.status == EvalStatus::Correct && evaluation.baseline.medianMs > 0) {
+        auto &times = m_eagerMs[evaluation.gpu.name];
+        times.push_back(evaluation.baseline.medianMs);
+        m_medianEagerMs[evaluation.gpu.name] = median(times);
+    }
     auto &scored = it->second.scored;
     const ScoredCandidate updated{scored.candidate, evaluation};
     if (!scored.evaluation || better(withFitness(updated), withFitness(scored)))
@@ -80,11 +83,11 @@ double Population::fitness(const ScoredCandidate &scored) const
 {
     if (!scored.isCorrect())
         return 0.0;
-    const auto eager = m_eagerMs.find(scored.evaluation->gpu.name);
+    const auto eager = m_medianEagerMs.find(scored.evaluation->gpu.name);
     const double kernelMs = scored.evaluation->timing.medianMs;
-    if (eager == m_eagerMs.end() || eager->second.empty() || kernelMs <= 0)
+    if (eager == m_medianEagerMs.end() || kernelMs <= 0)
         return scored.speedup();
-    return median(eager->second) / kernelMs;
+    return eager->second / kernelMs;
 }
 
 ScoredCandidate Population::withFitness(ScoredCandidate scored) const

@@ -73,6 +73,7 @@ private:
     };
     std::map<std::string, Member> m_members;
     std::map<std::string, std::vector<double>> m_eagerMs; ///< Per GPU, every eager time of a correct evaluation.
+    std::map<std::string, double> m_medianEagerMs;        ///< Per GPU, their median (kept current as they come).
 };
 
 /// Picks the fitter of `size` random entrants (tournament selection); pool must not be empty.
