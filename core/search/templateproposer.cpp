@@ -4,7 +4,6 @@
 #include "core/search/population.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace kx {
 namespace {
@@ -140,12 +139,11 @@ std::vector<Context> otherContexts(const Op &op, const std::string &templateName
     return contexts;
 }
 
-// A child on another template: its defaults, keeping each parameter both templates share where that stays valid.
-std::optional<Candidate> switchTemplate(const Context &target, const Genome &genome, const ScoredCandidate &parent)
+// A child on another template (one of otherContexts(), so its defaults are valid): the defaults, keeping each
+// parameter both templates share where that stays valid.
+Candidate switchTemplate(const Context &target, const Genome &genome, const ScoredCandidate &parent)
 {
     Params params = target.kernelTemplate->defaults(target.op, target.recipe);
-    if (!valid(target, params))
-        return std::nullopt;
     std::string kept;
     for (const auto &definition : target.definitions) {
         const auto inherited = genome.params.find(definition.name);
@@ -175,10 +173,8 @@ ProposalResult mutate(const ProposalRequest &request)
     SplitMix random(request.seed);
 
     if (const auto others = otherContexts(request.op, genome->templateName);
-        !others.empty() && random.unit() < kTemplateSwitchRate) {
-        if (auto child = switchTemplate(others[random.below(others.size())], *genome, parent))
-            return {{std::move(*child)}, {}};
-    }
+        !others.empty() && random.unit() < kTemplateSwitchRate)
+        return {{switchTemplate(others[random.below(others.size())], *genome, parent)}, {}};
 
     // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
     std::vector<const ScoredCandidate *> donors;
