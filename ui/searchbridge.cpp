@@ -381,6 +381,9 @@ void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
     case SearchEvent::Kind::Error:
         emit errorOccurred(QString::fromStdString(event.message));
         break;
+    case SearchEvent::Kind::Note:
+        emit noteAdded(QString::fromStdString(event.message));
+        break;
     case SearchEvent::Kind::Finished:
         emit progressChanged(m_progress);
         pollWorkers();

@@ -99,6 +99,8 @@ signals:
     void progressChanged(const kx::SearchProgress &progress);
     void workersChanged();
     void errorOccurred(const QString &message);
+    /// A line for the run's log: how the baselines are timed, what could not be prepared.
+    void noteAdded(const QString &message);
     void manualEvaluated(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
     /// No evaluation: noGpu says there was no worker to run it on.
     void manualEvaluationFailed(const kx::Candidate &candidate, const QString &message, bool noGpu);

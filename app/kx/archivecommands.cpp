@@ -155,13 +155,31 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
             std::cout << "note:        " << provenance->note << '\n';
     }
     for (const auto &evaluation : evaluations) {
-        std::cout << "\nevaluation on " << evaluation.gpu.name << ": " << toString(evaluation.status);
+        std::cout << "\nevaluation on " << evaluation.gpu.name << ": " << toString(evaluation.status) << " ["
+                  << toString(evaluation.precision) << "]";
+        const auto overInductor = speedupOverInductor(evaluation);
         if (evaluation.status == EvalStatus::Correct)
-            std::cout << ", " << formatSpeedup(evaluation.speedup) << " (" << evaluation.timing.medianMs
-                      << " ms vs " << evaluation.baseline.medianMs << " ms)";
+            std::cout << ", " << formatSpeedup(evaluation.speedup) << " vs eager"
+                      << (overInductor ? ", " + formatSpeedup(*overInductor) + " vs Inductor" : std::string())
+                      << " (" << standingText(evaluation.speedup, overInductor) << ")";
         std::cout << '\n';
         if (!evaluation.message.empty())
             std::cout << "  " << evaluation.message << '\n';
+        if (evaluation.status == EvalStatus::Correct)
+            std::cout << "  kernel " << formatMs(evaluation.timing.medianMs) << " (" << evaluation.timing.runs
+                      << " runs), max error " << evaluation.correctness.maxAbsError << " abs, "
+                      << evaluation.correctness.maxRelError << " rel\n";
+        if (evaluation.baselines.empty())
+            std::cout << "  baselines: eager " << formatMs(evaluation.baseline.medianMs)
+                      << " (timed with the kernel; no Inductor measurement in this older evaluation)\n";
+        for (const auto &baseline : evaluation.baselines) {
+            std::cout << "  baseline " << toString(baseline.kind) << " (" << baseline.method << "): ";
+            if (baseline.usable())
+                std::cout << formatMs(baseline.timing.medianMs) << " (" << baseline.timing.runs << " runs, drift "
+                          << baseline.driftPercent << "%), max error " << baseline.maxAbsError << " abs\n";
+            else
+                std::cout << "none: " << baseline.error << '\n';
+        }
         for (const auto &flag : evaluation.flags)
             std::cout << "  flag " << flag.kind << ": " << flag.evidence << '\n';
     }

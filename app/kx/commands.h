@@ -3,6 +3,7 @@
 #include "exitcodes.h"
 
 #include "core/domain/op.h"
+#include "core/eval/evalrequest.h"
 
 #include <CLI/CLI.hpp>
 
@@ -34,8 +35,11 @@ void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
 void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
 void addKernelBenchCommands(CLI::App &app, Action &action); ///< kx import FILE.py, kx coverage DIR
 
-/// A built-in op by name, or a KernelBench problem file (.py) imported; nullopt after printing why not
-/// (exitCode says how to exit).
-std::optional<Op> resolveOp(const std::string &nameOrFile, int &exitCode);
+/// A built-in op by name, an op stored in the archive (an imported problem, e.g. "kb/19_ReLU"), or a KernelBench
+/// problem file (.py) imported; nullopt after printing why not (exitCode says how to exit).
+std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode);
+
+/// --precision, --no-inductor, --baseline-every, --baseline-minutes: what candidates are compared with.
+void addBaselineOptions(CLI::App &command, EvalSettings &settings);
 
 } // namespace kx::cli

@@ -1,5 +1,6 @@
 #include "format.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace kx::cli {
@@ -19,6 +20,13 @@ std::string formatMs(double ms)
 }
 
 std::string shortId(const std::string &id) { return id.substr(0, 12); }
+
+std::string singleLine(std::string text)
+{
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::replace(text.begin(), text.end(), '|', '/');
+    return text;
+}
 
 std::string column(const std::string &text, std::size_t width)
 {

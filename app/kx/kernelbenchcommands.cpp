@@ -1,9 +1,11 @@
 // kx import FILE.py, kx coverage DIR: KernelBench-format problem files as ops.
 #include "commands.h"
+#include "coveragetable.h"
 #include "format.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
+#include "core/baseline/inductorpackager.h"
 #include "core/codegen/oprecipe.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/kernelbench/problemimporter.h"
@@ -115,20 +117,6 @@ int runImport(const ImportCommandOptions &options)
     return Ok;
 }
 
-// One row of kx coverage.
-struct CoverageRow
-{
-    std::string file;
-    std::string op;
-    bool imported = false;
-    std::string family;
-    bool translated = false;                // the first candidate compiles with NVRTC
-    bool searched = false;
-    bool verified = false;
-    double speedup = 0;
-    std::string note;
-};
-
 std::string compileTranslation(const Op &op)
 {
     const auto candidate = translateOp(op);
@@ -142,112 +130,6 @@ std::string compileTranslation(const Op &op)
     return compiled.ok ? std::string() : "NVRTC: " + compiled.error;
 }
 
-std::string oneLine(std::string text)
-{
-    std::replace(text.begin(), text.end(), '\n', ' ');
-    std::replace(text.begin(), text.end(), '|', '/');
-    return text;
-}
-
-std::string csvField(const std::string &text)
-{
-    if (text.find_first_of(",\"\n") == std::string::npos)
-        return text;
-    std::string quoted = "\"";
-    for (const char c : text)
-        quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
-
-std::string yesNo(bool value) { return value ? "yes" : "no"; }
-
-void writeMarkdown(std::ostream &out, const std::vector<CoverageRow> &rows, bool gpu)
-{
-    out << "| file | op | imported | recipe | translated |" << (gpu ? " verified | speedup |" : "") << " note |\n"
-        << "|---|---|---|---|---|" << (gpu ? "---|---|" : "") << "---|\n";
-    for (const auto &row : rows) {
-        out << "| " << row.file << " | " << row.op << " | " << yesNo(row.imported) << " | " << row.family << " | "
-            << yesNo(row.translated) << " |";
-        if (gpu)
-            out << ' ' << (row.searched ? yesNo(row.verified) : "-") << " | "
-                << (row.verified ? formatSpeedup(row.speedup) : "-") << " |";
-        out << ' ' << oneLine(row.note) << " |\n";
-    }
-    const auto count = [&](bool CoverageRow::*field) {
-        return std::count_if(rows.begin(), rows.end(), [&](const CoverageRow &row) { return row.*field; });
-    };
-    const auto share = [&](std::ptrdiff_t n) { return " (" + std::to_string(int(100.0 * n / rows.size() + 0.5)) + "%)"; };
-    out << "\n" << rows.size() << " files: " << count(&CoverageRow::imported) << " imported, "
-        << count(&CoverageRow::translated) << " translated" << share(count(&CoverageRow::translated));
-    if (gpu) {
-        const auto verified = count(&CoverageRow::verified);
-        // KernelBench's fast_1: the share of all problems with a correct kernel faster than eager PyTorch.
-        const auto faster = std::count_if(rows.begin(), rows.end(),
-                                          [](const CoverageRow &row) { return row.verified && row.speedup > 1.0; });
-        out << ", " << verified << " verified" << share(verified) << "; fast_1 = "
-            << std::fixed << std::setprecision(2) << double(faster) / rows.size() << " (" << faster << " of "
-            << rows.size() << " correct and faster than eager)";
-    }
-    out << "\n";
-}
-
-void writeCsv(std::ostream &out, const std::vector<CoverageRow> &rows)
-{
-    out << "file,op,imported,recipe,translated,searched,verified,speedup,note\n";
-    for (const auto &row : rows)
-        out << csvField(row.file) << ',' << csvField(row.op) << ',' << yesNo(row.imported) << ','
-            << csvField(row.family) << ',' << yesNo(row.translated) << ',' << yesNo(row.searched) << ','
-            << yesNo(row.verified) << ',' << (row.verified ? std::to_string(row.speedup) : std::string()) << ','
-            << csvField(oneLine(row.note)) << '\n';
-}
-
-// Splits one line of the CSV writeCsv writes: fields quoted where they hold a comma or a quote.
-std::vector<std::string> csvFields(const std::string &line)
-{
-    std::vector<std::string> fields(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-            fields.back() += line[++i];
-        else if (c == '"')
-            quoted = !quoted;
-        else if (c == ',' && !quoted)
-            fields.emplace_back();
-        else
-            fields.back() += c;
-    }
-    return fields;
-}
-
-// The rows of an earlier run's CSV, by file; rows that do not parse are left out (those files run again).
-std::map<std::string, CoverageRow> readCsv(const std::string &path)
-{
-    std::map<std::string, CoverageRow> rows;
-    std::ifstream in(path);
-    std::string line;
-    // A file saved by a spreadsheet ends its lines in CR LF.
-    const auto nextLine = [&] {
-        if (!std::getline(in, line))
-            return false;
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        return true;
-    };
-    if (!nextLine() || line != "file,op,imported,recipe,translated,searched,verified,speedup,note")
-        return rows;
-    while (nextLine()) {
-        const auto fields = csvFields(line);
-        if (fields.size() != 9)
-            continue;
-        CoverageRow row{fields[0], fields[1], fields[2] == "yes", fields[3], fields[4] == "yes",
-                        fields[5] == "yes", fields[6] == "yes", 0, fields[8]};
-        if (row.verified && !fields[7].empty())
-            row.speedup = std::strtod(fields[7].c_str(), nullptr);
-        rows[row.file] = row;
-    }
-    return rows;
-}
 
 std::string selfExecutable()
 {
@@ -268,9 +150,48 @@ struct CoverageOptions
     double maxMegabytes = 2048;
     int jobs = 0;                           ///< Imports at once; 0: half the hardware threads.
     bool resume = false;                    ///< Keep the finished rows of the CSV file from an earlier run.
+    EvalSettings eval;                      ///< Precision policy and baselines of the searches.
 };
 
-// A short search per translated op on one set of workers; fills verified and speedup.
+// Inductor packages of the ops to search, built several at once (each is a CPU-bound Python process) into the
+// package cache, where each search's preparation then finds its own.
+void prebuildInductorPackages(const CoverageOptions &options, const SearchSession &session,
+                              const std::vector<CoverageRow> &rows, const std::vector<Op> &ops)
+{
+    if (!options.eval.inductorBaseline)
+        return;
+    const auto workers = session.workers();
+    const auto builder = std::find_if(workers.begin(), workers.end(), [](const WorkerStatus &w) { return !w.arch.empty(); });
+    if (builder == workers.end())
+        return;
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].translated && !rows[i].searched)
+            todo.push_back(i);
+    std::cerr << "building Inductor packages for " << todo.size() << " ops ..." << std::endl;
+    std::atomic<std::size_t> next = 0;
+    std::mutex printing;
+    const InductorPackager packager;
+    const std::vector<std::string> runner{selfExecutable(), "baseline-runner"};
+    const auto buildSome = [&] {
+        for (std::size_t k = next++; k < todo.size(); k = next++) {
+            const Op &op = ops[todo[k]];
+            const auto prepared = packager.prepare(op, builder->arch, builder->device, runner);
+            std::lock_guard lock(printing);
+            std::cerr << "Inductor baseline of " << op.name << ": "
+                      << (prepared.package ? "package ready" : singleLine(prepared.settings.details.empty()
+                                                                            ? prepared.settings.unavailable
+                                                                            : prepared.settings.details))
+                      << std::endl;
+        }
+    };
+    const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
+    std::vector<std::jthread> builders;
+    for (int i = 0; i < std::min<int>(jobs, int(todo.size())); ++i)
+        builders.emplace_back(buildSome);
+}
+
+// A short search per translated op on one set of workers; fills verified, the times and the speedups.
 int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, const std::vector<Op> &ops,
                const std::function<bool()> &save)
 {
@@ -285,6 +206,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
     sessionOptions.archivePath = archivePath;
     sessionOptions.workerCommand = {selfExecutable(), "worker"};
     sessionOptions.settings.budget.seconds = options.budgetSeconds;
+    sessionOptions.settings.eval = options.eval;
     SearchSession session(std::move(sessionOptions), [&](const SearchEvent &event) {
         std::lock_guard lock(mutex);
         if (event.kind == SearchEvent::Kind::Finished && finished)
@@ -295,6 +217,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
         std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
         return NoGpu;
     }
+    prebuildInductorPackages(options, session, rows, ops);
     for (std::size_t i = 0; i < rows.size(); ++i) {
         auto &row = rows[i];
         if (!row.translated || row.searched)
@@ -323,9 +246,17 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
         for (const auto &summary : summaries)
             if (summary.bestStatus == EvalStatus::Correct && summary.flagCount == 0)
                 row.verified = true;
+        row.precision = toString(options.eval.precision);
         // The speedup as the search ranks: kernel time against the median of the run's eager times.
-        if (const auto best = bestOfRun(**archive, *runId); best && row.verified)
+        if (const auto best = bestOfRun(**archive, *runId); best && row.verified) {
             row.speedup = best->speedup;
+            row.bestMs = best->kernelMs;
+            row.eagerMs = best->kernelMs * best->speedup;
+            row.inductorMs = best->inductorMs.value_or(0);
+            row.inductorSpeedup = best->speedupOverInductor().value_or(0);
+            if (!best->inductorMs && !best->inductorNote.empty())
+                row.note = best->inductorNote;
+        }
         // Why the first candidate failed says most about what the translation gets wrong.
         for (const auto &summary : summaries)
             if (!row.verified && summary.origin == Origin::Translated)
@@ -370,7 +301,7 @@ int runCoverage(const CoverageOptions &options)
     std::atomic<std::size_t> next = 0;
     std::mutex printing;
     // A resumed run keeps each row that is finished: searched, or (without --gpu, or untranslated) imported.
-    const auto earlier = options.resume ? readCsv(options.csv) : std::map<std::string, CoverageRow>{};
+    const auto earlier = options.resume ? readCoverageCsv(options.csv) : std::map<std::string, CoverageRow>{};
     const auto finished = [&](const CoverageRow &row) {
         return (row.searched || !options.gpu || !row.translated) && row.note.find("out of memory") == std::string::npos;
     };
@@ -400,7 +331,7 @@ int runCoverage(const CoverageOptions &options)
         }
         std::lock_guard lock(printing);
         std::cerr << "imported " << row.file << ": "
-                  << (row.translated ? "translated (" + row.family + ")" : oneLine(row.note)) << std::endl;
+                  << (row.translated ? "translated (" + row.family + ")" : singleLine(row.note)) << std::endl;
     };
     const auto importSome = [&] {
         for (std::size_t i = next++; i < files.size(); i = next++)
@@ -419,7 +350,7 @@ int runCoverage(const CoverageOptions &options)
     const auto save = [&]() -> bool {
         if (!options.markdown.empty()) {
             std::ofstream out(options.markdown);
-            writeMarkdown(out, rows, options.gpu);
+            writeCoverageMarkdown(out, rows, options.gpu);
             if (!out) {
                 std::cerr << "kx: cannot write " << options.markdown << '\n';
                 return false;
@@ -427,7 +358,7 @@ int runCoverage(const CoverageOptions &options)
         }
         if (!options.csv.empty()) {
             std::ofstream out(options.csv);
-            writeCsv(out, rows);
+            writeCoverageCsv(out, rows);
             if (!out) {
                 std::cerr << "kx: cannot write " << options.csv << '\n';
                 return false;
@@ -440,7 +371,7 @@ int runCoverage(const CoverageOptions &options)
     if (options.gpu)
         if (const int code = searchRows(options, rows, ops, save); code != Ok)
             return code;
-    writeMarkdown(std::cout, rows, options.gpu);
+    writeCoverageMarkdown(std::cout, rows, options.gpu);
     if (!save())
         return Failure;
     return Ok;
@@ -448,7 +379,7 @@ int runCoverage(const CoverageOptions &options)
 
 } // namespace
 
-std::optional<Op> resolveOp(const std::string &nameOrFile, int &exitCode)
+std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode)
 {
     if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
         std::cerr << "importing " << nameOrFile << " ..." << std::endl;
@@ -465,9 +396,36 @@ std::optional<Op> resolveOp(const std::string &nameOrFile, int &exitCode)
     }
     if (const Op *op = findBuiltInOp(nameOrFile))
         return *op;
-    std::cerr << "kx: unknown op '" << nameOrFile << "' (kx ops lists them; a problem file ends in .py)\n";
+    const std::string path = archivePath.empty() ? defaultArchivePath() : archivePath;
+    if (std::filesystem::exists(path)) {
+        if (auto archive = Archive::open(path, ArchiveMode::ReadOnly))
+            if (auto stored = (*archive)->op(nameOrFile))
+                return stored;
+    }
+    std::cerr << "kx: unknown op '" << nameOrFile
+              << "' (kx ops lists the built-in ones, kx archive list the imported ones; a problem file ends in .py)\n";
     exitCode = BadInput;
     return std::nullopt;
+}
+
+void addBaselineOptions(CLI::App &command, EvalSettings &settings)
+{
+    static const std::map<std::string, Precision> precisions{
+        {"fp32", Precision::Fp32}, {"tf32", Precision::Tf32}, {"kernelbench", Precision::KernelBench}};
+    command.add_option("--precision", settings.precision,
+                       "Precision policy of candidates and baselines: fp32 (no TF32 anywhere, the op's tolerance), "
+                       "tf32 (TF32 allowed in candidates, eager and Inductor; tolerance grows with the reduction "
+                       "length) or kernelbench (KernelBench's atol = rtol = 1e-2, TF32 allowed)")
+        ->transform(CLI::CheckedTransformer(precisions))
+        ->default_str("fp32");
+    command.add_flag("!--no-inductor", settings.inductorBaseline,
+                     "Compare with eager PyTorch only (no torch.compile baseline: nothing to build)");
+    command.add_option("--baseline-every", settings.baselineEveryEvaluations,
+                       "Re-time the baselines after this many evaluations on a GPU (0: never)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    command.add_option("--baseline-minutes", settings.baselineEveryMinutes,
+                       "... or after this many minutes (0: never)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
 }
 
 void addKernelBenchCommands(CLI::App &app, Action &action)
@@ -502,6 +460,7 @@ void addKernelBenchCommands(CLI::App &app, Action &action)
         ->capture_default_str()->check(CLI::PositiveNumber);
     command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
         ->check(CLI::NonNegativeNumber);
+    addBaselineOptions(*command, coverage->eval);
     command->add_flag("--resume", coverage->resume,
                       "Keep the finished rows of the --csv file of an earlier run, and do the rest")
         ->needs(command->get_option("--csv"));

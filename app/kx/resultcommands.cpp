@@ -70,12 +70,19 @@ int runBest(const ResultOptions &options)
         nlohmann::json out = nlohmann::json::array();
         for (const auto &kernel : best) {
             const Roofline roofline = rooflineOf(*archive, kernel);
+            const auto overInductor = kernel.speedupOverInductor();
             out.push_back({{"op", kernel.opName},
                            {"gpu", kernel.gpuName},
+                           {"precision", toString(kernel.precision)},
                            {"candidate", kernel.candidateId},
                            {"speedup", kernel.speedup},
                            {"medianMs", kernel.medianMs},
                            {"baselineMs", kernel.baselineMs},
+                           {"inductorMs", kernel.inductorMs ? nlohmann::json(*kernel.inductorMs) : nlohmann::json()},
+                           {"speedupOverInductor", overInductor ? nlohmann::json(*overInductor) : nlohmann::json()},
+                           {"inductorMethod", kernel.inductorMethod},
+                           {"inductorNote", kernel.inductorNote},
+                           {"standing", standingText(kernel.speedup, overInductor)},
                            {"achievedGBs", roofline.achievedGBs},
                            {"achievedTflops", roofline.achievedTflops},
                            {"rooflineFraction", roofline.fraction}});
@@ -88,15 +95,21 @@ int runBest(const ResultOptions &options)
                   << (options.gpu.empty() ? "" : " on " + options.gpu) << " in " << archive->path() << '\n';
         return options.op.empty() ? Ok : Failure;
     }
-    std::cout << column("OP", 32) << column("GPU", 26) << column("CANDIDATE", 14) << column("SPEEDUP", 10)
-              << column("KERNEL", 14) << column("EAGER", 14) << "ROOFLINE\n";
+    std::cout << column("OP", 32) << column("GPU", 24) << column("PRECISION", 12) << column("CANDIDATE", 14)
+              << column("KERNEL", 12) << column("EAGER", 12) << column("INDUCTOR", 12) << column("X EAGER", 9)
+              << column("X INDUCTOR", 12) << column("ROOFLINE", 10) << "STANDING\n";
     for (const auto &kernel : best) {
         const Roofline roofline = rooflineOf(*archive, kernel);
+        const auto overInductor = kernel.speedupOverInductor();
         char fraction[16];
         std::snprintf(fraction, sizeof fraction, "%.0f%%", roofline.fraction * 100);
-        std::cout << column(kernel.opName, 32) << column(kernel.gpuName, 26) << column(shortId(kernel.candidateId), 14)
-                  << column(formatSpeedup(kernel.speedup), 10) << column(formatMs(kernel.medianMs), 14)
-                  << column(formatMs(kernel.baselineMs), 14) << fraction << '\n';
+        std::cout << column(kernel.opName, 32) << column(kernel.gpuName, 24) << column(toString(kernel.precision), 12)
+                  << column(shortId(kernel.candidateId), 14) << column(formatMs(kernel.medianMs), 12)
+                  << column(formatMs(kernel.baselineMs), 12)
+                  << column(kernel.inductorMs ? formatMs(*kernel.inductorMs) : "-", 12)
+                  << column(formatSpeedup(kernel.speedup), 9)
+                  << column(overInductor ? formatSpeedup(*overInductor) : "-", 12) << column(fraction, 10)
+                  << standingText(kernel.speedup, overInductor) << '\n';
     }
     return Ok;
 }

@@ -87,12 +87,22 @@ public:
     {
         std::lock_guard lock(m_mutex);
         switch (event.kind) {
-        case SearchEvent::Kind::NewBest:
+        case SearchEvent::Kind::NewBest: {
             clearStatus();
-            std::printf("new best: %s %s (%s vs %s eager) - %s\n", shortId(event.candidate->id).c_str(),
-                        formatSpeedup(event.evaluation->speedup).c_str(),
-                        formatMs(event.evaluation->timing.medianMs).c_str(),
-                        formatMs(event.evaluation->baseline.medianMs).c_str(), event.candidate->description.c_str());
+            const auto &evaluation = *event.evaluation;
+            std::string inductor;
+            if (const auto over = speedupOverInductor(evaluation))
+                inductor = ", " + formatSpeedup(*over) + " vs Inductor ("
+                           + formatMs(findBaseline(evaluation.baselines, BaselineKind::Inductor)->timing.medianMs) + ")";
+            std::printf("new best: %s %s vs eager (%s vs %s)%s - %s\n", shortId(event.candidate->id).c_str(),
+                        formatSpeedup(evaluation.speedup).c_str(), formatMs(evaluation.timing.medianMs).c_str(),
+                        formatMs(evaluation.baseline.medianMs).c_str(), inductor.c_str(),
+                        event.candidate->description.c_str());
+            break;
+        }
+        case SearchEvent::Kind::Note:
+            clearStatus();
+            std::printf("%s\n", event.message.c_str());
             break;
         case SearchEvent::Kind::Error:
             clearStatus();
@@ -162,8 +172,12 @@ void printSummary(const std::string &archivePath, std::int64_t runId)
         std::printf("no correct kernel with a believable time yet\n");
         return;
     }
-    std::printf("best: %s %s on %s%s\n", shortId(best->candidateId).c_str(), formatSpeedup(best->speedup).c_str(),
-                best->gpu.c_str(), best->speedup <= 1.0 ? " (no improvement over eager PyTorch)" : "");
+    const auto overInductor = best->speedupOverInductor();
+    std::printf("best: %s %s vs eager, %s vs Inductor on %s [%s]: %s\n", shortId(best->candidateId).c_str(),
+                formatSpeedup(best->speedup).c_str(), overInductor ? formatSpeedup(*overInductor).c_str() : "-",
+                best->gpu.c_str(), toString(best->precision), standingText(best->speedup, overInductor).c_str());
+    if (!overInductor && !best->inductorNote.empty())
+        std::printf("%s\n", best->inductorNote.c_str());
     std::printf("see it with: kx archive show %s\n", shortId(best->candidateId).c_str());
 }
 
@@ -348,10 +362,11 @@ void addSearchCommands(CLI::App &app, Action &action)
         ->capture_default_str()->check(CLI::PositiveNumber);
     search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")
         ->capture_default_str()->check(CLI::PositiveNumber);
+    addBaselineOptions(*search, settings.eval);
     search->callback([&action, options, opName] {
         action = [options, opName]() -> int {
             int failure = BadInput;
-            const auto op = resolveOp(*opName, failure);
+            const auto op = resolveOp(*opName, options->archive, failure);
             if (!op)
                 return failure;
             const auto seconds = parseDuration(options->time);

@@ -1,6 +1,7 @@
 // kx worker: one GPU's evaluation process, driven by the worker pool over stdin/stdout.
 #include "commands.h"
 
+#include "core/gpu/baselinerunner.h"
 #include "core/gpu/gpuevaluator.h"
 #include "core/worker/workerloop.h"
 
@@ -105,6 +106,20 @@ void addWorkerCommand(CLI::App &app, Action &action)
     auto device = std::make_shared<int>(0);
     command->add_option("--device", *device, "CUDA device ordinal")->check(CLI::Range(0, 1023));
     command->callback([&action, device] { action = [device] { return runWorkerCommand(*device); }; });
+
+    // Started by a worker for each Inductor baseline; not for people (no group: hidden from --help).
+    auto *runner = app.add_subcommand("baseline-runner", "Time an AOTInductor package as an op's Inductor baseline");
+    runner->group("");
+    auto package = std::make_shared<std::string>();
+    runner->add_option("--package", *package, "The AOTInductor package (.pt2)")->required();
+    auto runnerDevice = std::make_shared<int>(0);
+    runner->add_option("--device", *runnerDevice, "CUDA device ordinal")->check(CLI::Range(0, 1023));
+    runner->callback([&action, package, runnerDevice] {
+        action = [package, runnerDevice] {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL); // never outlive the worker that waits for it
+            return runInductorPackageBaseline(*package, *runnerDevice, std::cin, std::cout) == 0 ? Ok : Failure;
+        };
+    });
 }
 
 } // namespace kx::cli

@@ -5,10 +5,10 @@
 #include "core/archive/statement.h"
 #include "core/domain/domainjson.h"
 #include "core/util/clock.h"
+#include "core/util/hash.h"
 
 #include <sqlite3.h>
 
-#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -324,9 +324,59 @@ std::int64_t Archive::gpuRowId(const GpuInfo &gpu)
     return find.int64(0);
 }
 
+std::int64_t Archive::addBaseline(Transaction &tx, const BaselineMeasurement &baseline)
+{
+    requireTransaction(tx);
+    if (!baseline.uid.empty()) {
+        Statement find(m_db, "SELECT id FROM baselines WHERE uid=?1");
+        find.bind(1, baseline.uid);
+        if (find.step())
+            return find.int64(0);
+    }
+    nlohmann::json measurement = baseline;
+    for (const char *key : {"uid", "gpu", "samplesMs", "wallSamplesMs"})
+        measurement.erase(key);
+    const nlohmann::json samples{{"event", baseline.samplesMs}, {"wall", baseline.wallSamplesMs}};
+    Statement insert(m_db, R"sql(
+        INSERT INTO baselines(uid, op_name, run_id, gpu_id, kind, method, precision, median_ms, error, measurement,
+                              samples, created_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12))sql");
+    insert.bind(1, baseline.uid.empty() ? randomHexId() : baseline.uid).bind(2, baseline.opName);
+    insert.bind(3, baseline.runId).bind(4, gpuRowId(baseline.gpu)).bind(5, toString(baseline.kind));
+    insert.bind(6, baseline.method).bind(7, toString(baseline.precision)).bind(8, baseline.timing.medianMs);
+    insert.bind(9, baseline.error).bind(10, measurement.dump()).bind(11, samples.dump());
+    insert.bind(12, baseline.createdAtMs ? baseline.createdAtMs : nowMs());
+    insert.run();
+    return sqlite3_last_insert_rowid(m_db);
+}
+
+void Archive::putInductorPackage(Transaction &tx, const std::string &opName, const InductorPackageRecord &package,
+                                 std::string_view bytes)
+{
+    requireTransaction(tx);
+    Statement insert(m_db, R"sql(
+        INSERT OR IGNORE INTO inductor_packages(sha256, op_name, arch, torch_version, shapes, details, package,
+                                                created_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
+    insert.bind(1, package.sha256).bind(2, opName).bind(3, package.arch).bind(4, package.torchVersion);
+    insert.bind(5, package.shapes).bind(6, package.details).bindBlob(7, bytes.data(), bytes.size());
+    insert.bind(8, nowMs()).run();
+}
+
 std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluation)
 {
     requireTransaction(tx);
+    std::optional<std::int64_t> eagerId;
+    std::optional<std::int64_t> inductorId;
+    for (auto baseline : evaluation.baselines) {
+        if (baseline.gpu.name.empty())
+            baseline.gpu = evaluation.gpu;
+        if (!baseline.runId)
+            baseline.runId = evaluation.runId;
+        auto &id = baseline.kind == BaselineKind::Eager ? eagerId : inductorId;
+        if (!id)
+            id = addBaseline(tx, baseline);
+    }
     const nlohmann::json details{{"compile", evaluation.compile},
                                  {"correctness", evaluation.correctness},
                                  {"timing", evaluation.timing},
@@ -337,13 +387,14 @@ std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluatio
                                  {"baselineWall", evaluation.baselineWallSamplesMs}};
     Statement insert(m_db, R"sql(
         INSERT INTO evaluations(candidate_id, gpu_id, run_id, status, message, speedup, median_ms, baseline_ms,
-                                details, samples, created_at)
-        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11))sql");
+                                details, samples, created_at, precision, eager_baseline_id, inductor_baseline_id)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14))sql");
     insert.bind(1, evaluation.candidateId).bind(2, gpuRowId(evaluation.gpu)).bind(3, evaluation.runId);
     insert.bind(4, toString(evaluation.status)).bind(5, evaluation.message).bind(6, evaluation.speedup);
     insert.bind(7, evaluation.timing.medianMs).bind(8, evaluation.baseline.medianMs);
     insert.bind(9, details.dump()).bind(10, samples.dump());
     insert.bind(11, evaluation.createdAtMs ? evaluation.createdAtMs : nowMs());
+    insert.bind(12, toString(evaluation.precision)).bind(13, eagerId).bind(14, inductorId);
     insert.run();
     const std::int64_t id = sqlite3_last_insert_rowid(m_db);
     Statement flag(m_db, "INSERT INTO flags(evaluation_id, position, kind, evidence) VALUES(?1, ?2, ?3, ?4)");
@@ -352,19 +403,6 @@ std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluatio
     return id;
 }
 
-namespace {
-std::string randomUid()
-{
-    std::random_device device;
-    std::mt19937_64 generator((std::uint64_t(device()) << 32) ^ device() ^ std::uint64_t(nowMs()));
-    static constexpr char kHex[] = "0123456789abcdef";
-    std::string uid(32, '0');
-    for (auto &c : uid)
-        c = kHex[generator() & 0xf];
-    return uid;
-}
-} // namespace
-
 std::int64_t Archive::createRun(Transaction &tx, const Run &run)
 {
     requireTransaction(tx);
@@ -372,7 +410,7 @@ std::int64_t Archive::createRun(Transaction &tx, const Run &run)
     Statement insert(m_db, R"sql(
         INSERT INTO runs(uid, op_name, seed, settings, environment, state, created_at, updated_at)
         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8))sql");
-    insert.bind(1, run.uid.empty() ? randomUid() : run.uid).bind(2, run.opName);
+    insert.bind(1, run.uid.empty() ? randomHexId() : run.uid).bind(2, run.opName);
     insert.bind(3, std::int64_t(run.seed)).bind(4, run.settings.empty() ? "{}" : run.settings);
     insert.bind(5, run.environment.empty() ? "{}" : run.environment).bind(6, toString(run.state));
     insert.bind(7, run.createdAtMs ? run.createdAtMs : now).bind(8, run.updatedAtMs ? run.updatedAtMs : now);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct sqlite3;
@@ -75,6 +76,9 @@ struct CandidateSummary
     std::string bestGpu;
     double bestSpeedup = 0;
     double bestMedianMs = 0;
+    Precision bestPrecision = Precision::Fp32; ///< The policy of the most favourable evaluation.
+    /// That evaluation's Inductor median over its kernel median (none: no Inductor measurement).
+    std::optional<double> bestSpeedupOverInductor;
     int flagCount = 0;                      ///< Flags over all evaluations.
     std::optional<bool> accepted;           ///< Current (not retracted) verdict, if any.
     std::string verdictReason;
@@ -90,15 +94,36 @@ struct CandidateFilter
     int limit = 0;                          ///< 0: no limit.
 };
 
-/// The fastest correct kernel of an op on one GPU (not rejected, no "impossible" flag).
+/// The fastest correct kernel of an op on one GPU under one precision policy (not rejected, no "impossible" flag).
 struct BestKernel
 {
     std::string opName;
     std::string gpuName;
     std::string candidateId;
-    double speedup = 0;
+    double speedup = 0;                     ///< Over eager PyTorch.
     double medianMs = 0;
-    double baselineMs = 0;
+    double baselineMs = 0;                  ///< Eager PyTorch.
+    Precision precision = Precision::Fp32;
+    std::optional<double> inductorMs;       ///< torch.compile's time on the same GPU, when it was measured.
+    std::string inductorMethod;             ///< How it was measured (see baselinemethod).
+    std::string inductorNote;               ///< Why there is no Inductor time (empty: none was asked for).
+
+    std::optional<double> speedupOverInductor() const
+    {
+        return inductorMs && medianMs > 0 ? std::optional<double>(*inductorMs / medianMs) : std::nullopt;
+    }
+};
+
+/// An Inductor package as the archive keeps it with its op (the bytes are stored apart).
+struct InductorPackageRecord
+{
+    std::string sha256;
+    std::string arch;
+    std::string torchVersion;
+    std::string shapes;
+    std::string details;                    ///< JSON: build times.
+    std::int64_t bytes = 0;
+    std::int64_t createdAtMs = 0;
 };
 
 /// Tokens and estimated cost of the candidates that language models or commands made in a run.
@@ -148,8 +173,14 @@ public:
     /// Stores (or replaces) a candidate's provenance; the candidate must exist. addCandidate() calls it
     /// for a new candidate that carries one.
     void setProvenance(Transaction &tx, const std::string &candidateId, const CandidateProvenance &provenance);
-    /// Stores an evaluation and its flags; returns the new row id.
+    /// Stores an evaluation, its flags and the baselines it was compared with (each baseline once, by uid);
+    /// returns the new row id.
     std::int64_t addEvaluation(Transaction &tx, const Evaluation &evaluation);
+    /// Stores a baseline measurement unless one with its uid is stored already; returns its row id.
+    std::int64_t addBaseline(Transaction &tx, const BaselineMeasurement &baseline);
+    /// Keeps an Inductor package with its op (once per content hash).
+    void putInductorPackage(Transaction &tx, const std::string &opName, const InductorPackageRecord &package,
+                            std::string_view bytes);
     /// Stores a new run (uid generated when empty) and returns its id.
     std::int64_t createRun(Transaction &tx, const Run &run);
     void setRunState(Transaction &tx, std::int64_t runId, RunState state);
@@ -173,7 +204,14 @@ public:
     /// The generation each candidate of a run was proposed in, in insertion order.
     std::vector<std::pair<std::string, int>> runGenerations(std::int64_t runId) const;
     std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;
+    /// A candidate's evaluations, each with the baseline measurements it was compared with.
     std::vector<Evaluation> evaluations(const std::string &candidateId) const;
+    /// The baseline measurements of a run in the order they were made (every GPU, kind and re-measurement).
+    std::vector<BaselineMeasurement> baselines(std::int64_t runId) const;
+    /// The Inductor packages kept with an op, without their bytes.
+    std::vector<InductorPackageRecord> inductorPackages(const std::string &opName) const;
+    /// The bytes of a kept package (empty when there is none with that hash).
+    std::string inductorPackageBytes(const std::string &sha256) const;
     /// Who made a candidate (prompt, response, tokens, cost), when a model or command did.
     std::optional<CandidateProvenance> provenance(const std::string &candidateId) const;
     /// Token and cost sums over the candidates of a run that carry provenance.

@@ -14,7 +14,7 @@ class Archive;
 
 /// Format identifier and version of exported archives.
 inline constexpr const char *kExportFormat = "kernel-explorer-archive";
-inline constexpr int kExportFormatVersion = 1;
+inline constexpr int kExportFormatVersion = 2;
 
 /// Exports the whole archive, or only the named ops with everything that belongs to them.
 /// The output is ordered deterministically, so export -> import -> export gives identical text.

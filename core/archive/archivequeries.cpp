@@ -70,10 +70,12 @@ constexpr const char *kRunColumns = "id, uid, op_name, seed, settings, environme
 // then newest) on the chosen GPU, its flag count and its current verdict.
 constexpr const char *kSummarySql = R"sql(
     WITH ranked AS (
-        SELECT e.candidate_id, e.status, g.name AS gpu, e.speedup, e.median_ms,
+        SELECT e.candidate_id, e.status, g.name AS gpu, e.speedup, e.median_ms, e.precision,
+               ib.median_ms AS inductor_ms,
                ROW_NUMBER() OVER (PARTITION BY e.candidate_id
                                   ORDER BY e.status = 'correct' DESC, e.speedup DESC, e.id DESC) AS rank
         FROM evaluations e JOIN gpus g ON g.id = e.gpu_id
+        LEFT JOIN baselines ib ON ib.id = e.inductor_baseline_id AND ib.error = '' AND ib.median_ms > 0
         WHERE ?3 = '' OR g.name = ?3),
     verdict AS (
         SELECT candidate_id, accepted, reason,
@@ -87,7 +89,7 @@ constexpr const char *kSummarySql = R"sql(
         SELECT candidate_id, COUNT(*) AS evaluations FROM evaluations GROUP BY candidate_id)
     SELECT c.id, c.op_name, c.origin, c.operator, c.description, c.run_id, c.created_at,
            COALESCE(n.evaluations, 0), r.status, r.gpu, r.speedup, r.median_ms,
-           COALESCE(f.flags, 0), v.accepted, v.reason, COALESCE(f.suspicion, 0)
+           COALESCE(f.flags, 0), v.accepted, v.reason, COALESCE(f.suspicion, 0), r.precision, r.inductor_ms
     FROM candidates c
     LEFT JOIN ranked r ON r.candidate_id = c.id AND r.rank = 1
     LEFT JOIN verdict v ON v.candidate_id = c.id AND v.rank = 1
@@ -126,6 +128,10 @@ CandidateSummary readSummary(const Statement &row)
         summary.accepted = row.int64(13) != 0;
         summary.verdictReason = row.text(14);
     }
+    if (!row.isNull(16))
+        summary.bestPrecision = precisionFromString(row.text(16));
+    if (!row.isNull(17) && summary.bestStatus == EvalStatus::Correct && summary.bestMedianMs > 0)
+        summary.bestSpeedupOverInductor = row.real(17) / summary.bestMedianMs;
     return summary;
 }
 
@@ -302,14 +308,43 @@ RunCost Archive::runCost(std::int64_t runId) const
     return RunCost{query.int64(0), query.int64(1), query.int64(2), query.real(3)};
 }
 
+namespace {
+
+constexpr const char *kBaselineColumns =
+    "b.id, b.uid, b.op_name, b.run_id, g.info, b.kind, b.method, b.precision, b.error, b.measurement, b.samples, "
+    "b.created_at";
+
+BaselineMeasurement readBaseline(const Statement &row)
+{
+    auto measurement = nlohmann::json::parse(row.text(9)).get<BaselineMeasurement>();
+    measurement.id = row.int64(0);
+    measurement.uid = row.text(1);
+    measurement.opName = row.text(2);
+    measurement.runId = row.optionalInt64(3);
+    measurement.gpu = nlohmann::json::parse(row.text(4)).get<GpuInfo>();
+    measurement.kind = baselineKindFromString(row.text(5));
+    measurement.method = row.text(6);
+    measurement.precision = precisionFromString(row.text(7));
+    measurement.error = row.text(8);
+    const auto samples = nlohmann::json::parse(row.text(10));
+    samples.at("event").get_to(measurement.samplesMs);
+    samples.at("wall").get_to(measurement.wallSamplesMs);
+    measurement.createdAtMs = row.int64(11);
+    return measurement;
+}
+
+} // namespace
+
 std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) const
 {
     Statement query(m_db, R"sql(
         SELECT e.id, e.candidate_id, e.run_id, g.info, e.status, e.message, e.speedup, e.details, e.samples,
-               e.created_at
+               e.created_at, e.precision, e.eager_baseline_id, e.inductor_baseline_id
         FROM evaluations e JOIN gpus g ON g.id = e.gpu_id WHERE e.candidate_id=?1 ORDER BY e.id)sql");
     query.bind(1, candidateId);
     Statement flags(m_db, "SELECT kind, evidence FROM flags WHERE evaluation_id=?1 ORDER BY position");
+    Statement baseline(m_db, std::string("SELECT ") + kBaselineColumns
+                                 + " FROM baselines b JOIN gpus g ON g.id = b.gpu_id WHERE b.id=?1");
     std::vector<Evaluation> result;
     while (query.step()) {
         Evaluation evaluation;
@@ -334,6 +369,15 @@ std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) con
         if (samples.contains("baselineWall"))
             samples.at("baselineWall").get_to(evaluation.baselineWallSamplesMs);
         evaluation.createdAtMs = query.int64(9);
+        evaluation.precision = precisionFromString(query.text(10));
+        for (const int column : {11, 12}) {
+            if (query.isNull(column))
+                continue;
+            baseline.bind(1, query.int64(column));
+            if (baseline.step())
+                evaluation.baselines.push_back(readBaseline(baseline));
+            baseline.reset();
+        }
         flags.bind(1, evaluation.id);
         while (flags.step())
             evaluation.flags.push_back(Flag{flags.text(0), flags.text(1)});
@@ -341,6 +385,37 @@ std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) con
         result.push_back(std::move(evaluation));
     }
     return result;
+}
+
+std::vector<BaselineMeasurement> Archive::baselines(std::int64_t runId) const
+{
+    Statement query(m_db, std::string("SELECT ") + kBaselineColumns
+                              + " FROM baselines b JOIN gpus g ON g.id = b.gpu_id WHERE b.run_id=?1 ORDER BY b.id");
+    query.bind(1, runId);
+    std::vector<BaselineMeasurement> result;
+    while (query.step())
+        result.push_back(readBaseline(query));
+    return result;
+}
+
+std::vector<InductorPackageRecord> Archive::inductorPackages(const std::string &opName) const
+{
+    Statement query(m_db, R"sql(
+        SELECT sha256, arch, torch_version, shapes, details, LENGTH(package), created_at
+        FROM inductor_packages WHERE op_name=?1 ORDER BY created_at)sql");
+    query.bind(1, opName);
+    std::vector<InductorPackageRecord> result;
+    while (query.step())
+        result.push_back(InductorPackageRecord{query.text(0), query.text(1), query.text(2), query.text(3),
+                                               query.text(4), query.int64(5), query.int64(6)});
+    return result;
+}
+
+std::string Archive::inductorPackageBytes(const std::string &sha256) const
+{
+    Statement query(m_db, "SELECT package FROM inductor_packages WHERE sha256=?1");
+    query.bind(1, sha256);
+    return query.step() ? query.blob(0) : std::string();
 }
 
 std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const std::string &gpuName) const
@@ -352,9 +427,10 @@ std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const st
                    ROW_NUMBER() OVER (PARTITION BY candidate_id ORDER BY id DESC) AS rank
             FROM verdicts WHERE retracted = 0),
         ranked AS (
-            SELECT c.op_name, g.name AS gpu, e.candidate_id, e.speedup, e.median_ms, e.baseline_ms,
-                   -- the fastest kernel: eager is timed anew in every evaluation, so the speedup is noisier
-                   ROW_NUMBER() OVER (PARTITION BY c.op_name, g.name ORDER BY e.median_ms, e.id) AS rank
+            SELECT c.op_name, g.name AS gpu, e.candidate_id, e.speedup, e.median_ms, e.baseline_ms, e.precision,
+                   e.inductor_baseline_id,
+                   -- the fastest kernel: its speedup also depends on the baseline measurement it met
+                   ROW_NUMBER() OVER (PARTITION BY c.op_name, g.name, e.precision ORDER BY e.median_ms, e.id) AS rank
             FROM evaluations e
             JOIN candidates c ON c.id = e.candidate_id
             JOIN gpus g ON g.id = e.gpu_id
@@ -362,13 +438,24 @@ std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const st
             WHERE e.status = 'correct' AND (v.accepted IS NULL OR v.accepted = 1)
               AND NOT EXISTS (SELECT 1 FROM flags f WHERE f.evaluation_id = e.id AND f.kind = 'impossible')
               AND (?1 = '' OR c.op_name = ?1) AND (?2 = '' OR g.name = ?2))
-        SELECT op_name, gpu, candidate_id, speedup, median_ms, baseline_ms FROM ranked WHERE rank = 1
-        ORDER BY op_name, gpu)sql");
+        SELECT r.op_name, r.gpu, r.candidate_id, r.speedup, r.median_ms, r.baseline_ms, r.precision,
+               b.median_ms, b.method, b.error
+        FROM ranked r LEFT JOIN baselines b ON b.id = r.inductor_baseline_id
+        WHERE r.rank = 1
+        ORDER BY r.op_name, r.gpu, r.precision)sql");
     query.bind(1, opName).bind(2, gpuName);
     std::vector<BestKernel> result;
-    while (query.step())
-        result.push_back(BestKernel{query.text(0), query.text(1), query.text(2), query.real(3), query.real(4),
-                                    query.real(5)});
+    while (query.step()) {
+        BestKernel best{query.text(0), query.text(1), query.text(2), query.real(3), query.real(4), query.real(5)};
+        best.precision = precisionFromString(query.text(6));
+        if (!query.isNull(7)) {
+            best.inductorMethod = query.text(8);
+            best.inductorNote = query.text(9);
+            if (best.inductorNote.empty() && query.real(7) > 0)
+                best.inductorMs = query.real(7);
+        }
+        result.push_back(std::move(best));
+    }
     return result;
 }
 

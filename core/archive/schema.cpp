@@ -13,7 +13,7 @@ namespace kx::schema {
 namespace {
 
 // Step N turns a version N-1 archive into version N. Steps are never edited once released: add a new one.
-constexpr std::array<const char *, 4> kMigrations{
+constexpr std::array<const char *, 5> kMigrations{
     // 1: the initial schema.
     R"sql(
     CREATE TABLE schema_version(version INTEGER NOT NULL);
@@ -118,6 +118,39 @@ constexpr std::array<const char *, 4> kMigrations{
         completion_tokens INTEGER NOT NULL,
         cost REAL NOT NULL,
         note TEXT NOT NULL);
+    )sql",
+    // 5: baselines (eager PyTorch, torch.compile's Inductor) are measured once per run and GPU and referred to
+    // by the evaluations compared with them; evaluations record their precision policy; Inductor packages are
+    // kept with their op. Older evaluations are fp32 and have no Inductor measurement.
+    R"sql(
+    CREATE TABLE baselines(
+        id INTEGER PRIMARY KEY,
+        uid TEXT NOT NULL UNIQUE,
+        op_name TEXT NOT NULL,
+        run_id INTEGER REFERENCES runs(id),
+        gpu_id INTEGER NOT NULL REFERENCES gpus(id),
+        kind TEXT NOT NULL,
+        method TEXT NOT NULL,
+        precision TEXT NOT NULL,
+        median_ms REAL NOT NULL,
+        error TEXT NOT NULL,
+        measurement TEXT NOT NULL,
+        samples TEXT NOT NULL,
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_baselines_run ON baselines(run_id, gpu_id, kind);
+    ALTER TABLE evaluations ADD COLUMN precision TEXT NOT NULL DEFAULT 'fp32';
+    ALTER TABLE evaluations ADD COLUMN eager_baseline_id INTEGER REFERENCES baselines(id);
+    ALTER TABLE evaluations ADD COLUMN inductor_baseline_id INTEGER REFERENCES baselines(id);
+    CREATE TABLE inductor_packages(
+        sha256 TEXT PRIMARY KEY,
+        op_name TEXT NOT NULL,
+        arch TEXT NOT NULL,
+        torch_version TEXT NOT NULL,
+        shapes TEXT NOT NULL,
+        details TEXT NOT NULL,
+        package BLOB NOT NULL,
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_inductor_packages_op ON inductor_packages(op_name, arch);
     )sql",
 };
 

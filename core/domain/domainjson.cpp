@@ -200,6 +200,45 @@ void from_json(const nlohmann::json &j, Flag &v)
     read(j, "evidence", v.evidence);
 }
 
+void to_json(nlohmann::json &j, const BaselineMeasurement &v)
+{
+    j = {{"uid", v.uid},
+         {"kind", toString(v.kind)},
+         {"method", v.method},
+         {"op", v.opName},
+         {"gpu", v.gpu},
+         {"precision", toString(v.precision)},
+         {"shapeSet", v.shapeSet},
+         {"timing", v.timing},
+         {"samplesMs", v.samplesMs},
+         {"wallSamplesMs", v.wallSamplesMs},
+         {"maxAbsError", v.maxAbsError},
+         {"maxRelError", v.maxRelError},
+         {"driftPercent", v.driftPercent},
+         {"error", v.error},
+         {"details", v.details},
+         {"createdAt", v.createdAtMs}};
+}
+void from_json(const nlohmann::json &j, BaselineMeasurement &v)
+{
+    read(j, "uid", v.uid);
+    v.kind = baselineKindFromString(j.at("kind").get<std::string>());
+    read(j, "method", v.method);
+    read(j, "op", v.opName);
+    read(j, "gpu", v.gpu);
+    v.precision = precisionFromString(j.value("precision", "fp32"));
+    read(j, "shapeSet", v.shapeSet);
+    read(j, "timing", v.timing);
+    read(j, "samplesMs", v.samplesMs);
+    read(j, "wallSamplesMs", v.wallSamplesMs);
+    read(j, "maxAbsError", v.maxAbsError);
+    read(j, "maxRelError", v.maxRelError);
+    read(j, "driftPercent", v.driftPercent);
+    read(j, "error", v.error);
+    read(j, "details", v.details);
+    read(j, "createdAt", v.createdAtMs);
+}
+
 void to_json(nlohmann::json &j, const Evaluation &v)
 {
     j = {{"candidate", v.candidateId},
@@ -215,6 +254,8 @@ void to_json(nlohmann::json &j, const Evaluation &v)
          {"baselineWallSamplesMs", v.baselineWallSamplesMs},
          {"baseline", v.baseline},
          {"speedup", v.speedup},
+         {"precision", toString(v.precision)},
+         {"baselines", v.baselines},
          {"flags", v.flags},
          {"createdAt", v.createdAtMs}};
 }
@@ -233,6 +274,9 @@ void from_json(const nlohmann::json &j, Evaluation &v)
     read(j, "baselineWallSamplesMs", v.baselineWallSamplesMs);
     read(j, "baseline", v.baseline);
     read(j, "speedup", v.speedup);
+    // Evaluations from before precision policies were all fp32.
+    v.precision = precisionFromString(j.value("precision", "fp32"));
+    read(j, "baselines", v.baselines);
     read(j, "flags", v.flags);
     read(j, "createdAt", v.createdAtMs);
 }

@@ -29,6 +29,9 @@ void to_json(nlohmann::json &j, const TimingSummary &v);
 void from_json(const nlohmann::json &j, TimingSummary &v);
 void to_json(nlohmann::json &j, const Flag &v);
 void from_json(const nlohmann::json &j, Flag &v);
+/// Baseline JSON leaves out the archive row id and the run id, as Evaluation JSON does.
+void to_json(nlohmann::json &j, const BaselineMeasurement &v);
+void from_json(const nlohmann::json &j, BaselineMeasurement &v);
 /// Evaluation JSON leaves out the archive row id and the run id (they are local to one archive).
 void to_json(nlohmann::json &j, const Evaluation &v);
 void from_json(const nlohmann::json &j, Evaluation &v);

@@ -1,4 +1,5 @@
 // Text forms of the domain enums: the archive and the JSON formats store these words.
+#include "core/domain/baseline.h"
 #include "core/domain/candidate.h"
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
@@ -56,6 +57,11 @@ constexpr std::array<std::pair<RunState, const char *>, 6> kRunStates{{{RunState
                                                                       {RunState::Finished, "finished"},
                                                                       {RunState::Cancelled, "cancelled"},
                                                                       {RunState::Failed, "failed"}}};
+constexpr std::array<std::pair<BaselineKind, const char *>, 2> kBaselineKinds{{
+    {BaselineKind::Eager, "eager"},
+    {BaselineKind::Inductor, "inductor"},
+}};
+
 } // namespace
 
 const char *toString(SourceKind kind) { return nameOf(kSourceKinds, kind); }
@@ -66,6 +72,11 @@ const char *toString(EvalStatus status) { return nameOf(kStatuses, status); }
 EvalStatus evalStatusFromString(const std::string &text) { return valueOf(kStatuses, text, "evaluation status"); }
 const char *toString(RunState state) { return nameOf(kRunStates, state); }
 RunState runStateFromString(const std::string &text) { return valueOf(kRunStates, text, "run state"); }
+const char *toString(BaselineKind kind) { return nameOf(kBaselineKinds, kind); }
+BaselineKind baselineKindFromString(const std::string &text)
+{
+    return valueOf(kBaselineKinds, text, "baseline kind");
+}
 
 const std::vector<std::string> &verdictReasonCodes()
 {

@@ -36,4 +36,31 @@ TimingSummary summarize(std::vector<double> samples)
     return summary;
 }
 
+std::string standingText(double speedupOverEager, std::optional<double> speedupOverInductor)
+{
+    const char *eager = speedupOverEager > 1 ? "beats eager" : "loses to eager";
+    if (!speedupOverInductor)
+        return std::string(eager) + " (no Inductor time)";
+    const bool beatsInductor = *speedupOverInductor > 1;
+    if ((speedupOverEager > 1) == beatsInductor)
+        return std::string(eager) + " and Inductor";
+    return std::string(eager) + (beatsInductor ? ", beats Inductor" : ", loses to Inductor");
+}
+
+const BaselineMeasurement *findBaseline(const std::vector<BaselineMeasurement> &baselines, BaselineKind kind)
+{
+    for (const auto &baseline : baselines)
+        if (baseline.kind == kind)
+            return &baseline;
+    return nullptr;
+}
+
+std::optional<double> speedupOverInductor(const Evaluation &evaluation)
+{
+    const auto *inductor = findBaseline(evaluation.baselines, BaselineKind::Inductor);
+    if (evaluation.status != EvalStatus::Correct || !inductor || !inductor->usable() || evaluation.timing.medianMs <= 0)
+        return std::nullopt;
+    return inductor->timing.medianMs / evaluation.timing.medianMs;
+}
+
 } // namespace kx

@@ -1,35 +1,16 @@
 #pragma once
 
+#include "core/domain/baseline.h"
+#include "core/domain/gpuinfo.h"
+#include "core/domain/precision.h"
+#include "core/domain/timing.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace kx {
-
-/// The GPU an evaluation ran on and its software environment (reproducibility).
-struct GpuInfo
-{
-    std::string name;                       ///< e.g. "NVIDIA H100 80GB HBM3".
-    std::string uuid;
-    std::string computeCapability;          ///< e.g. "9.0".
-    int smCount = 0;
-    std::int64_t memoryBytes = 0;
-    std::int64_t l2Bytes = 0;
-    int smClockMHz = 0;
-    int memoryClockMHz = 0;
-    std::string driverVersion;
-    std::string cudaRuntimeVersion;
-    std::string nvrtcVersion;
-    std::string torchVersion;
-    double measuredBandwidthGBs = 0;        ///< Peak DRAM bandwidth from the worker's copy benchmark.
-    double peakTflops = 0;                  ///< fp32 peak, from SM count and clock (0 when unknown).
-
-    /// Stable key of the hardware and software identity (name, capability, driver, runtime versions).
-    std::string fingerprint() const;
-
-    bool operator==(const GpuInfo &) const = default;
-};
 
 /// Outcome of one evaluation.
 enum class EvalStatus {
@@ -67,17 +48,6 @@ struct CorrectnessReport
     bool operator==(const CorrectnessReport &) const = default;
 };
 
-struct TimingSummary
-{
-    double medianMs = 0;
-    double iqrMs = 0;
-    double minMs = 0;
-    double wallMedianMs = 0;                ///< Host wall-clock cross-check per run.
-    int runs = 0;
-
-    bool operator==(const TimingSummary &) const = default;
-};
-
 /// A warning attached to an evaluation, with the numbers that justify it.
 struct Flag
 {
@@ -100,20 +70,24 @@ struct Evaluation
     std::vector<double> samplesMs;          ///< Every timed run of the candidate.
     std::vector<double> wallSamplesMs;      ///< The same runs on the host's wall clock (up to a device sync).
     TimingSummary timing;
-    std::vector<double> baselineSamplesMs;  ///< The LibTorch reference, measured the same way.
+    std::vector<double> baselineSamplesMs;  ///< Eager PyTorch, measured the same way (see baselines).
     std::vector<double> baselineWallSamplesMs;
-    TimingSummary baseline;
+    TimingSummary baseline;                 ///< Eager PyTorch: the summary of the eager baseline.
     double speedup = 0;                     ///< baseline.medianMs / timing.medianMs (0 when not correct).
+    Precision precision = Precision::Fp32;  ///< The policy the candidate was checked and timed under.
+    /// The baseline measurements this evaluation was compared with: eager, and Inductor when there is one (a
+    /// measurement with an error says why there is no Inductor number). Archives older than baselines have none.
+    std::vector<BaselineMeasurement> baselines;
     std::vector<Flag> flags;
     std::int64_t createdAtMs = 0;
 
     bool operator==(const Evaluation &) const = default;
 };
 
+/// The Inductor baseline's median over the kernel's, when both were measured: the speedup over torch.compile.
+std::optional<double> speedupOverInductor(const Evaluation &evaluation);
+
 const char *toString(EvalStatus status);
 EvalStatus evalStatusFromString(const std::string &text); ///< Throws std::invalid_argument.
-
-/// Median, interquartile range and minimum of samples (empty input gives zeros).
-TimingSummary summarize(std::vector<double> samples);
 
 } // namespace kx

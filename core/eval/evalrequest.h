@@ -5,9 +5,25 @@
 #include "core/domain/op.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace kx {
+
+/// How the worker times the Inductor baseline: a child process on the worker's own GPU (a crash there never
+/// takes the worker down). The host fills this in when a run starts (see CandidateEvaluator::prepareBaselines).
+struct InductorBaselineSettings
+{
+    /// The child: reads the baseline request (JSON) on stdin, writes a BaselineMeasurement (JSON) as its last
+    /// stdout line. The worker appends "--device" N. Empty: no Inductor baseline.
+    std::vector<std::string> command;
+    std::string method;                     ///< See baselinemethod: what the child measures.
+    std::string unavailable;                ///< Why there is no Inductor baseline (with an empty command).
+    std::string details;                    ///< JSON recorded with the measurement (package, build time ...).
+
+    bool operator==(const InductorBaselineSettings &) const = default;
+};
 
 /// How hard a candidate is checked and timed. Defaults follow the evaluation issue's minimums.
 struct EvalSettings
@@ -19,6 +35,14 @@ struct EvalSettings
     std::uint64_t seed = 0;         ///< Base seed for input generation.
     double suspiciousSpeedup = 10;  ///< Speedups above this are flagged "suspicious".
     double timeoutMs = 30000;       ///< Per-candidate wall time before the worker is killed.
+    Precision precision = Precision::Fp32; ///< What candidates may round, and the baselines with them.
+    /// The baselines are timed once per run, GPU and op, then again after this many evaluations on that GPU
+    /// (0: never again) ...
+    int baselineEveryEvaluations = 200;
+    double baselineEveryMinutes = 10; ///< ... or once this many minutes have passed (0: never again).
+    double baselineTimeoutMs = 600000; ///< Longest a baseline measurement may take (the Inductor child included).
+    bool inductorBaseline = true;   ///< Compare with torch.compile too (false: eager only).
+    InductorBaselineSettings inductor;
 
     bool operator==(const EvalSettings &) const = default;
 };
@@ -48,7 +72,12 @@ struct EvaluateOutcome
 class Evaluator
 {
 public:
+    /// Tells the host that the current request will take up to extraMs longer (a baseline measurement).
+    using BusyNotice = std::function<void(double extraMs, const std::string &what)>;
+
     virtual ~Evaluator() = default;
+    /// Set by the worker loop before each evaluate(); may be empty.
+    BusyNotice busy;
     /// The GPU and software environment (sent in the worker's hello).
     virtual GpuInfo describe() = 0;
     virtual EvaluateOutcome evaluate(const EvaluateRequest &request) = 0;

@@ -102,7 +102,17 @@ void to_json(json &j, const EvalSettings &v)
          {"timeBudgetMs", v.timeBudgetMs},
          {"seed", v.seed},
          {"suspiciousSpeedup", v.suspiciousSpeedup},
-         {"timeoutMs", v.timeoutMs}};
+         {"timeoutMs", v.timeoutMs},
+         {"precision", toString(v.precision)},
+         {"baselineEveryEvaluations", v.baselineEveryEvaluations},
+         {"baselineEveryMinutes", v.baselineEveryMinutes},
+         {"baselineTimeoutMs", v.baselineTimeoutMs},
+         {"inductorBaseline", v.inductorBaseline},
+         {"inductor",
+          {{"command", v.inductor.command},
+           {"method", v.inductor.method},
+           {"unavailable", v.inductor.unavailable},
+           {"details", v.inductor.details}}}};
 }
 
 void from_json(const json &j, EvalSettings &v)
@@ -114,6 +124,17 @@ void from_json(const json &j, EvalSettings &v)
     read(j, "seed", v.seed);
     read(j, "suspiciousSpeedup", v.suspiciousSpeedup);
     read(j, "timeoutMs", v.timeoutMs);
+    v.precision = precisionFromString(j.value("precision", "fp32"));
+    read(j, "baselineEveryEvaluations", v.baselineEveryEvaluations);
+    read(j, "baselineEveryMinutes", v.baselineEveryMinutes);
+    read(j, "baselineTimeoutMs", v.baselineTimeoutMs);
+    read(j, "inductorBaseline", v.inductorBaseline);
+    if (const auto it = j.find("inductor"); it != j.end() && it->is_object()) {
+        read(*it, "command", v.inductor.command);
+        read(*it, "method", v.inductor.method);
+        read(*it, "unavailable", v.inductor.unavailable);
+        read(*it, "details", v.inductor.details);
+    }
 }
 
 void to_json(json &j, const EvaluateRequest &v)
@@ -290,6 +311,28 @@ Expected<PongMessage> PongMessage::fromJson(const json &j)
     return convert<PongMessage>("pong", [&] { return PongMessage{requiredId(j)}; });
 }
 
+json BusyMessage::toJson() const
+{
+    json j = header("busy");
+    j["id"] = id;
+    j["extraMs"] = extraMs;
+    j["what"] = what;
+    return j;
+}
+
+Expected<BusyMessage> BusyMessage::fromJson(const json &j)
+{
+    return convert<BusyMessage>("busy", [&] {
+        BusyMessage m;
+        m.id = requiredId(j);
+        j.at("extraMs").get_to(m.extraMs);
+        read(j, "what", m.what);
+        if (!(m.extraMs >= 0))
+            throw std::invalid_argument("field \"extraMs\" is negative");
+        return m;
+    });
+}
+
 json ErrorMessage::toJson() const
 {
     json j = header("error");
@@ -332,7 +375,7 @@ Expected<HostMessage> parseHostMessage(std::string_view line)
         return widen<HostMessage>(PingMessage::fromJson(j));
     if (type == "shutdown")
         return widen<HostMessage>(ShutdownMessage::fromJson(j));
-    if (type == "hello" || type == "result" || type == "pong" || type == "error")
+    if (type == "hello" || type == "result" || type == "pong" || type == "busy" || type == "error")
         return Error{"message type \"" + type + "\" is sent by workers, not by the host"};
     return Error{"unknown message type \"" + abbreviate(type) + "\""};
 }
@@ -349,6 +392,8 @@ Expected<WorkerMessage> parseWorkerMessage(std::string_view line)
         return widen<WorkerMessage>(ResultMessage::fromJson(j));
     if (type == "pong")
         return widen<WorkerMessage>(PongMessage::fromJson(j));
+    if (type == "busy")
+        return widen<WorkerMessage>(BusyMessage::fromJson(j));
     if (type == "error")
         return widen<WorkerMessage>(ErrorMessage::fromJson(j));
     if (type == "evaluate" || type == "ping" || type == "shutdown")
@@ -364,7 +409,7 @@ const char *messageType(const HostMessage &message)
 
 const char *messageType(const WorkerMessage &message)
 {
-    static constexpr const char *names[] = {"hello", "result", "pong", "error"};
+    static constexpr const char *names[] = {"hello", "result", "pong", "busy", "error"};
     return names[message.index()];
 }
 

@@ -17,7 +17,7 @@
 namespace kx {
 
 /// Version of the worker protocol; host and worker must agree exactly.
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
 
 void to_json(nlohmann::json &j, const EvalSettings &v);
 void from_json(const nlohmann::json &j, EvalSettings &v);
@@ -96,6 +96,18 @@ struct PongMessage
     static Expected<PongMessage> fromJson(const nlohmann::json &j);
 };
 
+/// The request with this id will take up to extraMs longer than its own timeout (a baseline is being measured).
+struct BusyMessage
+{
+    std::int64_t id = 0;
+    double extraMs = 0;
+    std::string what;
+
+    bool operator==(const BusyMessage &) const = default;
+    nlohmann::json toJson() const;
+    static Expected<BusyMessage> fromJson(const nlohmann::json &j);
+};
+
 /// The worker could not handle a line (id is absent when the line was unreadable).
 struct ErrorMessage
 {
@@ -108,7 +120,7 @@ struct ErrorMessage
 };
 
 using HostMessage = std::variant<EvaluateMessage, PingMessage, ShutdownMessage>;
-using WorkerMessage = std::variant<HelloMessage, ResultMessage, PongMessage, ErrorMessage>;
+using WorkerMessage = std::variant<HelloMessage, ResultMessage, PongMessage, BusyMessage, ErrorMessage>;
 
 /// One protocol line, newline included. Invalid UTF-8 in strings is replaced, so any message can be sent.
 std::string serialize(const HostMessage &message);

@@ -20,6 +20,8 @@ constexpr milliseconds kSlice{100};
 // How often an idle worker's thread wakes to drain its stderr and check that it is still alive.
 constexpr milliseconds kIdleCheck{250};
 constexpr std::size_t kStderrInMessage = 4096;
+// The most a busy message may add to a request's time: a baseline that takes longer counts as hung.
+constexpr double kMaxBusyExtensionMs = 60.0 * 60 * 1000;
 
 std::string msText(Clock::duration duration)
 {
@@ -486,7 +488,7 @@ WorkerPool::RunResult WorkerPool::evaluate(WorkerProcess &process, Slot *slot, c
     const auto timeout =
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(timeoutMs));
     const auto begin = Clock::now();
-    const auto deadline = begin + timeout;
+    auto deadline = begin + timeout; // A worker measuring a baseline asks for more (a busy message).
 
     const auto died = [&] {
         const ProcessExit exit = process.waitForExit(Clock::now() + m_options.exitGrace);
@@ -542,6 +544,15 @@ WorkerPool::RunResult WorkerPool::evaluate(WorkerProcess &process, Slot *slot, c
             return garbage(message.error().message);
         if (std::holds_alternative<PongMessage>(*message))
             continue;
+        if (const auto *busy = std::get_if<BusyMessage>(&*message)) {
+            if (busy->id != request.id)
+                return garbage("a busy message for request " + std::to_string(busy->id) + " while request "
+                               + std::to_string(request.id) + " was pending");
+            const auto extra = std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double, std::milli>(std::min(busy->extraMs, kMaxBusyExtensionMs)));
+            deadline = std::max(deadline, Clock::now() + extra + timeout);
+            continue;
+        }
         if (const auto *error = std::get_if<ErrorMessage>(&*message)) {
             if (error->id && *error->id != request.id)
                 return garbage("an error for request " + std::to_string(*error->id) + " while request "

@@ -1,6 +1,7 @@
 #include "core/gpu/candidatebenchmark.h"
 
 #include "core/gpu/candidateverifier.h"
+#include "core/gpu/timingflags.h"
 
 #include <algorithm>
 #include <chrono>
@@ -13,23 +14,33 @@ CandidateBenchmark::CandidateBenchmark(const Op &op, const EvalSettings &setting
     , m_timer(timer)
 {}
 
+std::uint64_t CandidateBenchmark::timingInputsSeed(const EvalSettings &settings)
+{
+    return CandidateVerifier::trialSeed(settings.seed, 1 << 20);
+}
+
+int CandidateBenchmark::timedRunCount(const EvalSettings &settings, double warmupMs)
+{
+    int runs = std::max(1, settings.timedRuns);
+    if (warmupMs * runs > settings.timeBudgetMs)
+        runs = std::max(kMinimumRuns, int(settings.timeBudgetMs / std::max(warmupMs, 1e-3)));
+    return runs;
+}
+
 BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
 {
     BenchmarkOutcome outcome;
     auto &workspace = *rig.workspace;
-    // Inputs of their own, unlike any trial's.
-    need(workspace.generateInputs(CandidateVerifier::trialSeed(m_settings.seed, 1 << 20), Distribution::Normal));
+    need(workspace.generateInputs(timingInputsSeed(m_settings), Distribution::Normal));
     need(workspace.runReference());
     workspace.copyInputsForCandidate();
+    const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
 
     const auto bindings = workspace.bindings();
     int round = 0;
     const auto timeCandidate = [&] {
         workspace.prepareRun(round++);
         return m_timer.time([&] { rig.launcher.launch(bindings); });
-    };
-    const auto timeReference = [&] {
-        return m_timer.time([&] { need(workspace.runReferenceEager()); });
     };
     // Every run's outputs, warmups included, outside the timed region: a kernel that is right only
     // sometimes (a race, a stale read that the first runs got lucky with) fails here.
@@ -38,7 +49,7 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     const auto checkRun = [&](const std::string &which) {
         if (firstChecked && need(workspace.sameAsFirstRun()))
             return true;
-        const auto check = need(workspace.checkOutputs(m_op.policy.atol, m_op.policy.rtol));
+        const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol));
         if (!check.failure.empty()) {
             outcome.failure = "timed runs (" + which + ", " + workspace.shapesText() + "): " + check.failure;
             return false;
@@ -53,31 +64,16 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     const int warmups = std::max(1, m_settings.warmupRuns);
     for (int i = 0; i < warmups; ++i) {
         timeCandidate();
-        timeReference();
         if (!checkRun("warmup " + std::to_string(i + 1) + " of " + std::to_string(warmups)))
             return outcome;
     }
-    const double pairMs =
+    const double warmupMs =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - warmupStart).count() / warmups;
-    int runs = std::max(1, m_settings.timedRuns);
-    if (pairMs * runs > m_settings.timeBudgetMs)
-        runs = std::max(kMinimumRuns, int(m_settings.timeBudgetMs / std::max(pairMs, 1e-3)));
-
+    const int runs = timedRunCount(m_settings, warmupMs);
     for (int i = 0; i < runs; ++i) {
-        // Alternating the order keeps any warm-after-the-other effect from favouring one side.
-        TimedRun candidate;
-        TimedRun reference;
-        if (i % 2 == 0) {
-            candidate = timeCandidate();
-            reference = timeReference();
-        } else {
-            reference = timeReference();
-            candidate = timeCandidate();
-        }
+        const TimedRun candidate = timeCandidate();
         outcome.candidateMs.push_back(candidate.eventMs);
         outcome.candidateWallMs.push_back(candidate.wallMs);
-        outcome.baselineMs.push_back(reference.eventMs);
-        outcome.baselineWallMs.push_back(reference.wallMs);
         if (!checkRun("run " + std::to_string(i + 1) + " of " + std::to_string(runs)))
             return outcome;
     }

@@ -1,5 +1,7 @@
 #include "core/gpu/candidateverifier.h"
 
+#include "core/gpu/timingflags.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -53,8 +55,9 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
 {
     auto &report = outcome.report;
     auto &workspace = *rig.workspace;
-    const double policyAtol = m_op.policy.atol;
-    const double rtol = m_op.policy.rtol;
+    const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
+    const double policyAtol = tolerance.atol;
+    const double rtol = tolerance.rtol;
     const auto distribution = static_cast<Distribution>(trial % 3);
     m_shapeSetsUsed.insert(shapeIndex);
     m_distributionsUsed.insert(distribution);

@@ -1,7 +1,10 @@
 // GpuEvaluator of a build without the CUDA toolkit: it explains that it cannot evaluate.
+#include "core/gpu/baselinerunner.h"
 #include "core/gpu/gpuevaluator.h"
 
 #include "core/util/clock.h"
+
+#include <ostream>
 
 namespace kx {
 
@@ -42,6 +45,12 @@ std::string GpuEvaluator::unavailableReason() const
 const GpuEvaluator::Phases &GpuEvaluator::lastPhases() const
 {
     return d->phases;
+}
+
+int runInductorPackageBaseline(const std::string &, int, std::istream &, std::ostream &out)
+{
+    out << R"({"ok": false, "error": "this build has no CUDA support"})" << std::endl;
+    return 1;
 }
 
 std::unique_ptr<Evaluator> makeGpuEvaluator(int device)

@@ -1,4 +1,5 @@
 // Stand-ins for builds without LibTorch: the evaluator then reports that it cannot check candidates.
+#include "core/gpu/inductorreference.h"
 #include "core/gpu/reference.h"
 #include "core/gpu/scriptedreference.h"
 #include "core/gpu/tensorops.h"
@@ -15,6 +16,8 @@ bool TensorOps::haveTorch() { return false; }
 bool TensorOps::haveCuda() { return false; }
 std::string TensorOps::torchVersion() { return {}; }
 void TensorOps::releaseCachedMemory() {}
+void TensorOps::setTf32Allowed(bool) {}
+bool TensorOps::tf32Allowed() { return false; }
 Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution) { return noTorch(); }
 Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double, std::int64_t)
 {
@@ -46,5 +49,18 @@ Expected<std::shared_ptr<ScriptedReference>> ScriptedReference::load(const Op &,
 Status ScriptedReference::run(const std::vector<TensorView> &, const std::vector<TensorView> &) { return noTorch(); }
 Status ScriptedReference::runEager(const std::vector<TensorView> &) { return noTorch(); }
 std::size_t ScriptedReference::loadedModuleCount() { return 0; }
+
+class InductorReference::Private
+{
+};
+InductorReference::InductorReference(std::unique_ptr<Private> d) : d(std::move(d)) {}
+InductorReference::~InductorReference() = default;
+std::string InductorReference::unavailableReason() { return noTorch().message; }
+Expected<std::shared_ptr<InductorReference>> InductorReference::load(const std::string &, const Op &, int)
+{
+    return noTorch();
+}
+Status InductorReference::run(const std::vector<TensorView> &, const std::vector<TensorView> &) { return noTorch(); }
+Status InductorReference::runEager(const std::vector<TensorView> &) { return noTorch(); }
 
 } // namespace kx

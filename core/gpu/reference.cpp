@@ -3,6 +3,7 @@
 #include "core/gpu/reference.h"
 
 #include "core/gpu/scriptedreference.h"
+#include "core/gpu/tensorops.h"
 #include "core/gpu/torchinterop.h"
 
 #include <ATen/ATen.h>
@@ -22,9 +23,6 @@ using ReferenceFunction = std::function<Tensors(const Tensors &)>;
 const std::map<std::string, ReferenceFunction> &references()
 {
     static const std::map<std::string, ReferenceFunction> table = [] {
-        // Full fp32 in cuBLAS and cuDNN (PyTorch's cuDNN default is TF32): candidates are held to fp32 accuracy.
-        at::globalContext().setAllowTF32CuBLAS(false);
-        at::globalContext().setAllowTF32CuDNN(false);
         return std::map<std::string, ReferenceFunction>{
             {"relu", [](const Tensors &in) { return Tensors{at::relu(in[0])}; }},
             {"leaky_relu", [](const Tensors &in) { return Tensors{at::leaky_relu(in[0], 0.01)}; }},
@@ -135,6 +133,8 @@ std::vector<std::string> Reference::names()
 Status Reference::run(const std::string &opName, const std::vector<TensorView> &inputs,
                       const std::vector<TensorView> &outputs)
 {
+    // Full fp32 in cuBLAS and cuDNN (PyTorch's cuDNN default is TF32): candidates are checked against fp32.
+    const Tf32Scope fp32(false);
     auto results = call(opName, inputs);
     if (!results)
         return results.error();

@@ -1,6 +1,7 @@
 // TorchScript references of imported ops (one of the translation units that include LibTorch).
 #include "core/gpu/scriptedreference.h"
 
+#include "core/gpu/tensorops.h"
 #include "core/gpu/torchinterop.h"
 
 #include "core/eval/protocol.h"
@@ -48,9 +49,6 @@ Expected<std::shared_ptr<torch::jit::Module>> loadModule(const Op &op, int devic
     if (const auto it = cache.modules.find(key); it != cache.modules.end())
         return it->second;
     try {
-        // Full fp32 in cuBLAS and cuDNN, as for the built-in references: candidates are held to fp32 accuracy.
-        at::globalContext().setAllowTF32CuBLAS(false);
-        at::globalContext().setAllowTF32CuDNN(false);
         std::istringstream stream(std::move(*archive), std::ios::binary);
         auto module = std::make_shared<torch::jit::Module>(torch::jit::load(stream, deviceFor(device)));
         module->eval();
@@ -129,6 +127,8 @@ Expected<std::shared_ptr<ScriptedReference>> ScriptedReference::load(const Op &o
 
 Status ScriptedReference::run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
 {
+    // Full fp32 in cuBLAS and cuDNN, as for the built-in references: candidates are checked against fp32.
+    const Tf32Scope fp32(false);
     auto results = d->forward(inputs);
     if (!results)
         return results.error();

@@ -110,6 +110,14 @@ Status ShapeWorkspace::runReferenceEager()
     return m_opReference->runEager(pristineInputs());
 }
 
+Status ShapeWorkspace::runIntoOutputs(OpReference &implementation)
+{
+    std::vector<TensorView> outputs;
+    for (const auto &tensor : m_outputs)
+        outputs.push_back(tensor.view(m_device));
+    return implementation.run(pristineInputs(), outputs);
+}
+
 std::vector<TensorView> ShapeWorkspace::pristineInputs() const
 {
     std::vector<TensorView> views;

@@ -41,6 +41,9 @@ public:
     /// Runs the reference on the pristine inputs as eager PyTorch does (timing).
     Status runReferenceEager();
     std::vector<TensorView> pristineInputs() const;
+    /// Runs another implementation of the op (a baseline) on the pristine inputs into the candidate's outputs, so
+    /// that checkOutputs() compares it with the reference.
+    Status runIntoOutputs(OpReference &implementation);
 
     /// Gives the candidate fresh copies of the pristine inputs.
     void copyInputsForCandidate();

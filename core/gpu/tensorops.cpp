@@ -98,6 +98,17 @@ bool TensorOps::haveCuda()
     return torch::cuda::is_available();
 }
 
+void TensorOps::setTf32Allowed(bool allowed)
+{
+    at::globalContext().setAllowTF32CuBLAS(allowed);
+    at::globalContext().setAllowTF32CuDNN(allowed);
+}
+
+bool TensorOps::tf32Allowed()
+{
+    return at::globalContext().allowTF32CuBLAS();
+}
+
 void TensorOps::releaseCachedMemory()
 {
 #ifdef KX_TORCH_CUDA

@@ -52,6 +52,11 @@ public:
     /// True when both views hold the same bytes (NaN payloads included).
     static Expected<bool> bitEqual(const TensorView &a, const TensorView &b);
 
+    /// Whether cuBLAS and cuDNN may use TF32 in what LibTorch runs from now on (library steps, eager timing).
+    /// References that candidates are checked against always compute in full fp32 (see Fp32Scope).
+    static void setTf32Allowed(bool allowed);
+    static bool tf32Allowed();
+
     /// Gives the GPU memory LibTorch keeps cached back to the driver, so that the next op's buffers fit.
     static void releaseCachedMemory();
 
@@ -62,6 +67,19 @@ public:
      */
     static Status runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
                                  const std::vector<TensorView> &tensorArgs);
+};
+
+/// Sets TensorOps' TF32 switch for a scope and restores the previous setting.
+class Tf32Scope
+{
+public:
+    explicit Tf32Scope(bool allowed) : m_previous(TensorOps::tf32Allowed()) { TensorOps::setTf32Allowed(allowed); }
+    ~Tf32Scope() { TensorOps::setTf32Allowed(m_previous); }
+    Tf32Scope(const Tf32Scope &) = delete;
+    Tf32Scope &operator=(const Tf32Scope &) = delete;
+
+private:
+    bool m_previous;
 };
 
 } // namespace kx

@@ -31,6 +31,32 @@ Expected<RooflineFloor> rooflineFloor(const Op &op, const ShapeSet &shapes, doub
     return floor;
 }
 
+double reductionLength(const Op &op, const ShapeSet &shapes)
+{
+    if (op.flopsExpr.empty())
+        return 1;
+    const auto flops = evaluateIntExpression(op.flopsExpr, shapes);
+    if (!flops)
+        return 1;
+    double outputs = 0;
+    for (const auto &spec : op.outputs) {
+        double elements = 1;
+        for (const auto &dimension : spec.shape) {
+            const auto size = evaluateIntExpression(dimension, shapes);
+            if (!size)
+                return 1;
+            elements *= double(*size);
+        }
+        outputs += elements;
+    }
+    return outputs > 0 ? std::max(1.0, double(*flops) / (2 * outputs)) : 1;
+}
+
+Tolerance checkTolerance(const Op &op, const EvalSettings &settings, const ShapeSet &shapes)
+{
+    return toleranceFor(op.policy, settings.precision, reductionLength(op, shapes));
+}
+
 std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings &settings)
 {
     std::vector<Flag> flags;

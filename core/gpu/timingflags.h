@@ -2,6 +2,7 @@
 
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
+#include "core/domain/precision.h"
 #include "core/eval/evalrequest.h"
 #include "core/util/expected.h"
 
@@ -23,6 +24,16 @@ struct RooflineFloor
 
 /// Evaluates the op's bytesMoved and flops expressions for these shapes (an empty expression counts 0).
 Expected<RooflineFloor> rooflineFloor(const Op &op, const ShapeSet &shapes, double bandwidthGBs, double peakTflops);
+
+/**
+ * How many products each output sums: the op's FLOPs over two per output element, at least 1 (elementwise ops
+ * give about 1, a GEMM its K, a convolution C_in times the kernel's size); 1 when the op's cost expressions or
+ * output shapes do not evaluate on these shapes. The TF32 tolerance grows with it (see toleranceFor()).
+ */
+double reductionLength(const Op &op, const ShapeSet &shapes);
+
+/// The tolerance a candidate's (or a baseline's) outputs are checked with on these shapes.
+Tolerance checkTolerance(const Op &op, const EvalSettings &settings, const ShapeSet &shapes);
 
 /// Everything the timing flags look at.
 struct TimingEvidence

@@ -25,14 +25,26 @@ OpRecipe recipe(std::string family, std::string expression = {}, std::string red
     return r;
 }
 
+// The op as a PyTorch module whose forward takes the op's inputs in order: what people read as its reference,
+// and what torch.compile compiles for the Inductor baseline.
+std::string moduleSource(const std::string &description, const std::vector<TensorSpec> &inputs,
+                         const std::string &expression)
+{
+    std::string arguments;
+    for (const auto &input : inputs)
+        arguments += ", " + input.name;
+    return "import torch\n\n\nclass Model(torch.nn.Module):\n    \"\"\"" + description + "\"\"\"\n\n    def forward(self"
+           + arguments + "):\n        return " + expression + "\n";
+}
+
 Op makeOp(std::string name, std::string description, std::string reference, std::vector<TensorSpec> inputs,
           std::vector<TensorSpec> outputs, std::vector<ShapeSet> shapeSets, std::string bytes, std::string flops,
           const OpRecipe &how, double atol = 1e-4, double rtol = 1e-4)
 {
     Op op;
     op.name = std::move(name);
+    op.referenceSource = moduleSource(description, inputs, reference);
     op.description = std::move(description);
-    op.referenceSource = std::move(reference);
     op.inputs = std::move(inputs);
     op.outputs = std::move(outputs);
     op.shapeSets = std::move(shapeSets);
@@ -148,7 +160,7 @@ std::vector<Op> makeBuiltInOps()
 
     // Normalisations.
     ops.push_back(makeOp("layer_norm", "LayerNorm over the last dimension with weight and bias, eps 1e-5.",
-                         "torch.nn.functional.layer_norm(x, (D,), weight, bias)",
+                         "torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias)",
                          {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})},
                          {tensor("out", {"N", "D"})}, {{{"N", 16384}, {"D", 4096}}, {{"N", 777}, {"D", 516}}},
                          "8 * N * D + 8 * D", "8 * N * D", rowsOf(recipe("norm", {}, "layernorm")), 1e-4, 1e-3));

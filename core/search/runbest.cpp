@@ -26,7 +26,20 @@ std::optional<RunBest> bestOfRun(const Archive &archive, std::int64_t runId)
     const auto best = loadRunPopulation(archive, runId).best();
     if (!best)
         return std::nullopt;
-    return RunBest{best->candidate.id, best->evaluation->gpu.name, best->fitness, best->evaluation->timing.medianMs};
+    RunBest result{best->candidate.id, best->evaluation->gpu.name, best->fitness, best->evaluation->timing.medianMs};
+    result.precision = best->evaluation->precision;
+    std::vector<double> inductor;
+    for (const auto &baseline : archive.baselines(runId)) {
+        if (baseline.kind != BaselineKind::Inductor || baseline.gpu.name != result.gpu)
+            continue;
+        if (baseline.usable())
+            inductor.push_back(baseline.timing.medianMs);
+        else if (result.inductorNote.empty())
+            result.inductorNote = baseline.error;
+    }
+    if (!inductor.empty())
+        result.inductorMs = summarize(inductor).medianMs;
+    return result;
 }
 
 } // namespace kx

@@ -20,6 +20,16 @@ struct RunBest
     std::string gpu;
     double speedup = 0;     ///< Over the median eager time the run measured on that GPU.
     double kernelMs = 0;
+    Precision precision = Precision::Fp32;
+    /// The median of the run's Inductor measurements on that GPU; none when torch.compile was not measured
+    /// (inductorNote says why, when a measurement said so).
+    std::optional<double> inductorMs;
+    std::string inductorNote;
+
+    std::optional<double> speedupOverInductor() const
+    {
+        return inductorMs && kernelMs > 0 ? std::optional<double>(*inductorMs / kernelMs) : std::nullopt;
+    }
 };
 
 /// The best breedable kernel of a run, if it has one.

@@ -8,6 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 namespace kx {
@@ -33,7 +36,7 @@ class SearchEngine::Loop
 public:
     Loop(SearchEngine &engine, std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop)
         : m_engine(engine), m_archive(std::move(archive)), m_op(std::move(op)), m_run(std::move(run)),
-          m_stop(std::move(stop)), m_started(std::chrono::steady_clock::now())
+          m_stop(std::move(stop)), m_started(std::chrono::steady_clock::now()), m_eval(engine.m_settings.eval)
     {
     }
 
@@ -42,6 +45,7 @@ public:
         try {
             loadPopulation();
             loadSteppingStones();
+            prepareBaselines();
             setState(RunState::Running, {});
             evaluate(m_population.unevaluated());
             int generation = m_population.size() == 0 ? 0 : m_lastGeneration + 1;
@@ -79,6 +83,43 @@ public:
     }
 
 private:
+    // Before the first evaluation: what the baselines need (an Inductor package takes a minute or more to build
+    // the first time). The run's time budget starts after it.
+    void prepareBaselines()
+    {
+        emitMessage(SearchEvent::Kind::Note, "preparing the baselines of " + m_op.name + " ...");
+        auto prepared = m_engine.m_evaluator->prepareBaselines(m_op, m_engine.m_settings.eval, m_stop);
+        m_eval = std::move(prepared.settings);
+        if (prepared.inductorPackage)
+            storePackage(*prepared.inductorPackage);
+        if (!prepared.note.empty())
+            emitMessage(SearchEvent::Kind::Note, prepared.note);
+        m_started = std::chrono::steady_clock::now();
+    }
+
+    // The package goes into the archive with the op, so the measurement can be repeated from the archive alone.
+    void storePackage(const InductorPackage &package)
+    {
+        constexpr std::uintmax_t kLargestStored = std::uintmax_t(256) << 20;
+        try {
+            std::error_code error;
+            if (std::filesystem::file_size(package.path, error) > kLargestStored || error)
+                return;
+            std::ifstream in(package.path, std::ios::binary);
+            const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+            const InductorPackageRecord record{package.sha256, package.arch, package.torchVersion, package.shapes,
+                                               nlohmann::json{{"exportSeconds", package.exportSeconds},
+                                                              {"compileSeconds", package.compileSeconds}}
+                                                   .dump(),
+                                               std::int64_t(bytes.size()), 0};
+            auto tx = m_archive->begin();
+            m_archive->putInductorPackage(tx, m_op.name, record, bytes);
+            tx.commit();
+        } catch (const std::exception &error) {
+            emitMessage(SearchEvent::Kind::Note, std::string("the Inductor package was not stored: ") + error.what());
+        }
+    }
+
     void loadPopulation()
     {
         m_population = loadRunPopulation(*m_archive, m_run.id);
@@ -258,7 +299,7 @@ private:
 
     std::future<Evaluation> submit(const Candidate &candidate)
     {
-        return m_engine.m_evaluator->evaluate(m_op, candidate, m_engine.m_settings.eval);
+        return m_engine.m_evaluator->evaluate(m_op, candidate, m_eval);
     }
 
     void evaluate(const std::vector<Candidate> &candidates)
@@ -431,6 +472,7 @@ private:
     Run m_run;
     std::stop_token m_stop;
     std::chrono::steady_clock::time_point m_started;
+    EvalSettings m_eval;                    // The run's evaluation settings with its baselines prepared.
     Population m_population;
     std::vector<ScoredCandidate> m_steppingStones;
     int m_lastGeneration = -1;

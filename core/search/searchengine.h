@@ -52,14 +52,15 @@ Expected<SearchSettings> searchSettingsFromJson(const std::string &json);
 
 struct SearchEvent
 {
-    enum class Kind { Proposed, Evaluated, NewBest, GenerationFinished, StateChanged, Finished, Error };
+    /// Note: a line for the run's log (how the baselines are timed, what could not be prepared).
+    enum class Kind { Proposed, Evaluated, NewBest, GenerationFinished, StateChanged, Finished, Error, Note };
     Kind kind = Kind::StateChanged;
     std::int64_t runId = 0;
     std::optional<Candidate> candidate;     ///< Proposed, Evaluated, NewBest.
     std::optional<Evaluation> evaluation;   ///< Evaluated, NewBest.
     RunState state = RunState::Running;
     SearchProgress progress;
-    std::string message;                    ///< Error text, stop reason, proposal failures.
+    std::string message;                    ///< Error text, stop reason, proposal failures, notes.
 };
 
 /// Receives events on the engine's thread: keep it short (queue to another thread).

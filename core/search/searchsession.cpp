@@ -44,8 +44,13 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
     auto proposer = m_options.makeProposer ? m_options.makeProposer() : nullptr;
     if (!proposer)
         proposer = std::make_unique<TemplateProposer>();
-    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::move(proposer),
-                                              std::make_shared<ServiceEvaluator>(m_service), m_options.settings,
+    // A worker that is `kx worker` comes with `kx baseline-runner`, which times Inductor packages.
+    std::vector<std::string> runner;
+    if (m_options.workerCommand.size() == 2 && m_options.workerCommand[1] == "worker")
+        runner = {m_options.workerCommand[0], "baseline-runner"};
+    auto evaluator = std::make_shared<ServiceEvaluator>(m_service, std::move(runner));
+    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::move(proposer), std::move(evaluator),
+                                              m_options.settings,
                                               std::move(extraStops), m_sink);
     return *m_engine;
 }

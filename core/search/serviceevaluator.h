@@ -14,12 +14,18 @@ class EvaluationService;
 class ServiceEvaluator : public CandidateEvaluator
 {
 public:
-    explicit ServiceEvaluator(std::shared_ptr<EvaluationService> service);
+    /// runner: what times Inductor packages on the workers' machine (e.g. {"/usr/bin/kx", "baseline-runner"});
+    /// empty when the workers cannot (then Inductor is timed in Python, as torch.compile).
+    explicit ServiceEvaluator(std::shared_ptr<EvaluationService> service, std::vector<std::string> runner = {},
+                              InductorPackager packager = {});
     std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings) override;
     std::vector<GpuInfo> gpus() override;
+    BaselinePreparation prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token stop) override;
 
 private:
     std::shared_ptr<EvaluationService> m_service;
+    std::vector<std::string> m_runner;
+    InductorPackager m_packager;
 };
 
 } // namespace kx

@@ -1,8 +1,11 @@
 #include "core/util/hash.h"
 
+#include "core/util/clock.h"
+
 #include <openssl/evp.h>
 
 #include <array>
+#include <random>
 #include <stdexcept>
 
 namespace kx {
@@ -21,6 +24,17 @@ std::string sha256Hex(std::string_view bytes)
         hex.push_back(kHex[digest[i] & 0xf]);
     }
     return hex;
+}
+
+std::string randomHexId()
+{
+    std::random_device device;
+    std::mt19937_64 generator((std::uint64_t(device()) << 32) ^ device() ^ std::uint64_t(nowMs()));
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string id(32, '0');
+    for (auto &c : id)
+        c = kHex[generator() & 0xf];
+    return id;
 }
 
 } // namespace kx

@@ -103,7 +103,12 @@ WorkerExit runWorker(std::istream &in, std::ostream &out, Evaluator &evaluator, 
             continue;
         }
         const EvaluateRequest &request = std::get<EvaluateMessage>(*message).request;
+        // A baseline measurement inside the evaluation can take minutes: the host extends its deadline.
+        evaluator.busy = [&out, id = request.id](double extraMs, const std::string &what) {
+            send(out, BusyMessage{id, extraMs, what});
+        };
         EvaluateOutcome outcome = evaluateSafely(evaluator, request);
+        evaluator.busy = {};
         const bool mustExit = outcome.workerMustExit;
         if (!send(out, ResultMessage{request.id, std::move(outcome.evaluation), mustExit}))
             return WorkerExit::EndOfInput;

@@ -214,39 +214,40 @@ private slots:
         QTest::newRow("empty") << true << "" << "empty protocol line";
         QTest::newRow("only newline") << false << "\n" << "empty protocol line";
         QTest::newRow("not json") << true << "hello world" << "not JSON";
-        QTest::newRow("truncated") << true << R"({"v":1,"type":"ping","id":1)" << "not JSON";
+        QTest::newRow("truncated") << true << R"({"v":2,"type":"ping","id":1)" << "not JSON";
         QTest::newRow("array") << false << "[1,2,3]" << "not a JSON object";
         QTest::newRow("no version") << true << R"({"type":"ping","id":1})" << "without a protocol version";
         QTest::newRow("version as text") << true << R"({"v":"1","type":"ping","id":1})"
                                          << "without a protocol version";
-        QTest::newRow("newer version") << true << R"({"v":2,"type":"ping","id":1})" << "protocol version 2";
+        QTest::newRow("newer version") << true << R"({"v":3,"type":"ping","id":1})" << "protocol version 3";
+        QTest::newRow("version 1") << true << R"({"v":1,"type":"ping","id":1})" << "protocol version 1";
         QTest::newRow("older version") << false << R"({"v":0,"type":"pong","id":1})" << "protocol version 0";
-        QTest::newRow("no type") << true << R"({"v":1,"id":1})" << "without a message type";
-        QTest::newRow("unknown type") << true << R"({"v":1,"type":"frobnicate"})"
+        QTest::newRow("no type") << true << R"({"v":2,"id":1})" << "without a message type";
+        QTest::newRow("unknown type") << true << R"({"v":2,"type":"frobnicate"})"
                                       << "unknown message type \"frobnicate\"";
-        QTest::newRow("worker type from host") << true << R"({"v":1,"type":"pong","id":1})"
+        QTest::newRow("worker type from host") << true << R"({"v":2,"type":"pong","id":1})"
                                                << "sent by workers";
-        QTest::newRow("host type from worker") << false << R"({"v":1,"type":"shutdown"})"
+        QTest::newRow("host type from worker") << false << R"({"v":2,"type":"shutdown"})"
                                                << "sent by the host";
-        QTest::newRow("ping without id") << true << R"({"v":1,"type":"ping"})" << "missing field \"id\"";
-        QTest::newRow("ping with text id") << true << R"({"v":1,"type":"ping","id":"7"})"
+        QTest::newRow("ping without id") << true << R"({"v":2,"type":"ping"})" << "missing field \"id\"";
+        QTest::newRow("ping with text id") << true << R"({"v":2,"type":"ping","id":"7"})"
                                            << "\"id\" is not an integer";
-        QTest::newRow("evaluate without request") << true << R"({"v":1,"type":"evaluate","id":3})"
+        QTest::newRow("evaluate without request") << true << R"({"v":2,"type":"evaluate","id":3})"
                                                   << "bad evaluate message";
         QTest::newRow("evaluate with bad cubin")
             << true
-            << R"({"v":1,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},"candidate":{"op":"relu","source":"","launchPlan":""},"cubin":"!!!!"}})"
+            << R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},"candidate":{"op":"relu","source":"","launchPlan":""},"cubin":"!!!!"}})"
             << "field \"cubin\": invalid base64";
         QTest::newRow("result with unknown status")
-            << false << R"({"v":1,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})"
+            << false << R"({"v":2,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})"
             << "bad result message";
-        QTest::newRow("result without evaluation") << false << R"({"v":1,"type":"result","id":3})"
+        QTest::newRow("result without evaluation") << false << R"({"v":2,"type":"result","id":3})"
                                                    << "bad result message";
-        QTest::newRow("hello without pid") << false << R"({"v":1,"type":"hello","protocolVersion":1})"
+        QTest::newRow("hello without pid") << false << R"({"v":2,"type":"hello","protocolVersion":1})"
                                            << "bad hello message";
         QTest::newRow("hello with wrong field type")
-            << false << R"({"v":1,"type":"hello","protocolVersion":1,"pid":"many"})" << "bad hello message";
-        QTest::newRow("error without message") << false << R"({"v":1,"type":"error","id":1})"
+            << false << R"({"v":2,"type":"hello","protocolVersion":1,"pid":"many"})" << "bad hello message";
+        QTest::newRow("error without message") << false << R"({"v":2,"type":"error","id":1})"
                                                << "bad error message";
     }
 

@@ -331,7 +331,7 @@ private slots:
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("expected");
         QTest::newRow("garbage") << "garbage" << "sent an unreadable hello: malformed protocol line (not JSON)";
-        QTest::newRow("wrong version") << "wrong-version" << "protocol version 2 is not supported";
+        QTest::newRow("wrong version") << "wrong-version" << "protocol version 3 is not supported";
         QTest::newRow("exits") << "exit" << "exited before its hello (exit code 3)";
     }
 
@@ -502,7 +502,7 @@ private slots:
         QCOMPARE(std::get<PongMessage>(*parseWorkerMessage(line)).id, std::int64_t(5));
 
         // An unreadable request is answered with an error naming its id; the worker carries on.
-        QVERIFY(process.write("{\"v\":1,\"type\":\"evaluate\",\"id\":9}\n", deadline).isOk());
+        QVERIFY(process.write("{\"v\":2,\"type\":\"evaluate\",\"id\":9}\n", deadline).isOk());
         QCOMPARE(process.readLine(line, deadline), WorkerProcess::ReadStatus::Line);
         const auto error = std::get<ErrorMessage>(*parseWorkerMessage(line));
         QCOMPARE(error.id, std::optional<std::int64_t>(9));

@@ -18,6 +18,7 @@
 //   samples:N               Correct with N timing samples (a long result line)
 //   throw                   the evaluator throws
 #include "core/eval/evalrequest.h"
+#include "core/eval/protocol.h"
 #include "core/worker/workerloop.h"
 
 #include <unistd.h>
@@ -195,7 +196,9 @@ int main(int argc, char **argv)
         hangForever();
     }
     if (options.hello == "wrong-version") {
-        std::cout << R"({"v":2,"type":"hello","protocolVersion":2,"pid":1,"device":0,"gpu":{},"error":""})" << std::endl;
+        const std::string newer = std::to_string(kx::kProtocolVersion + 1);
+        std::cout << R"({"v":)" << newer << R"(,"type":"hello","protocolVersion":)" << newer
+                  << R"(,"pid":1,"device":0,"gpu":{},"error":""})" << std::endl;
         hangForever();
     }
     if (options.hello == "exit") {

@@ -305,8 +305,8 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
     CHECK_MESSAGE(first.exitCode == 0, first.err);
     CHECK(test::readFile(markdown).find("4 files: 1 imported, 0 translated (0%)") != std::string::npos);
     const std::string table = test::readFile(csv);
-    CHECK(table.find("syntax_error.py,,no,,no,no,no,,") != std::string::npos);
-    CHECK(table.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"unsupported calls: aten::fft_rfft, "
+    CHECK(table.find("syntax_error.py,,no,,no,no,no,,,,,,,") != std::string::npos);
+    CHECK(table.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"unsupported calls: aten::fft_rfft, "
                      "aten::abs on complexfloat;")
           != std::string::npos);
 
@@ -318,7 +318,7 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
         if (line.starts_with("syntax_error.py,"))
             continue;
         if (line.starts_with("unsupported_fft.py,"))
-            line = "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from before\"";
+            line = "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from before\"";
         edited += line + "\n";
     }
     REQUIRE(test::writeFile(csv, edited));
@@ -327,10 +327,19 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
     const auto resumed = runKx(resumeCommand);
     CHECK_MESSAGE(resumed.exitCode == 0, resumed.err);
     const std::string again = test::readFile(csv);
-    CHECK(again.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from before\"") != std::string::npos);
-    CHECK(again.find("syntax_error.py,,no,,no,no,no,,") != std::string::npos);
+    CHECK(again.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from before\"") != std::string::npos);
+    CHECK(again.find("syntax_error.py,,no,,no,no,no,,,,,,,") != std::string::npos);
     CHECK(resumed.err.find("imported unsupported_fft.py") == std::string::npos);
     CHECK(resumed.err.find("imported syntax_error.py") != std::string::npos);
+
+    // A CSV written before the Inductor columns is still read, and rewritten in today's format.
+    REQUIRE(test::writeFile(csv, "file,op,imported,recipe,translated,searched,verified,speedup,note\n"
+                                 "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from an old table\"\n"));
+    const auto fromOld = runKx(resumeCommand);
+    CHECK_MESSAGE(fromOld.exitCode == 0, fromOld.err);
+    CHECK(test::readFile(csv).find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from an old table\"")
+          != std::string::npos);
+    CHECK(fromOld.err.find("imported unsupported_fft.py") == std::string::npos);
 
     CHECK(runKx({"coverage", kData + "broken", "--resume"}).exitCode != 0); // --resume needs --csv
 }

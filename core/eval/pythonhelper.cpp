@@ -1,0 +1,145 @@
+#include "core/eval/pythonhelper.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace kx {
+namespace {
+
+using Clock = WorkerProcess::Clock;
+
+std::string executableDir()
+{
+    char path[4096];
+    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+    if (length <= 0)
+        return {};
+    return std::filesystem::path(std::string(path, std::size_t(length))).parent_path().string();
+}
+
+// Interpreters seen to import torch in this process. Failures are not remembered (the user may install PyTorch).
+class PythonsWithTorch
+{
+public:
+    bool contains(const std::string &python)
+    {
+        std::lock_guard lock(m_mutex);
+        return m_known.count(python) > 0;
+    }
+    void insert(const std::string &python)
+    {
+        std::lock_guard lock(m_mutex);
+        m_known.insert(python);
+    }
+
+private:
+    std::mutex m_mutex;
+    std::set<std::string> m_known;
+};
+
+PythonsWithTorch &pythonsWithTorch()
+{
+    static PythonsWithTorch known;
+    return known;
+}
+
+} // namespace
+
+std::string lastNonEmptyLine(const std::string &text)
+{
+    std::istringstream lines(text);
+    std::string last;
+    for (std::string line; std::getline(lines, line);)
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+            last = line;
+    return last;
+}
+
+Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::string &input,
+                              Clock::time_point deadline, const std::stop_token &stop, const std::string &what)
+{
+    WorkerProcess process;
+    if (auto started = process.start(argv); !started)
+        return started.error();
+    if (!input.empty())
+        (void)process.write(input, deadline);
+    process.closeStdin();
+    HelperRun result;
+    std::string line;
+    for (;;) {
+        if (stop.stop_requested()) {
+            process.kill();
+            return Error{what + " was cancelled"};
+        }
+        if (Clock::now() >= deadline) {
+            process.kill();
+            return Error{what + " did not finish in time (it was stopped)"};
+        }
+        const auto status = process.readLine(line, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+        if (status == WorkerProcess::ReadStatus::Line && line.find_first_not_of(" \t\r") != std::string::npos)
+            result.lastLine = line;
+        if (status == WorkerProcess::ReadStatus::Closed)
+            break;
+    }
+    result.exit = process.waitForExit(deadline);
+    result.stderrText = process.stderrTail();
+    return result;
+}
+
+Expected<std::string> locateHelperScript(const std::string &name, const char *environmentVariable,
+                                         const std::string &sourcePath)
+{
+    if (const char *fromEnvironment = std::getenv(environmentVariable); fromEnvironment && *fromEnvironment) {
+        if (!std::filesystem::is_regular_file(fromEnvironment))
+            return Error{std::string(environmentVariable) + " names " + fromEnvironment + ", which does not exist"};
+        return std::string(fromEnvironment);
+    }
+    if (const auto dir = executableDir(); !dir.empty()) {
+        const auto installed = std::filesystem::path(dir) / ".." / "share" / "kernel-explorer" / "python" / name;
+        if (std::filesystem::is_regular_file(installed))
+            return std::filesystem::weakly_canonical(installed).string();
+    }
+    if (!sourcePath.empty() && std::filesystem::is_regular_file(sourcePath))
+        return sourcePath;
+    return Error{"the helper " + name + " was not found (set " + environmentVariable + " to its path)"};
+}
+
+Expected<std::string> findPythonWithTorch(const std::string &python, std::stop_token stop)
+{
+    std::vector<std::string> candidates;
+    if (!python.empty())
+        candidates.push_back(python);
+    else if (const char *fromEnvironment = std::getenv("KX_PYTHON"); fromEnvironment && *fromEnvironment)
+        candidates.push_back(fromEnvironment);
+    else
+        candidates = {"python3", "/usr/bin/python3"}; // PATH first; then the system Python of distro packages
+    std::string withoutTorch;
+    for (const auto &candidate : candidates) {
+        if (pythonsWithTorch().contains(candidate))
+            return candidate;
+        auto probe = runHelper({candidate, "-c", "import torch"}, {}, Clock::now() + std::chrono::seconds(120), stop,
+                               "probing " + candidate);
+        if (!probe) {
+            if (stop.stop_requested())
+                return probe.error();
+            continue; // not there
+        }
+        if (probe->exit.success()) {
+            pythonsWithTorch().insert(candidate);
+            return candidate;
+        }
+        if (withoutTorch.empty())
+            withoutTorch = candidate;
+    }
+    if (!withoutTorch.empty())
+        return Error{"PyTorch is not installed for " + withoutTorch
+                     + ": install python3-torch, or PyTorch with pip (or set KX_PYTHON to a Python that has it)"};
+    return Error{"Python 3 was not found (" + candidates.front()
+                 + "): install python3 and python3-torch, or PyTorch with pip"};
+}
+
+} // namespace kx
