@@ -49,13 +49,17 @@ ManualCheckResult checkManualCandidate(const Op &op, const QString &source, cons
         result.problems << ManualCheck::tr("The source is empty.");
         return result;
     }
-    if (const Status deviceOnly = checkDeviceOnly(code); !deviceOnly)
+    const Status deviceOnly = checkDeviceOnly(code);
+    if (!deviceOnly)
         result.problems << QString::fromStdString(deviceOnly.error().message);
 
     const Expected<LaunchPlan> plan = parseLaunchPlan(launchPlan.toStdString());
     if (!plan)
         result.problems << ManualCheck::tr("Launch plan: %1").arg(QString::fromStdString(plan.error().message));
 
+    // NVRTC runs the same check first and would only repeat its message.
+    if (!deviceOnly)
+        return result;
     if (!NvrtcCompiler::available()) {
         result.problems << ManualCheck::tr("This build has no NVRTC (the CUDA toolkit was missing when it was built).");
         return result;

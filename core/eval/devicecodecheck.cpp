@@ -2,12 +2,16 @@
 
 #include "core/eval/cudadeclarations.h"
 #include "core/eval/cudatokenizer.h"
+#include "core/eval/includecheck.h"
 
 namespace kx {
 
 Status checkDeviceOnly(const std::string &source)
 {
+    // Files first: a candidate that could include one could put the API key into its compile log.
     std::string problems;
+    if (const auto includes = checkIncludes(source); !includes)
+        problems = includes.error().message;
     auto report = [&problems](const CudaDeclaration &declaration, const std::string &what) {
         if (!problems.empty())
             problems += '\n';

@@ -1,5 +1,7 @@
 #include "core/eval/disassembler.h"
 
+#include "core/util/childenvironment.h"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -10,8 +12,6 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
-
-extern char **environ;
 
 namespace kx {
 
@@ -113,8 +113,9 @@ Status Disassembler::sassToFile(const std::string &cubinPath, const std::string 
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, outputPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    const ChildEnvironment environment;
     pid_t pid = 0;
-    const int spawnError = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environ);
+    const int spawnError = posix_spawn(&pid, tool.c_str(), &actions, nullptr, argv.data(), environment.envp());
     posix_spawn_file_actions_destroy(&actions);
     if (spawnError != 0)
         return Error{"cannot start " + tool};

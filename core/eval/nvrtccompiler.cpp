@@ -1,11 +1,14 @@
 #include "core/eval/nvrtccompiler.h"
 
+#include "core/eval/compilelog.h"
 #include "core/eval/devicecodecheck.h"
+#include "core/eval/includecheck.h"
 #include "core/eval/ptxasreport.h"
+#include "core/eval/toolkitheaders.h"
 
 #include <chrono>
-#include <filesystem>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #if KX_HAVE_CUDA
@@ -88,15 +91,14 @@ std::string ptxOf(nvrtcProgram program)
     return ptx;
 }
 
-// NVRTC 13 has no built-in copies of cuda_fp16.h and friends: point it at the toolkit's own headers
-// (device-side headers only are usable; the candidate still may not contain host code).
-std::string toolkitIncludeDir()
+// Options that would let NVRTC read files: include paths and pre-included files. Candidates get headers from
+// memory only, whoever sets the options.
+std::string fileReadingOption(const std::vector<std::string> &options)
 {
-#ifdef KX_CUDA_INCLUDE_DIR
-    std::error_code error;
-    if (std::filesystem::exists(std::filesystem::path(KX_CUDA_INCLUDE_DIR) / "cuda_fp16.h", error))
-        return KX_CUDA_INCLUDE_DIR;
-#endif
+    for (const std::string &option : options)
+        for (const char *prefix : {"-I", "--include-path", "-include", "--pre-include", "-isystem"})
+            if (option.rfind(prefix, 0) == 0)
+                return option;
     return {};
 }
 
@@ -132,25 +134,45 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
     (void)options;
     return failed(std::move(result), "this build has no NVRTC (the CUDA toolkit was not found when it was configured)");
 #else
+    // The one place where candidate code meets NVRTC: every #include is checked, and the allowed headers come
+    // from memory (the search, kx compile, the GUI's check and its PTX/SASS view all compile here).
     if (const Status deviceOnly = checkDeviceOnly(source); !deviceOnly)
         return failed(std::move(result), deviceOnly.error().message);
+    const Expected<std::vector<std::string>> includes = checkIncludes(source);
+    if (!includes)
+        return failed(std::move(result), includes.error().message);
+    if (const std::string option = fileReadingOption(options.extraOptions); !option.empty())
+        return failed(std::move(result), "the NVRTC option " + option
+                                             + " is not allowed: candidates are compiled without include paths");
+    const auto headers = ToolkitHeaders::forIncludes(*includes);
+    if (!headers)
+        return failed(std::move(result), headers.error().message);
     // A real architecture: the worker loads the cubin, and ptxas' report needs one.
     static const std::regex archPattern("sm_[0-9]{2,3}[af]?");
     if (!std::regex_match(options.arch, archPattern))
         return failed(std::move(result), "unsupported architecture '" + options.arch
                                              + "' (expected a real GPU architecture such as sm_80 or sm_90)");
 
+    std::vector<const char *> headerTexts;
+    std::vector<const char *> headerNames;
+    std::set<std::string> knownFiles{"candidate.cu"};
+    for (const InMemoryHeader *header : *headers) {
+        headerTexts.push_back(header->text.c_str());
+        headerNames.push_back(header->name.c_str());
+        knownFiles.insert(header->name);
+    }
     Program program;
-    nvrtcResult status = nvrtcCreateProgram(program.address(), source.c_str(), "candidate.cu", 0, nullptr, nullptr);
+    nvrtcResult status = nvrtcCreateProgram(program.address(), source.c_str(), "candidate.cu", int(headerTexts.size()),
+                                            headerTexts.data(), headerNames.data());
     if (status != NVRTC_SUCCESS)
         return failed(std::move(result), std::string("NVRTC could not create a program: ") + nvrtcGetErrorString(status));
 
+    // No include path, and not the current folder either (NVRTC's default for quoted names): the headers above
+    // are all there is. Absolute paths NVRTC would still open; checkIncludes() keeps them out.
     std::vector<std::string> arguments = {"--gpu-architecture=" + options.arch, "-std=c++17", "-default-device",
-                                          "--ptxas-options=-v"};
+                                          "--ptxas-options=-v", "--no-source-include"};
     if (options.fastMath)
         arguments.push_back("--use_fast_math");
-    if (const std::string include = toolkitIncludeDir(); !include.empty())
-        arguments.push_back("--include-path=" + include);
     arguments.insert(arguments.end(), options.extraOptions.begin(), options.extraOptions.end());
     std::vector<const char *> argv;
     for (const std::string &argument : arguments)
@@ -159,7 +181,12 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
     const auto start = std::chrono::steady_clock::now();
     status = nvrtcCompileProgram(program.get(), int(argv.size()), argv.data());
     result.stats.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    result.stats.log = programLog(program.get());
+    // The figures come from the whole report; what is kept, shown, stored and put into prompts is scrubbed.
+    const std::string log = programLog(program.get());
+    const std::vector<PtxasFunction> report = parsePtxasReport(log);
+    result.stats.log = scrubCompileLog(log, [&knownFiles](std::string_view file) {
+        return knownFiles.contains(std::string(file));
+    });
 
     if (status != NVRTC_SUCCESS) {
         std::string reason = firstError(result.stats.log);
@@ -172,7 +199,7 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
         return failed(std::move(result), "NVRTC produced no cubin for " + options.arch);
     if (options.wantPtx)
         result.ptx = ptxOf(program.get());
-    applyPtxasReport(parsePtxasReport(result.stats.log), result.stats);
+    applyPtxasReport(report, result.stats);
     result.ok = true;
     return result;
 #endif

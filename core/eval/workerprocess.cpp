@@ -1,5 +1,7 @@
 #include "core/eval/workerprocess.h"
 
+#include "core/util/childenvironment.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -10,8 +12,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
-extern char **environ;
 
 namespace kx {
 namespace {
@@ -138,10 +138,13 @@ Status WorkerProcess::start(const std::vector<std::string> &argv)
         args.push_back(const_cast<char *>(arg.c_str()));
     args.push_back(nullptr);
 
+    // Workers and the import helper run what models and problem files wrote: no secrets in their environment.
+    const ChildEnvironment environment;
     const bool searchPath = argv.front().find('/') == std::string::npos;
     pid_t pid = -1;
-    const int result = searchPath ? posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ)
-                                  : posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
+    const int result = searchPath
+                           ? posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment.envp())
+                           : posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environment.envp());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     ::close(in[0]);

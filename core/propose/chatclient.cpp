@@ -1,6 +1,7 @@
 #include "core/propose/chatclient.h"
 
 #include "core/propose/concurrencylimit.h"
+#include "core/util/childenvironment.h"
 
 #ifdef KX_HAVE_HTTPLIB
 #include <httplib.h>
@@ -120,6 +121,8 @@ std::optional<double> retryAfterSeconds(const httplib::Response &response)
 ChatClient::ChatClient(LlmSettings settings, std::shared_ptr<ConcurrencyLimit> limit)
     : m_settings(std::move(settings)), m_limit(std::move(limit))
 {
+    // The key's variable may have any name; child processes must not see it either way.
+    markSecretVariable(m_settings.apiKeyEnv);
 }
 
 Status ChatClient::checkEndpoint(const std::string &endpoint)

@@ -1,14 +1,20 @@
 #include "core/propose/commandrunner.h"
 
+#include "core/util/childenvironment.h"
+
 #include <array>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <sstream>
+#include <vector>
 
 namespace kx {
 namespace {
@@ -81,6 +87,24 @@ ssize_t writeQuietly(int fd, const char *data, std::size_t size)
     return n;
 }
 
+// The secret variables the user hands to commands by name in KX_COMMAND_SECRETS (e.g. a command that asks a
+// model of its own needs that model's key); separated by commas, colons or spaces.
+std::vector<std::string> secretsForCommands()
+{
+    std::vector<std::string> names;
+    const char *list = std::getenv("KX_COMMAND_SECRETS");
+    if (!list)
+        return names;
+    std::string text = list;
+    for (char &c : text)
+        if (c == ',' || c == ':')
+            c = ' ';
+    std::istringstream words(text);
+    for (std::string name; words >> name;)
+        names.push_back(name);
+    return names;
+}
+
 } // namespace
 
 Expected<CommandOutput> CommandRunner::run(const std::string &command, const std::string &input,
@@ -91,6 +115,9 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
     Pipe in, out, err;
     if (!in.ok() || !out.ok() || !err.ok())
         return Error{std::string("cannot create pipes: ") + std::strerror(errno)};
+    // Made before fork: the child of a threaded process may only call async-signal-safe functions.
+    const ChildEnvironment environment(secretsForCommands());
+    const char *const argv[] = {"sh", "-c", command.c_str(), nullptr};
     const pid_t pid = ::fork();
     if (pid < 0)
         return Error{std::string("cannot start a process: ") + std::strerror(errno)};
@@ -99,7 +126,7 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
         ::dup2(in.read(), STDIN_FILENO);
         ::dup2(out.write(), STDOUT_FILENO);
         ::dup2(err.write(), STDERR_FILENO);
-        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char *>(nullptr));
+        ::execve("/bin/sh", const_cast<char *const *>(argv), environment.envp());
         ::_exit(127);
     }
     ::setpgid(pid, pid);

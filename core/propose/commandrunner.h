@@ -19,6 +19,8 @@ struct CommandOutput
 /**
  * Runs a shell command (/bin/sh -c) in its own process group, writes input to its stdin and collects
  * stdout and stderr. A timeout or a stop request kills the whole group; both come back as an Error.
+ * The command gets this process's environment without secrets (ChildEnvironment), except the secret variables
+ * named in KX_COMMAND_SECRETS (separated by commas, colons or spaces).
  */
 class CommandRunner
 {

@@ -1,5 +1,8 @@
 #include "core/propose/promptbuilder.h"
 
+#include "core/eval/compilelog.h"
+#include "core/eval/includecheck.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -87,8 +90,9 @@ std::string resultText(const ScoredCandidate &scored)
         out << "\nverification failure: " << e.correctness.failure;
     if (e.status != EvalStatus::Correct && !e.message.empty())
         out << "\nmessage: " << e.message;
+    // Scrubbed again: an archive written before logs were scrubbed may hold what an include read.
     if (e.status == EvalStatus::CompileError && !e.compile.log.empty())
-        out << "\ncompiler log:\n" << e.compile.log.substr(0, 4000);
+        out << "\ncompiler log:\n" << scrubCompileLog(e.compile.log).substr(0, 4000);
     for (const auto &flag : e.flags)
         out << "\nflag " << flag.kind << ": " << flag.evidence;
     return out.str();
@@ -258,6 +262,7 @@ Expected<Prompt> PromptBuilder::build(const ProposalRequest &request) const
         {"parent_a", request.parents.empty() ? std::string() : candidateText(request.parents[0], "parent A")},
         {"parent_b", request.parents.size() < 2 ? std::string() : candidateText(request.parents[1], "parent B")},
         {"generation", std::to_string(request.generation)},
+        {"allowed_headers", allowedCudaHeadersText()},
     };
     const auto format = render(m_templates.texts.at("format"), values, "format");
     if (!format)

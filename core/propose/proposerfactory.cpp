@@ -7,6 +7,7 @@
 #include "core/propose/mixedproposer.h"
 #include "core/propose/promptbuilder.h"
 #include "core/search/templateproposer.h"
+#include "core/util/childenvironment.h"
 
 namespace kx {
 namespace {
@@ -31,6 +32,8 @@ bool mixUsesCommand(const ProposerSettings &settings)
 
 ProposerResources ProposerResources::forSettings(const ProposerSettings &settings)
 {
+    // Called before a session starts its workers: from then on no child sees the key, whatever its variable.
+    markSecretVariable(settings.llm.apiKeyEnv);
     return {std::make_shared<ConcurrencyLimit>(settings.llm.concurrency),
             std::make_shared<CostLedger>(settings.llm.pricePromptPerMillion, settings.llm.priceCompletionPerMillion)};
 }

@@ -17,6 +17,7 @@ struct ProposerResources
     std::shared_ptr<ConcurrencyLimit> limit;
     std::shared_ptr<CostLedger> ledger;
 
+    /// Also marks the API key's variable (settings.llm.apiKeyEnv) as a secret no child process gets.
     static ProposerResources forSettings(const ProposerSettings &settings);
 };
 

@@ -113,6 +113,27 @@ TEST_CASE("repair shows the failure; crossover shows both parents; missing paren
     CHECK_FALSE(builder().build(requestFor(ProposalKind::Mutate)));
 }
 
+TEST_CASE("a repair prompt shows only the compiler's diagnostics of the candidate, and names the allowed headers")
+{
+    // As an archive written before includes were checked may hold it: the key read through an #include.
+    auto repair = requestFor(ProposalKind::Repair);
+    ScoredCandidate broken = variant("aaaa0007", "reads the environment", 0, EvalStatus::CompileError);
+    broken.evaluation->compile.log = "/proc/self/environ(1): error: identifier \"sk\" is undefined\n"
+                                     "  OPENAI_API_KEY=sk-kx-prompt-leak-61e2 HOME=/root\n"
+                                     "  ^\n\n"
+                                     "candidate.cu(4): error: expected a \";\"\n"
+                                     "      y[i] = 1.0f +;\n"
+                                     "                   ^\n\n"
+                                     "2 errors detected in the compilation of \"candidate.cu\".";
+    repair.parents = {broken};
+    const auto prompt = builder().build(repair);
+    REQUIRE_MESSAGE(prompt, (prompt ? "" : prompt.error().message));
+    CHECK(prompt->user.find("candidate.cu(4): error: expected a \";\"") != std::string::npos);
+    CHECK(prompt->user.find("sk-kx-prompt-leak-61e2") == std::string::npos);
+    CHECK(prompt->user.find("OPENAI_API_KEY") == std::string::npos);
+    CHECK(prompt->combined().find("cuda_fp16.h, cuda_bf16.h") != std::string::npos);
+}
+
 TEST_CASE("a user's template folder overrides, and a missing file is named")
 {
     const test::TemporaryDir temp;

@@ -15,6 +15,7 @@
 #include "core/search/templateproposer.h"
 
 #include <QAction>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -73,6 +74,7 @@ private slots:
     void manualCheck_data();
     void manualCheck();
     void manualCheckAcceptsAGoodEdit();
+    void includedFilesAreNeverShown();
 };
 
 void TestCandidateView::archFromCapability_data()
@@ -254,6 +256,30 @@ void TestCandidateView::manualCheckAcceptsAGoodEdit()
     QVERIFY(!bad.ok);
     QVERIFY2(bad.problems.join(QLatin1Char('\n')).contains(QStringLiteral("missing_kernel")),
              qPrintable(bad.problems.join(QLatin1Char('\n'))));
+}
+
+void TestCandidateView::includedFilesAreNeverShown()
+{
+    if (!NvrtcCompiler::available())
+        QSKIP("this build has no NVRTC");
+    // The manual check and the PTX/SASS view compile through the same include rule as the search.
+    QFile passwd(QStringLiteral("/etc/passwd"));
+    QVERIFY(passwd.open(QIODevice::ReadOnly));
+    const QString firstLine = QString::fromUtf8(passwd.readLine()).trimmed();
+    QVERIFY(firstLine.size() > 8);
+    const QString source = QStringLiteral("#include \"/etc/passwd\"\n") + QString::fromLatin1(kScaleKernel);
+
+    const ManualCheckResult checked = checkManualCandidate(*findBuiltInOp("relu"), source, QStringLiteral("{}"));
+    QVERIFY(!checked.ok);
+    const QString problems = checked.problems.join(QLatin1Char('\n'));
+    QVERIFY2(problems.contains(QStringLiteral("#include \"/etc/passwd\" is not allowed")), qPrintable(problems));
+    QVERIFY2(problems.contains(QStringLiteral("cuda_fp16.h")), qPrintable(problems));
+    QVERIFY2(!problems.contains(firstLine), qPrintable(problems));
+
+    const AssemblyResult assembled = AssemblyLoader::assemble(QStringLiteral("c1"), source, QStringLiteral("sm_90"));
+    QVERIFY(!assembled.ok);
+    QVERIFY2(assembled.error.contains(QStringLiteral("is not allowed")), qPrintable(assembled.error));
+    QVERIFY2(!assembled.error.contains(firstLine), qPrintable(assembled.error));
 }
 
 QTEST_MAIN(TestCandidateView)
