@@ -84,7 +84,16 @@ TEST_CASE("a correct relu passes every check and is timed against the reference"
               != e.correctness.checksPassed.end());
     }
     CHECK(e.samplesMs.size() >= 20);
-    CHECK(e.baselineSamplesMs.size() == e.samplesMs.size());
+    // Eager PyTorch is a measurement of its own, timed the same way (same number of runs within the budget).
+    const auto *eager = findBaseline(e.baselines, BaselineKind::Eager);
+    REQUIRE(eager);
+    CHECK(eager->usable());
+    CHECK(eager->method == baselinemethod::kLibTorchEager);
+    CHECK(eager->samplesMs.size() == e.samplesMs.size());
+    CHECK(eager->gpu.name == gpuEvaluator().describe().name);
+    CHECK(e.baseline.medianMs == eager->timing.medianMs);
+    CHECK(e.precision == Precision::Fp32);
+    CHECK(findBaseline(e.baselines, BaselineKind::Inductor) == nullptr); // none was prepared
     CHECK(e.timing.medianMs > 0);
     CHECK(e.timing.wallMedianMs >= e.timing.minMs);
     CHECK(e.baseline.medianMs > 0);
@@ -93,6 +102,46 @@ TEST_CASE("a correct relu passes every check and is timed against the reference"
     CHECK_FALSE(hasFlag(e, "input-insensitive"));
     CHECK(e.gpu.name == gpuEvaluator().describe().name);
     MESSAGE("relu: ", e.message);
+}
+
+TEST_CASE("eager is timed once per run and again after the evaluations the settings allow, with its drift")
+{
+    auto settings = quickSettings();
+    settings.baselineEveryEvaluations = 2;
+    settings.baselineEveryMinutes = 0;
+    const auto evaluate = [&] {
+        auto request = makeRequest(builtIn("relu"), kRelu, kReluPlan, settings);
+        request.candidate.runId = 424242; // a run of its own: a fresh measurement
+        const auto outcome = gpuEvaluator().evaluate(request);
+        requireCorrect(outcome);
+        const auto *eager = findBaseline(outcome.evaluation.baselines, BaselineKind::Eager);
+        REQUIRE(eager);
+        REQUIRE(eager->usable());
+        return *eager;
+    };
+    const auto first = evaluate();
+    const auto second = evaluate();
+    const auto third = evaluate();
+    CHECK(second.uid == first.uid);
+    CHECK(third.uid != first.uid);
+    CHECK(first.driftPercent == 0);
+    CHECK(third.driftPercent == doctest::Approx((third.timing.medianMs / first.timing.medianMs - 1) * 100));
+    MESSAGE("eager relu: ", first.timing.medianMs, " ms, again ", third.timing.medianMs, " ms (drift ",
+            third.driftPercent, "%)");
+}
+
+TEST_CASE("under tf32 the eager baseline may use TF32 while candidates are still checked against fp32")
+{
+    auto settings = quickSettings();
+    settings.precision = Precision::Tf32;
+    auto request = makeRequest(builtIn("relu"), kRelu, kReluPlan, settings);
+    const auto outcome = gpuEvaluator().evaluate(request);
+    requireCorrect(outcome);
+    CHECK(outcome.evaluation.precision == Precision::Tf32);
+    const auto *eager = findBaseline(outcome.evaluation.baselines, BaselineKind::Eager);
+    REQUIRE(eager);
+    CHECK(eager->precision == Precision::Tf32);
+    CHECK(outcome.evaluation.message.find("[tf32]") != std::string::npos);
 }
 
 TEST_CASE("correct kernels of the other built-in ops pass")
