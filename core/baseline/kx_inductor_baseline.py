@@ -20,7 +20,8 @@ takes exactly the tensors the worker times eager PyTorch and candidates on.
            an L2 flush before every run, warmups, CUDA events, median of at least 100 runs unless the time budget
            cuts them, outputs checked against the fp32 eager result first): for ops whose export fails.
   check    runs the function once on the request's shapes and writes its outputs' shapes, dtypes and sums (tests:
-           the catalog's module texts compute what its LibTorch references compute).
+           the catalog's module texts compute what its LibTorch references compute); a list of requests gives
+           {"ok", "results"}.
 
 The last line on stdout is one JSON object: for package {"ok", "package", "torch", "arch", "exportSeconds",
 "compileSeconds"} or {"ok": false, "stage", "error"}; for time a baseline measurement {"samplesMs",
@@ -377,6 +378,8 @@ def main(argv):
             result = package(torch, request, args.out, int(args.device))
         elif args.mode == "time":
             result = timeCompiled(torch, request, int(args.device))
+        elif isinstance(request, list):
+            result = {"ok": True, "results": [check(torch, one, args.device) for one in request]}
         else:
             result = check(torch, request, args.device)
     except BaselineError as error:

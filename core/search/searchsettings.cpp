@@ -1,13 +1,14 @@
 // JSON form of SearchSettings (stored with each run).
 #include "core/search/searchengine.h"
 
+#include "core/eval/protocol.h"
+
 #include <nlohmann/json.hpp>
 
 namespace kx {
 
 std::string toJson(const SearchSettings &settings)
 {
-    const auto &eval = settings.eval;
     const nlohmann::json j{{"seed", settings.seed},
                            {"childrenPerGeneration", settings.childrenPerGeneration},
                            {"eliteSize", settings.eliteSize},
@@ -19,14 +20,8 @@ std::string toJson(const SearchSettings &settings)
                              {"candidates", settings.budget.candidates},
                              {"seconds", settings.budget.seconds},
                              {"noImprovement", settings.budget.noImprovement}}},
-                           {"eval",
-                            {{"trials", eval.trials},
-                             {"warmupRuns", eval.warmupRuns},
-                             {"timedRuns", eval.timedRuns},
-                             {"timeBudgetMs", eval.timeBudgetMs},
-                             {"seed", eval.seed},
-                             {"suspiciousSpeedup", eval.suspiciousSpeedup},
-                             {"timeoutMs", eval.timeoutMs}}}};
+                           // The Inductor part is the host's, prepared again when a run continues.
+                           {"eval", settings.eval}};
     return j.dump();
 }
 
@@ -48,21 +43,15 @@ Expected<SearchSettings> searchSettingsFromJson(const std::string &json)
             budget.seconds = it->value("seconds", budget.seconds);
             budget.noImprovement = it->value("noImprovement", budget.noImprovement);
         }
-        if (const auto it = j.find("eval"); it != j.end()) {
-            auto &eval = settings.eval;
-            eval.trials = it->value("trials", eval.trials);
-            eval.warmupRuns = it->value("warmupRuns", eval.warmupRuns);
-            eval.timedRuns = it->value("timedRuns", eval.timedRuns);
-            eval.timeBudgetMs = it->value("timeBudgetMs", eval.timeBudgetMs);
-            eval.seed = it->value("seed", eval.seed);
-            eval.suspiciousSpeedup = it->value("suspiciousSpeedup", eval.suspiciousSpeedup);
-            eval.timeoutMs = it->value("timeoutMs", eval.timeoutMs);
-        }
+        if (const auto it = j.find("eval"); it != j.end())
+            it->get_to(settings.eval); // fields an older run lacks keep their defaults
         if (settings.childrenPerGeneration < 1 || settings.eliteSize < 1)
             return Error{"search settings: childrenPerGeneration and eliteSize must be at least 1"};
         return settings;
     } catch (const nlohmann::json::exception &error) {
         return Error{std::string("search settings are not valid JSON: ") + error.what()};
+    } catch (const std::invalid_argument &error) {
+        return Error{std::string("search settings: ") + error.what()};
     }
 }
 

@@ -64,6 +64,14 @@ EvaluateRequest sampleRequest(std::string cubin)
     request.settings.trials = 7;
     request.settings.seed = std::numeric_limits<std::uint64_t>::max();
     request.settings.timeoutMs = 1500;
+    request.settings.precision = Precision::Tf32;
+    request.settings.baselineEveryEvaluations = 50;
+    request.settings.baselineEveryMinutes = 2.5;
+    request.settings.baselineTimeoutMs = 90000;
+    request.settings.inductorBaseline = false;
+    request.settings.inductor.command = {"/usr/bin/kx", "baseline-runner", "--package", "/cache/p.pt2"};
+    request.settings.inductor.method = "aoti-package";
+    request.settings.inductor.details = R"({"package":"sha"})";
     return request;
 }
 
@@ -94,6 +102,20 @@ Evaluation sampleEvaluation()
     evaluation.timing = summarize(evaluation.samplesMs);
     evaluation.flags = {{"suspicious", R"({"speedup": 12})"}};
     evaluation.createdAtMs = 99;
+    evaluation.precision = Precision::KernelBench;
+    BaselineMeasurement eager;
+    eager.uid = "u1";
+    eager.kind = BaselineKind::Eager;
+    eager.method = "libtorch-eager";
+    eager.samplesMs = {0.75, 0.5};
+    eager.timing = summarize(eager.samplesMs);
+    eager.gpu = sampleGpu();
+    BaselineMeasurement inductor;
+    inductor.uid = "u2";
+    inductor.kind = BaselineKind::Inductor;
+    inductor.method = "aoti-package";
+    inductor.error = "the Inductor baseline (aoti-package) crashed (signal 11 (SIGSEGV))";
+    evaluation.baselines = {eager, inductor};
     return evaluation;
 }
 
@@ -123,6 +145,7 @@ std::map<QString, std::function<WorkerMessage()>> workerMessages()
         {"result", [] { return WorkerMessage{ResultMessage{42, sampleEvaluation(), false}}; }},
         {"result-must-exit", [] { return WorkerMessage{ResultMessage{43, sampleEvaluation(), true}}; }},
         {"pong", [] { return WorkerMessage{PongMessage{17}}; }},
+        {"busy", [] { return WorkerMessage{BusyMessage{42, 600000, "measuring the baselines of relu"}}; }},
         {"error-with-id", [] { return WorkerMessage{ErrorMessage{12, "bad evaluate message"}}; }},
         {"error-without-id", [] { return WorkerMessage{ErrorMessage{std::nullopt, "unreadable line"}}; }},
     };
@@ -230,6 +253,14 @@ private slots:
         QTest::newRow("host type from worker") << false << R"({"v":2,"type":"shutdown"})"
                                                << "sent by the host";
         QTest::newRow("ping without id") << true << R"({"v":2,"type":"ping"})" << "missing field \"id\"";
+        QTest::newRow("busy without extra time") << false << R"({"v":2,"type":"busy","id":1})" << "bad busy message";
+        QTest::newRow("busy with negative time") << false << R"({"v":2,"type":"busy","id":1,"extraMs":-5})"
+                                                 << "negative";
+        QTest::newRow("busy from host") << true << R"({"v":2,"type":"busy","id":1,"extraMs":5})"
+                                        << "sent by workers";
+        QTest::newRow("unknown precision") << true
+                                           << R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},"candidate":{"op":"relu","source":"","launchPlan":""},"settings":{"precision":"fp8"}}})"
+                                           << "unknown precision policy 'fp8'";
         QTest::newRow("ping with text id") << true << R"({"v":2,"type":"ping","id":"7"})"
                                            << "\"id\" is not an integer";
         QTest::newRow("evaluate without request") << true << R"({"v":2,"type":"evaluate","id":3})"

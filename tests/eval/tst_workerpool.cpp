@@ -203,6 +203,22 @@ private slots:
         QCOMPARE(pool.workers()[0].restarts, 1);
     }
 
+    // A worker measuring a baseline (an Inductor build can take minutes) says so; its request's deadline moves.
+    void busyWorkerGetsMoreTime()
+    {
+        WorkerPool pool(fakeOptions());
+        QVERIFY(pool.start().isOk());
+        const auto patient = await(pool.submit(request("busy:5000:900", 300)));
+        VERIFY_EVALUATION(patient);
+        COMPARE_STATUS(patient->status, EvalStatus::Correct);
+        QCOMPARE(pool.workers()[0].restarts, 0);
+
+        // The extra time counts from the busy message: asking for none leaves the request's own timeout.
+        const auto impatient = await(pool.submit(request("busy:0:900", 300)));
+        VERIFY_EVALUATION(impatient);
+        COMPARE_STATUS(impatient->status, EvalStatus::Timeout);
+    }
+
     void crashReportsStderrAndSignal()
     {
         WorkerPool pool(fakeOptions());

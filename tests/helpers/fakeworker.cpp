@@ -11,6 +11,7 @@
 //   crash                   writes a line to stderr and aborts
 //   exit:N                  writes a line to stderr and exits with code N
 //   garbage                 writes a line that is not the protocol, then hangs
+//   busy:EXTRA:SLEEP        says it needs EXTRA ms more (a busy message), then takes SLEEP ms
 //   must-exit               Fault with workerMustExit
 //   sleep:MS                Correct after MS milliseconds
 //   barrier:DIR:N           creates DIR/<pid>, waits until DIR holds N files, then Correct
@@ -113,6 +114,12 @@ public:
             evaluation.message = "fake: illegal address (sticky)";
             outcome.workerMustExit = true;
             return outcome;
+        }
+        if (startsWith(what, "busy:")) { // busy:EXTRA_MS:SLEEP_MS, as a worker measuring a baseline
+            const auto colon = what.find(':', 5);
+            if (busy)
+                busy(std::atof(what.c_str() + 5), "fake: measuring a baseline");
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(what.c_str() + colon + 1)));
         }
         if (startsWith(what, "sleep:"))
             std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(what.c_str() + 6)));

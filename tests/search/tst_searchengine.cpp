@@ -8,6 +8,7 @@
 #include "childprocess.h"
 #include "doctestprinters.h"
 #include "temporarydir.h"
+#include "testfiles.h"
 #include "waituntil.h"
 
 #include <doctest/doctest.h>
@@ -427,11 +428,89 @@ TEST_CASE("stop conditions")
     }
 }
 
+namespace {
+
+// Prepares an Inductor baseline (slowly, as a first package build is) and records the settings of every
+// evaluation it is asked for.
+class PreparingEvaluator : public test::FakeEvaluator
+{
+public:
+    explicit PreparingEvaluator(std::string packagePath) : m_packagePath(std::move(packagePath)) {}
+
+    BaselinePreparation prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token) override
+    {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+        BaselinePreparation prepared{settings, std::nullopt, "Inductor baseline: a package for " + op.name};
+        prepared.settings.inductor.command = {"runner", "--package", m_packagePath};
+        prepared.settings.inductor.method = baselinemethod::kAotiPackage;
+        InductorPackage package;
+        package.path = m_packagePath;
+        package.sha256 = "sha-of-the-package";
+        package.arch = "sm_90";
+        package.torchVersion = "2.11.0";
+        package.shapes = "N=1024";
+        prepared.inductorPackage = package;
+        return prepared;
+    }
+
+    std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings) override
+    {
+        {
+            std::lock_guard lock(mutex);
+            received.push_back(settings);
+        }
+        return FakeEvaluator::evaluate(op, candidate, settings);
+    }
+
+    std::mutex mutex;
+    std::vector<EvalSettings> received;
+
+private:
+    std::string m_packagePath;
+};
+
+} // namespace
+
+TEST_CASE("the baselines are prepared before the first evaluation, outside the run's time budget")
+{
+    TemporaryDir dir;
+    const std::string path = dir.filePath("a.kxdb");
+    const auto package = dir.filePath("package.pt2");
+    REQUIRE(test::writeFile(package, "PK package bytes"));
+    auto evaluator = std::make_shared<PreparingEvaluator>(package);
+    EventLog log;
+    auto settings = settingsWithSeed(3);
+    settings.budget.seconds = 1; // shorter than the preparation
+    settings.eval.precision = Precision::Tf32;
+    SearchEngine engine(path, std::make_unique<test::FakeProposer>(), evaluator, settings, {}, log.sink());
+    const auto run = engine.start(test::fakeOp());
+    REQUIRE(run);
+    engine.wait();
+
+    // More than the translation was evaluated: the second of budget started after the preparation.
+    std::lock_guard lock(evaluator->mutex);
+    CHECK(evaluator->received.size() > 1);
+    for (const auto &received : evaluator->received) {
+        CHECK(received.inductor.command == std::vector<std::string>{"runner", "--package", package});
+        CHECK(received.precision == Precision::Tf32);
+    }
+    CHECK(log.count(SearchEvent::Kind::Note) == 2); // "preparing ..." and how the Inductor baseline is timed
+    const auto archive = openArchive(path);
+    const auto packages = archive->inductorPackages("fake-op");
+    REQUIRE(packages.size() == 1);
+    CHECK(packages[0].sha256 == "sha-of-the-package");
+    CHECK(archive->inductorPackageBytes("sha-of-the-package") == "PK package bytes");
+}
+
 TEST_CASE("settings round-trip")
 {
     SearchSettings settings = settingsWithSeed(99);
     settings.similarOps = {"gelu"};
     settings.eval.trials = 7;
+    settings.eval.precision = Precision::KernelBench;
+    settings.eval.inductorBaseline = false;
+    settings.eval.baselineEveryEvaluations = 17;
+    settings.eval.baselineEveryMinutes = 1.5;
     settings.budget = {12, 300, 60.0, 4};
     const auto back = searchSettingsFromJson(toJson(settings));
     REQUIRE(back);
@@ -441,4 +520,11 @@ TEST_CASE("settings round-trip")
     CHECK(back->budget == settings.budget);
     CHECK(makeStopConditions(settings.budget).size() == std::size_t(4));
     CHECK(!searchSettingsFromJson("{nope"));
+    // A run stored before precision policies continues under fp32, with the Inductor baseline.
+    const auto older = searchSettingsFromJson(R"({"seed":5,"eval":{"trials":3}})");
+    REQUIRE(older);
+    CHECK(older->eval.trials == 3);
+    CHECK(older->eval.precision == Precision::Fp32);
+    CHECK(older->eval.inductorBaseline);
+    CHECK_FALSE(searchSettingsFromJson(R"({"eval":{"precision":"fp4"}})"));
 }
