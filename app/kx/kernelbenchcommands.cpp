@@ -5,6 +5,7 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
+#include "core/util/executablepath.h"
 #include "core/baseline/inductorpackager.h"
 #include "core/codegen/oprecipe.h"
 #include "core/eval/nvrtccompiler.h"
@@ -133,9 +134,8 @@ std::string compileTranslation(const Op &op)
 
 std::string selfExecutable()
 {
-    char path[4096];
-    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    return length > 0 ? std::string(path, std::size_t(length)) : std::string("kx");
+    const std::string path = executablePath();
+    return path.empty() ? std::string("kx") : path;
 }
 
 struct CoverageOptions

@@ -4,6 +4,7 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
+#include "core/util/executablepath.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/propose/proposerfactory.h"
@@ -74,9 +75,8 @@ Expected<std::vector<int>> parseGpus(const std::string &text)
 
 std::string selfExecutable()
 {
-    char path[4096];
-    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    return length > 0 ? std::string(path, std::size_t(length)) : std::string("kx");
+    const std::string path = executablePath();
+    return path.empty() ? std::string("kx") : path;
 }
 
 // Prints progress from the engine's thread: one status line (rewritten on a terminal) and a line per new best.

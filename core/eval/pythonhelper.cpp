@@ -1,25 +1,17 @@
 #include "core/eval/pythonhelper.h"
 
+#include "core/util/executablepath.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace kx {
 namespace {
 
 using Clock = WorkerProcess::Clock;
-
-std::string executableDir()
-{
-    char path[4096];
-    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length <= 0)
-        return {};
-    return std::filesystem::path(std::string(path, std::size_t(length))).parent_path().string();
-}
 
 // Interpreters seen to import torch in this process. Failures are not remembered (the user may install PyTorch).
 class PythonsWithTorch

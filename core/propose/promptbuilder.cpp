@@ -2,6 +2,7 @@
 
 #include "core/eval/compilelog.h"
 #include "core/eval/includecheck.h"
+#include "core/util/executablepath.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,21 +10,12 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <unistd.h>
 
 namespace kx {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string programDir()
-{
-    char path[4096];
-    const auto length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-    if (length <= 0)
-        return {};
-    return fs::path(std::string(path, std::size_t(length))).parent_path().string();
-}
 
 std::string formatNumber(double value, const char *format)
 {
@@ -197,7 +189,7 @@ Expected<std::string> PromptTemplates::findDir(const std::string &overrideDir)
         return overrideDir;
     }
     std::vector<std::string> candidates;
-    if (const auto dir = programDir(); !dir.empty())
+    if (const auto dir = executableDir(); !dir.empty())
         candidates.push_back((fs::path(dir) / ".." / "share" / "kernel-explorer" / "prompts").lexically_normal().string());
 #ifdef KX_SOURCE_PROMPTS_DIR
     candidates.push_back(KX_SOURCE_PROMPTS_DIR);
