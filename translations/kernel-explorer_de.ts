@@ -154,6 +154,132 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::BaselineFormat</name>
+    <message>
+        <source>beats eager and Inductor</source>
+        <translation>schlägt Eager und Inductor</translation>
+    </message>
+    <message>
+        <source>beats eager, loses to Inductor</source>
+        <translation>schlägt Eager, unterliegt Inductor</translation>
+    </message>
+    <message>
+        <source>loses to eager, beats Inductor</source>
+        <translation>unterliegt Eager, schlägt Inductor</translation>
+    </message>
+    <message>
+        <source>loses to eager and Inductor</source>
+        <translation>unterliegt Eager und Inductor</translation>
+    </message>
+    <message>
+        <source>beats eager (no Inductor time)</source>
+        <translation>schlägt Eager (keine Inductor-Zeit)</translation>
+    </message>
+    <message>
+        <source>loses to eager (no Inductor time)</source>
+        <translation>unterliegt Eager (keine Inductor-Zeit)</translation>
+    </message>
+    <message>
+        <source>fp32: no TF32 anywhere (candidates, eager PyTorch and Inductor alike); the op&apos;s own tolerance.</source>
+        <translation>fp32: nirgends TF32 (weder in Kandidaten noch in Eager-PyTorch oder Inductor); die eigene Toleranz der Op.</translation>
+    </message>
+    <message>
+        <source>tf32: candidates may use TF32 tensor cores, and eager PyTorch and Inductor run with TF32 allowed in cuBLAS and cuDNN, so the comparison stays fair; the tolerance widens with the reduction length.</source>
+        <translation>tf32: Kandidaten dürfen TF32-Tensor-Cores nutzen, und Eager-PyTorch und Inductor laufen mit in cuBLAS und cuDNN erlaubtem TF32, damit der Vergleich fair bleibt; die Toleranz wächst mit der Reduktionslänge.</translation>
+    </message>
+    <message>
+        <source>kernelbench: KernelBench&apos;s own check (atol = rtol = 1e-2) with TF32 allowed, to compare with published results.</source>
+        <translation>kernelbench: die Prüfung von KernelBench (atol = rtol = 1e-2) mit erlaubtem TF32, zum Vergleich mit veröffentlichten Ergebnissen.</translation>
+    </message>
+    <message>
+        <source>eager</source>
+        <translation>Eager</translation>
+    </message>
+    <message>
+        <source>Inductor</source>
+        <translation>Inductor</translation>
+    </message>
+    <message>
+        <source>none: %1</source>
+        <translation>keine: %1</translation>
+    </message>
+    <message>
+        <source>no timed runs</source>
+        <translation>keine gemessenen Läufe</translation>
+    </message>
+    <message>
+        <source>median %1 ms</source>
+        <translation>Median %1 ms</translation>
+    </message>
+    <message>
+        <source>n = %1</source>
+        <translation>n = %1</translation>
+    </message>
+    <message>
+        <source>drift %1%</source>
+        <translation>Drift %1 %</translation>
+    </message>
+    <message>
+        <source>max abs error %1</source>
+        <translation>max. abs. Fehler %1</translation>
+    </message>
+    <message>
+        <source>max rel error %1</source>
+        <translation>max. rel. Fehler %1</translation>
+    </message>
+    <message>
+        <source>no Inductor measurement</source>
+        <translation>keine Inductor-Messung</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::BaselineSettingsEditor</name>
+    <message>
+        <source>Compare with torch.compile (Ind&amp;uctor)</source>
+        <translation>Mit torch.compile vergleichen (Ind&amp;uctor)</translation>
+    </message>
+    <message>
+        <source>What candidates may round and how strictly they are checked; eager PyTorch and Inductor run under the same policy.</source>
+        <translation>Was Kandidaten runden dürfen und wie streng sie geprüft werden; Eager-PyTorch und Inductor laufen unter derselben Richtlinie.</translation>
+    </message>
+    <message>
+        <source>Time torch.compile (Inductor) on the same GPU, inputs and precision as eager PyTorch, and show every speedup against both. Off: eager only, nothing to build.</source>
+        <translation>torch.compile (Inductor) auf derselben GPU mit denselben Eingaben und derselben Genauigkeit wie Eager-PyTorch messen und jede Beschleunigung gegenüber beiden zeigen. Aus: nur Eager, nichts zu bauen.</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source> evaluations</source>
+        <translation> Bewertungen</translation>
+    </message>
+    <message>
+        <source>The baselines are timed once per run and GPU, then again after this many evaluations on that GPU (0: never); the drift is recorded.</source>
+        <translation>Die Referenzen werden einmal je Lauf und GPU gemessen, dann erneut nach so vielen Bewertungen auf dieser GPU (0: nie); die Drift wird festgehalten.</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> min</translation>
+    </message>
+    <message>
+        <source>… or once this many minutes have passed (0: never).</source>
+        <translation>… oder nach so vielen Minuten (0: nie).</translation>
+    </message>
+    <message>
+        <source>Precisi&amp;on:</source>
+        <translation>Genauig&amp;keit:</translation>
+    </message>
+    <message>
+        <source>or</source>
+        <translation>oder</translation>
+    </message>
+    <message>
+        <source>Re-time &amp;baselines after:</source>
+        <translation>&amp;Referenzen neu messen nach:</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::CandidateLoader</name>
     <message>
         <source>The candidate %1 is not in the archive.</source>
@@ -499,6 +625,34 @@
         <source>static shared: %1</source>
         <translation>statisch geteilt: %1</translation>
     </message>
+    <message>
+        <source>%1 vs Inductor</source>
+        <translation>%1 ggü. Inductor</translation>
+    </message>
+    <message>
+        <source>× Inductor</source>
+        <translation>× Inductor</translation>
+    </message>
+    <message>
+        <source>Standing</source>
+        <translation>Einordnung</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
+    </message>
+    <message>
+        <source>%1 %2 ms</source>
+        <translation>%1 %2 ms</translation>
+    </message>
+    <message>
+        <source>%1 none</source>
+        <translation>%1 keine</translation>
+    </message>
+    <message>
+        <source>Baselines</source>
+        <translation>Referenzmessungen</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::Format</name>
@@ -602,10 +756,6 @@
         <translation>Status</translation>
     </message>
     <message>
-        <source>Speedup</source>
-        <translation>Beschleunigung</translation>
-    </message>
-    <message>
         <source>Best GPU</source>
         <translation>Beste GPU</translation>
     </message>
@@ -628,6 +778,30 @@
     <message>
         <source>Description</source>
         <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>Speedup of the best evaluation over eager PyTorch</source>
+        <translation>Beschleunigung der besten Bewertung gegenüber Eager-PyTorch</translation>
+    </message>
+    <message>
+        <source>Speedup of the same evaluation over torch.compile (Inductor) on the same GPU, under the same precision policy; empty where torch.compile was not measured</source>
+        <translation>Beschleunigung derselben Bewertung gegenüber torch.compile (Inductor) auf derselben GPU unter derselben Genauigkeitsrichtlinie; leer, wo torch.compile nicht gemessen wurde</translation>
+    </message>
+    <message>
+        <source>The precision policy the best evaluation was checked and timed under</source>
+        <translation>Die Genauigkeitsrichtlinie, unter der die beste Bewertung geprüft und gemessen wurde</translation>
+    </message>
+    <message>
+        <source>× eager</source>
+        <translation>× Eager</translation>
+    </message>
+    <message>
+        <source>× Inductor</source>
+        <translation>× Inductor</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
     </message>
 </context>
 <context>
@@ -1304,20 +1478,12 @@
         <translation>Kandidat</translation>
     </message>
     <message>
-        <source>Speedup over PyTorch (×)</source>
-        <translation>Beschleunigung gegenüber PyTorch (×)</translation>
-    </message>
-    <message>
         <source>Best speedup over the search</source>
         <translation>Beste Beschleunigung im Suchverlauf</translation>
     </message>
     <message>
         <source>Candidates evaluated</source>
         <translation>Bewertete Kandidaten</translation>
-    </message>
-    <message>
-        <source>Best speedup (×)</source>
-        <translation>Beste Beschleunigung (×)</translation>
     </message>
     <message>
         <source>Runtime of the selected kernel</source>
@@ -1396,16 +1562,8 @@
         <translation>Kernel</translation>
     </message>
     <message>
-        <source>PyTorch reference</source>
-        <translation>PyTorch-Referenz</translation>
-    </message>
-    <message>
         <source>%1 on %2: median %3 ms, IQR %4–%5 ms, %6 samples</source>
         <translation>%1 auf %2: Median %3 ms, IQR %4–%5 ms, %6 Messungen</translation>
-    </message>
-    <message>
-        <source>Reference</source>
-        <translation>Referenz</translation>
     </message>
     <message>
         <source>No roofline: %1</source>
@@ -1454,6 +1612,34 @@
     <message>
         <source>Export &amp;Plot</source>
         <translation>&amp;Diagramm exportieren</translation>
+    </message>
+    <message>
+        <source>Speedup over eager PyTorch (×)</source>
+        <translation>Beschleunigung gegenüber Eager-PyTorch (×)</translation>
+    </message>
+    <message>
+        <source>Best speedup over eager (×)</source>
+        <translation>Beste Beschleunigung gegenüber Eager (×)</translation>
+    </message>
+    <message>
+        <source>Inductor on %1</source>
+        <translation>Inductor auf %1</translation>
+    </message>
+    <message>
+        <source>torch.compile (Inductor) on %1: %2 over eager (%3); above this line a kernel beats Inductor too</source>
+        <translation>torch.compile (Inductor) auf %1: %2 gegenüber Eager (%3); oberhalb dieser Linie schlägt ein Kernel auch Inductor</translation>
+    </message>
+    <message>
+        <source>Eager PyTorch</source>
+        <translation>Eager-PyTorch</translation>
+    </message>
+    <message>
+        <source>torch.compile (Inductor)</source>
+        <translation>torch.compile (Inductor)</translation>
+    </message>
+    <message>
+        <source>Reference (eager PyTorch)</source>
+        <translation>Referenz (Eager-PyTorch)</translation>
     </message>
 </context>
 <context>
@@ -1855,6 +2041,30 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
         <source>Flag: %1</source>
         <translation>Markierung: %1</translation>
     </message>
+    <message>
+        <source>Eager baseline</source>
+        <translation>Eager-Referenz</translation>
+    </message>
+    <message>
+        <source>Inductor baseline</source>
+        <translation>Inductor-Referenz</translation>
+    </message>
+    <message>
+        <source>timed with the kernel (older evaluation)</source>
+        <translation>mit dem Kernel gemessen (ältere Bewertung)</translation>
+    </message>
+    <message>
+        <source>Precision policy</source>
+        <translation>Genauigkeitsrichtlinie</translation>
+    </message>
+    <message>
+        <source>Speedup over Inductor</source>
+        <translation>Beschleunigung gegenüber Inductor</translation>
+    </message>
+    <message>
+        <source>Standing</source>
+        <translation>Einordnung</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::ReviewPage</name>
@@ -1905,10 +2115,6 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
         <translation>Op</translation>
     </message>
     <message>
-        <source>Speedup</source>
-        <translation>Beschleunigung</translation>
-    </message>
-    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -1919,6 +2125,18 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
     <message>
         <source>Description</source>
         <translation>Beschreibung</translation>
+    </message>
+    <message>
+        <source>× eager</source>
+        <translation>× Eager</translation>
+    </message>
+    <message>
+        <source>× Inductor</source>
+        <translation>× Inductor</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
     </message>
 </context>
 <context>
@@ -2170,6 +2388,26 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     <message>
         <source>model: %1</source>
         <translation>Modell: %1</translation>
+    </message>
+    <message>
+        <source>Notes of the run: how the baselines are timed, what could not be prepared.</source>
+        <translation>Notizen des Laufs: wie die Referenzen gemessen werden, was nicht vorbereitet werden konnte.</translation>
+    </message>
+    <message>
+        <source>Run %1 started.</source>
+        <translation>Lauf %1 gestartet.</translation>
+    </message>
+    <message>
+        <source>Workers</source>
+        <translation>Worker</translation>
+    </message>
+    <message>
+        <source>Log (%1 new)</source>
+        <translation>Protokoll (%1 neu)</translation>
+    </message>
+    <message>
+        <source>Log</source>
+        <translation>Protokoll</translation>
     </message>
 </context>
 <context>

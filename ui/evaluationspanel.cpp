@@ -1,5 +1,6 @@
 #include "ui/evaluationspanel.h"
 
+#include "ui/baselineformat.h"
 #include "ui/format.h"
 
 #include <QHeaderView>
@@ -179,9 +180,14 @@ void EvaluationsPanel::showDetails(const CandidateDetails &details)
 
 QTreeWidgetItem *EvaluationsPanel::addEvaluation(const Evaluation &evaluation)
 {
+    const std::optional<double> overInductor = speedupOverInductor(evaluation);
     QStringList headline{Format::status(evaluation.status)};
-    if (evaluation.status == EvalStatus::Correct)
-        headline << Format::speedup(evaluation.speedup) << tr("%1 ms").arg(Format::ms(evaluation.timing.medianMs));
+    if (evaluation.status == EvalStatus::Correct) {
+        headline << Format::speedup(evaluation.speedup);
+        if (overInductor)
+            headline << tr("%1 vs Inductor").arg(Format::speedup(*overInductor));
+        headline << tr("%1 ms").arg(Format::ms(evaluation.timing.medianMs));
+    }
     if (!evaluation.flags.empty())
         headline << tr("flagged");
     const QString gpuName = evaluation.gpu.name.empty() ? tr("unknown GPU") : Format::text(evaluation.gpu.name);
@@ -196,15 +202,22 @@ QTreeWidgetItem *EvaluationsPanel::addEvaluation(const Evaluation &evaluation)
     status->setForeground(1, Format::statusColor(evaluation.status));
     if (!evaluation.message.empty())
         addRow(top, tr("Message"), Format::text(evaluation.message));
-    if (evaluation.status == EvalStatus::Correct)
+    if (evaluation.status == EvalStatus::Correct) {
         addRow(top, tr("Speedup"), Format::speedup(evaluation.speedup));
+        addRow(top, tr("× Inductor"),
+               overInductor ? Format::speedup(*overInductor) : BaselineFormat::noInductorMeasurement());
+        auto standing = addRow(top, tr("Standing"), BaselineFormat::standing(evaluation.speedup, overInductor));
+        if (BaselineFormat::losesToInductorOnly(evaluation.speedup, overInductor))
+            standing->setForeground(1, BaselineFormat::losesToInductorColor());
+    }
+    addRow(top, tr("Precision"), BaselineFormat::precision(evaluation.precision),
+           BaselineFormat::precisionDescription(evaluation.precision));
     if (evaluation.timing.runs > 0) {
         addRow(top, tr("Time"), timing(evaluation.timing));
         if (evaluation.timing.wallMedianMs > 0)
             addRow(top, tr("Wall clock"), tr("median %1 ms").arg(Format::ms(evaluation.timing.wallMedianMs)));
     }
-    if (evaluation.baseline.runs > 0)
-        addRow(top, tr("Baseline"), timing(evaluation.baseline));
+    addBaselines(top, evaluation);
 
     const CorrectnessReport &correctness = evaluation.correctness;
     if (correctness.trials > 0) {
@@ -252,6 +265,38 @@ QTreeWidgetItem *EvaluationsPanel::addEvaluation(const Evaluation &evaluation)
     if (evaluation.createdAtMs > 0)
         addRow(top, tr("Evaluated"), Format::timestamp(evaluation.createdAtMs));
     return top;
+}
+
+void EvaluationsPanel::addBaselines(QTreeWidgetItem *top, const Evaluation &evaluation)
+{
+    if (evaluation.baselines.empty()) {
+        // Older evaluations timed eager PyTorch with the kernel and never torch.compile.
+        if (evaluation.baseline.runs > 0)
+            addRow(top, tr("Baseline"), timing(evaluation.baseline));
+        if (evaluation.baseline.runs > 0 || evaluation.status == EvalStatus::Correct)
+            addRow(top, BaselineFormat::kind(BaselineKind::Inductor), BaselineFormat::noInductorMeasurement());
+        return;
+    }
+    QStringList summary;
+    for (const BaselineMeasurement &baseline : evaluation.baselines)
+        summary << (baseline.usable() ? tr("%1 %2 ms").arg(BaselineFormat::kind(baseline.kind),
+                                                          Format::ms(baseline.timing.medianMs))
+                                      : tr("%1 none").arg(BaselineFormat::kind(baseline.kind)));
+    if (!findBaseline(evaluation.baselines, BaselineKind::Inductor))
+        summary << BaselineFormat::noInductorMeasurement();
+    auto group = addRow(top, tr("Baselines"), wrapParts(summary));
+    for (const BaselineMeasurement &baseline : evaluation.baselines) {
+        QString toolTip = BaselineFormat::precisionDescription(baseline.precision);
+        if (!baseline.details.empty())
+            toolTip += QLatin1Char('\n') + indentedJson(baseline.details);
+        auto item = addRow(group, BaselineFormat::kind(baseline.kind),
+                           wrapParts(BaselineFormat::measurementParts(baseline)), toolTip);
+        if (!baseline.usable())
+            item->setForeground(1, Format::warningColor());
+    }
+    if (!findBaseline(evaluation.baselines, BaselineKind::Inductor))
+        addRow(group, BaselineFormat::kind(BaselineKind::Inductor), BaselineFormat::noInductorMeasurement());
+    group->setExpanded(true);
 }
 
 void EvaluationsPanel::showMessage(const QString &message)

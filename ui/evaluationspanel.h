@@ -11,7 +11,8 @@ class QTreeWidgetItem;
 namespace kx::ui {
 
 /// The selected candidate's evaluations, one expandable entry per evaluation (normally one per GPU):
-/// status, speedup, timing, baseline, correctness, flags with their evidence, compile statistics.
+/// status, speedups over eager and Inductor, precision, timing, baselines, correctness, flags with their
+/// evidence, compile statistics.
 class EvaluationsPanel : public QWidget
 {
     Q_OBJECT
@@ -33,6 +34,8 @@ signals:
 
 private:
     QTreeWidgetItem *addEvaluation(const Evaluation &evaluation);
+    /// Eager and Inductor as this evaluation met them (method, median, runs, drift, error), or why not.
+    void addBaselines(QTreeWidgetItem *top, const Evaluation &evaluation);
 
     QLabel *m_verdict;
     QTreeWidget *m_tree;

@@ -1,5 +1,6 @@
 #include "ui/kernelsmodel.h"
 
+#include "ui/baselineformat.h"
 #include "ui/format.h"
 
 #include <QBrush>
@@ -14,6 +15,11 @@ namespace {
 bool hasCorrectBest(const CandidateSummary &row)
 {
     return row.bestStatus == EvalStatus::Correct;
+}
+
+bool losesToInductorOnly(const CandidateSummary &row)
+{
+    return hasCorrectBest(row) && BaselineFormat::losesToInductorOnly(row.bestSpeedup, row.bestSpeedupOverInductor);
 }
 
 } // namespace
@@ -82,6 +88,10 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
         return row.bestStatus ? QString::fromLatin1(toString(*row.bestStatus)) : QString();
     case FlagCountRole:
         return row.flagCount;
+    case StandingRole:
+        return hasCorrectBest(row) ? BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor) : QString();
+    case LosesToInductorRole:
+        return losesToInductorOnly(row);
     case SearchTextRole:
         return QStringList{Format::text(row.id), Format::text(row.opName), Format::text(row.description),
                            Format::text(row.operatorName)}
@@ -89,6 +99,7 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
     case Qt::TextAlignmentRole:
         switch (column) {
         case SpeedupColumn:
+        case InductorSpeedupColumn:
         case MedianColumn:
         case FlagsColumn:
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
@@ -98,6 +109,9 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
     case Qt::ForegroundRole:
         if (column == StatusColumn && row.bestStatus)
             return QBrush(Format::statusColor(*row.bestStatus));
+        // Beating eager while losing to torch.compile is marked on both speedups.
+        if ((column == SpeedupColumn || column == InductorSpeedupColumn) && losesToInductorOnly(row))
+            return QBrush(BaselineFormat::losesToInductorColor());
         if (column == FlagsColumn && row.flagCount > 0)
             return QBrush(Format::warningColor());
         if (column == VerdictColumn && row.accepted)
@@ -117,6 +131,10 @@ QVariant KernelsModel::display(const CandidateSummary &row, int column) const
     case OperatorColumn: return Format::text(row.operatorName);
     case StatusColumn: return Format::status(row.bestStatus);
     case SpeedupColumn: return hasCorrectBest(row) ? Format::speedup(row.bestSpeedup) : QString();
+    case InductorSpeedupColumn:
+        return hasCorrectBest(row) && row.bestSpeedupOverInductor ? Format::speedup(*row.bestSpeedupOverInductor)
+                                                                  : QString();
+    case PrecisionColumn: return row.bestStatus ? BaselineFormat::precision(row.bestPrecision) : QString();
     case GpuColumn: return Format::text(row.bestGpu);
     case MedianColumn: return row.bestStatus && row.bestMedianMs > 0 ? Format::ms(row.bestMedianMs) : QString();
     case FlagsColumn: return row.flagCount > 0 ? QString::number(row.flagCount) : QString();
@@ -132,6 +150,8 @@ QVariant KernelsModel::sortValue(const CandidateSummary &row, int column) const
     switch (column) {
     // Kernels without a correct result sort below every measured one.
     case SpeedupColumn: return hasCorrectBest(row) ? row.bestSpeedup : -1.0;
+    case InductorSpeedupColumn:
+        return hasCorrectBest(row) && row.bestSpeedupOverInductor ? *row.bestSpeedupOverInductor : -1.0;
     case MedianColumn: return row.bestStatus && row.bestMedianMs > 0 ? row.bestMedianMs : qInf();
     case FlagsColumn: return row.flagCount;
     case CreatedColumn: return qlonglong(row.createdAtMs);
@@ -149,12 +169,28 @@ QVariant KernelsModel::toolTip(const CandidateSummary &row, int column) const
     case StatusColumn:
         return tr("Evaluations: %1").arg(row.evaluationCount);
     case DescriptionColumn: return Format::text(row.description);
+    case SpeedupColumn:
+    case InductorSpeedupColumn:
+        if (!hasCorrectBest(row))
+            return {};
+        return BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor);
+    case PrecisionColumn: return row.bestStatus ? BaselineFormat::precisionDescription(row.bestPrecision) : QVariant();
     default: return {};
     }
 }
 
 QVariant KernelsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+        switch (section) {
+        case SpeedupColumn: return tr("Speedup of the best evaluation over eager PyTorch");
+        case InductorSpeedupColumn:
+            return tr("Speedup of the same evaluation over torch.compile (Inductor) on the same GPU, under the "
+                      "same precision policy; empty where torch.compile was not measured");
+        case PrecisionColumn: return tr("The precision policy the best evaluation was checked and timed under");
+        default: return {};
+        }
+    }
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
@@ -163,7 +199,9 @@ QVariant KernelsModel::headerData(int section, Qt::Orientation orientation, int 
     case OriginColumn: return tr("Origin");
     case OperatorColumn: return tr("Operator");
     case StatusColumn: return tr("Status");
-    case SpeedupColumn: return tr("Speedup");
+    case SpeedupColumn: return tr("× eager");
+    case InductorSpeedupColumn: return tr("× Inductor");
+    case PrecisionColumn: return tr("Precision");
     case GpuColumn: return tr("Best GPU");
     case MedianColumn: return tr("Median (ms)");
     case FlagsColumn: return tr("Flags");

@@ -20,7 +20,9 @@ public:
         OriginColumn,
         OperatorColumn,
         StatusColumn,
-        SpeedupColumn,
+        SpeedupColumn,                  ///< Over eager PyTorch.
+        InductorSpeedupColumn,          ///< Over torch.compile (Inductor), when it was measured.
+        PrecisionColumn,                ///< The precision policy of the best evaluation.
         GpuColumn,
         MedianColumn,
         FlagsColumn,
@@ -37,6 +39,8 @@ public:
         StatusKeyRole,                  ///< Status word ("correct" ...) or "" when not evaluated.
         FlagCountRole,
         SearchTextRole,                 ///< What the text filter looks at.
+        StandingRole,                   ///< Against eager and Inductor ("beats eager, loses to Inductor"), if correct.
+        LosesToInductorRole,            ///< True when the kernel beats eager but loses to Inductor.
     };
 
     explicit KernelsModel(QObject *parent = nullptr);

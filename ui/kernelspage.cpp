@@ -24,7 +24,8 @@ namespace kx::ui {
 
 namespace {
 
-constexpr quint32 kStateVersion = 1;
+// 2: the × Inductor and precision columns.
+constexpr quint32 kStateVersion = 2;
 
 } // namespace
 
@@ -93,6 +94,8 @@ KernelsPage::KernelsPage(QWidget *parent)
         {KernelsModel::OperatorColumn, QStringLiteral("block-size")},
         {KernelsModel::StatusColumn, Format::status(EvalStatus::CompileError)},
         {KernelsModel::SpeedupColumn, Format::speedup(10.0)},
+        {KernelsModel::InductorSpeedupColumn, Format::speedup(10.0)},
+        {KernelsModel::PrecisionColumn, QStringLiteral("kernelbench")},
         {KernelsModel::GpuColumn, QStringLiteral("NVIDIA H100 80GB HBM3")},
         {KernelsModel::MedianColumn, Format::ms(0.001234)},
         {KernelsModel::FlagsColumn, QStringLiteral("00")},

@@ -32,6 +32,69 @@ std::map<std::string, const Evaluation *> latestCorrectPerGpu(const std::vector<
     return latest;
 }
 
+/// Eager's median as an evaluation met it: its own measurement, or (older evaluations) timed with the kernel.
+double eagerMedianMs(const Evaluation &evaluation)
+{
+    if (const BaselineMeasurement *eager = findBaseline(evaluation.baselines, BaselineKind::Eager))
+        return eager->usable() ? eager->timing.medianMs : 0.0;
+    return evaluation.baseline.medianMs;
+}
+
+/// Eager's samples: new evaluations keep them with the eager measurement, older ones with the evaluation.
+const std::vector<double> &eagerSamplesMs(const Evaluation &evaluation)
+{
+    if (evaluation.baselineSamplesMs.empty())
+        if (const BaselineMeasurement *eager = findBaseline(evaluation.baselines, BaselineKind::Eager))
+            return eager->samplesMs;
+    return evaluation.baselineSamplesMs;
+}
+
+/// Collects the (eager, Inductor) measurement pairs met on one GPU; each pair counts once.
+class InductorPairs
+{
+public:
+    void add(const Evaluation &evaluation)
+    {
+        const BaselineMeasurement *inductor = findBaseline(evaluation.baselines, BaselineKind::Inductor);
+        if (!inductor)
+            return;
+        if (!inductor->usable()) {
+            m_note = Format::text(inductor->error);
+            return;
+        }
+        const BaselineMeasurement *eager = findBaseline(evaluation.baselines, BaselineKind::Eager);
+        const double eagerMs = eagerMedianMs(evaluation);
+        if (eagerMs <= 0)
+            return;
+        const auto key = std::make_pair(eager ? eager->id : -evaluation.id, inductor->id);
+        m_ratios.emplace(key, eagerMs / inductor->timing.medianMs);
+        m_method = Format::text(inductor->method);
+    }
+
+    PlotsData::InductorReference reference() const
+    {
+        PlotsData::InductorReference reference;
+        reference.pairs = int(m_ratios.size());
+        reference.method = m_method;
+        reference.note = m_note;
+        if (m_ratios.empty())
+            return reference;
+        std::vector<double> ratios;
+        for (const auto &entry : m_ratios)
+            ratios.push_back(entry.second);
+        std::sort(ratios.begin(), ratios.end());
+        const std::size_t middle = ratios.size() / 2;
+        reference.speedupOverEager = ratios.size() % 2 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
+        reference.note.clear();
+        return reference;
+    }
+
+private:
+    std::map<std::pair<std::int64_t, std::int64_t>, double> m_ratios;
+    QString m_method;
+    QString m_note;
+};
+
 } // namespace
 
 Workload Workload::of(const Op &op)
@@ -96,6 +159,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         double speedup;                     ///< 0 when it does not count for the best.
     };
     std::map<std::string, std::vector<Event>> events;
+    std::map<std::string, InductorPairs> inductorPairs;
     for (const Candidate &candidate : candidates) {
         const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
         const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
@@ -103,6 +167,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         Row row{&candidate, {}, 0};
         for (const Evaluation &evaluation : evaluations) {
             gpuNames.insert(evaluation.gpu.name);
+            inductorPairs[evaluation.gpu.name].add(evaluation);
             const bool correct = evaluation.status == EvalStatus::Correct && evaluation.speedup > 0;
             const bool counts = correct && !rejected && !hasFlag(evaluation, "impossible");
             events[evaluation.gpu.name].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
@@ -130,6 +195,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
             speedups.push_back(it == row.bestPerGpu.end() ? 0.0 : it->second);
         }
         data.speedups.push_back(std::move(speedups));
+        data.inductor.push_back(inductorPairs[gpu].reference());
 
         std::vector<Event> &gpuEvents = events[gpu];
         std::stable_sort(gpuEvents.begin(), gpuEvents.end(), [](const Event &a, const Event &b) { return a.at < b.at; });
@@ -157,8 +223,11 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     const std::vector<Evaluation> evaluations = archive.evaluations(selected->id);
     const auto latest = latestCorrectPerGpu(evaluations);
     for (const auto &[gpu, evaluation] : latest) {
-        if (!evaluation->samplesMs.empty() || !evaluation->baselineSamplesMs.empty())
-            data.distributions.push_back({Format::text(gpu), evaluation->samplesMs, evaluation->baselineSamplesMs});
+        Distribution distribution{Format::text(gpu), evaluation->samplesMs, eagerSamplesMs(*evaluation), {}};
+        if (const BaselineMeasurement *inductor = findBaseline(evaluation->baselines, BaselineKind::Inductor))
+            distribution.inductorMs = inductor->samplesMs;
+        if (!distribution.candidateMs.empty() || !distribution.baselineMs.empty() || !distribution.inductorMs.empty())
+            data.distributions.push_back(std::move(distribution));
     }
     const std::optional<Op> op = archive.op(selected->opName);
     const Workload workload = op ? Workload::of(*op) : Workload{};

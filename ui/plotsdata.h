@@ -42,6 +42,17 @@ struct PlotsData
     QStringList candidateLabels;
     std::vector<std::vector<double>> speedups;
 
+    /// torch.compile against eager on one GPU: eager's median over Inductor's, both as the evaluations in scope
+    /// met them. A kernel whose speedup over eager lies above it beats Inductor too.
+    struct InductorReference
+    {
+        double speedupOverEager = 0;        ///< Median over the measurement pairs; 0: no Inductor time.
+        int pairs = 0;                      ///< Distinct (eager, Inductor) measurement pairs it comes from.
+        QString method;                     ///< How Inductor was timed (see kx::baselinemethod).
+        QString note;                       ///< Why there is no Inductor time, when a measurement says so.
+    };
+    std::vector<InductorReference> inductor; ///< Per GPU, in the order of gpus (for plots a and b).
+
     // (b) Best speedup so far against the number of candidates evaluated, per GPU.
     struct Progress
     {
@@ -51,13 +62,14 @@ struct PlotsData
     };
     std::vector<Progress> progress;
 
-    // (c) Timing samples of the selected candidate and of the reference, per GPU.
+    // (c) Timing samples of the selected candidate and of the baselines it was compared with, per GPU.
     QString candidateId;
     struct Distribution
     {
         QString gpu;
         std::vector<double> candidateMs;
-        std::vector<double> baselineMs;
+        std::vector<double> baselineMs;     ///< Eager PyTorch.
+        std::vector<double> inductorMs;     ///< torch.compile (Inductor), when it was measured.
     };
     std::vector<Distribution> distributions;
 

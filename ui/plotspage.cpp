@@ -117,6 +117,17 @@ void resetPlot(QCustomPlot *plot)
     plot->xAxis->setNumberFormat(QStringLiteral("g"));
 }
 
+/// A horizontal line from left to right at y as a graph (not an item), so that hovering it shows a tooltip.
+QCPGraph *addReferenceLine(QCustomPlot *plot, const QString &name, const QColor &color, double left, double right,
+                           double y)
+{
+    auto line = plot->addGraph();
+    line->setName(name);
+    line->setPen(QPen(color, 1.5, Qt::DashDotLine));
+    line->setData({left, right}, {y, y}, true);
+    return line;
+}
+
 } // namespace
 
 PlotsPage::PlotsPage(QWidget *parent)
@@ -186,9 +197,9 @@ PlotsPage::PlotsPage(QWidget *parent)
         m_plots[i] = plot;
         grid->addWidget(plot, i / 2, i % 2);
     }
-    addTitles(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over PyTorch (×)"));
+    addTitles(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over eager PyTorch (×)"));
     addTitles(m_plots[ProgressPlot], tr("Best speedup over the search"), tr("Candidates evaluated"),
-              tr("Best speedup (×)"));
+              tr("Best speedup over eager (×)"));
     addTitles(m_plots[DistributionPlot], tr("Runtime of the selected kernel"), QString(), tr("Time per run (ms)"));
     addTitles(m_plots[RooflinePlot], tr("Roofline"), tr("Arithmetic intensity (FLOP/byte)"), tr("GFLOP/s"));
     for (QCustomPlot *plot : m_plots)
@@ -350,6 +361,8 @@ void PlotsPage::buildSpeedupBars()
         }
         m_tips.insert(bars, tips);
     }
+    const double left = 0.4, right = m_data.candidateIds.size() + 0.6;
+    top = std::max(top, addInductorLines(plot, left, right));
     // The 1x line: above it the kernel beats PyTorch.
     auto parity = new QCPItemStraightLine(plot);
     parity->point1->setCoords(0, 1);
@@ -357,8 +370,27 @@ void PlotsPage::buildSpeedupBars()
     parity->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
     plot->legend->setVisible(m_data.gpus.size() > 0);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    plot->xAxis->setRange(0.4, m_data.candidateIds.size() + 0.6);
+    plot->xAxis->setRange(left, right);
     plot->yAxis->setRange(0, top * 1.15);
+}
+
+double PlotsPage::addInductorLines(QCustomPlot *plot, double left, double right)
+{
+    double top = 0;
+    for (std::size_t g = 0; g < m_data.inductor.size() && int(g) < m_data.gpus.size(); ++g) {
+        const PlotsData::InductorReference &reference = m_data.inductor[g];
+        if (reference.speedupOverEager <= 0)
+            continue;
+        const QString gpu = m_data.gpus.at(int(g));
+        auto line = addReferenceLine(plot, tr("Inductor on %1").arg(gpu), gpuColor(int(g)), left, right,
+                                     reference.speedupOverEager);
+        const QString tip = tr("torch.compile (Inductor) on %1: %2 over eager (%3); above this line a kernel "
+                               "beats Inductor too")
+                                .arg(gpu, Format::speedup(reference.speedupOverEager), reference.method);
+        m_tips.insert(line, {tip, tip});
+        top = std::max(top, reference.speedupOverEager);
+    }
+    return top;
 }
 
 void PlotsPage::buildProgress()
@@ -390,6 +422,7 @@ void PlotsPage::buildProgress()
         right = std::max(right, progress.evaluated.empty() ? 1.0 : progress.evaluated.back());
         m_tips.insert(graph, tips);
     }
+    top = std::max(top, addInductorLines(plot, 0.5, right + 0.5));
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     plot->xAxis->setRange(0.5, right + 0.5);
@@ -411,31 +444,51 @@ void PlotsPage::buildDistribution()
     kernelBoxes->setName(tr("Kernel"));
     kernelBoxes->setBrush(gpuColor(0).lighter(150));
     auto referenceBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
-    referenceBoxes->setName(tr("PyTorch reference"));
+    referenceBoxes->setName(tr("Eager PyTorch"));
     referenceBoxes->setBrush(gpuColor(1).lighter(150));
-    QStringList kernelTips, referenceTips;
+    const bool withInductor = std::any_of(m_data.distributions.begin(), m_data.distributions.end(),
+                                          [](const PlotsData::Distribution &d) { return !d.inductorMs.empty(); });
+    QCPStatisticalBox *inductorBoxes = nullptr;
+    if (withInductor) {
+        inductorBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
+        inductorBoxes->setName(tr("torch.compile (Inductor)"));
+        inductorBoxes->setBrush(gpuColor(2).lighter(150));
+    }
+    QStringList kernelTips, referenceTips, inductorTips;
     auto describe = [](const QString &what, const QString &gpu, const BoxStats &stats, std::size_t count) {
         return tr("%1 on %2: median %3 ms, IQR %4–%5 ms, %6 samples")
             .arg(what, gpu, Format::ms(stats.median), Format::ms(stats.lowerQuartile), Format::ms(stats.upperQuartile))
             .arg(count);
     };
+    auto addBox = [](QCPStatisticalBox *boxes, double key, const BoxStats &stats) {
+        boxes->addData(key, stats.minimum, stats.lowerQuartile, stats.median, stats.upperQuartile, stats.maximum,
+                       stats.outliers);
+    };
+    const int perGpu = withInductor ? 3 : 2;
     double key = 1;
     for (const PlotsData::Distribution &distribution : m_data.distributions) {
-        ticker->addTick(key + 0.5, distribution.gpu);
+        ticker->addTick(key + (perGpu - 1) / 2.0, distribution.gpu);
         if (!distribution.candidateMs.empty()) {
             const BoxStats stats = boxStats(distribution.candidateMs);
-            kernelBoxes->addData(key, stats.minimum, stats.lowerQuartile, stats.median, stats.upperQuartile,
-                                 stats.maximum, stats.outliers);
+            addBox(kernelBoxes, key, stats);
             kernelTips << describe(tr("Kernel"), distribution.gpu, stats, distribution.candidateMs.size());
         }
         if (!distribution.baselineMs.empty()) {
             const BoxStats stats = boxStats(distribution.baselineMs);
-            referenceBoxes->addData(key + 1, stats.minimum, stats.lowerQuartile, stats.median, stats.upperQuartile,
-                                    stats.maximum, stats.outliers);
-            referenceTips << describe(tr("Reference"), distribution.gpu, stats, distribution.baselineMs.size());
+            addBox(referenceBoxes, key + 1, stats);
+            referenceTips << describe(tr("Reference (eager PyTorch)"), distribution.gpu, stats,
+                                      distribution.baselineMs.size());
         }
-        key += 3;
+        if (inductorBoxes && !distribution.inductorMs.empty()) {
+            const BoxStats stats = boxStats(distribution.inductorMs);
+            addBox(inductorBoxes, key + 2, stats);
+            inductorTips << describe(tr("torch.compile (Inductor)"), distribution.gpu, stats,
+                                     distribution.inductorMs.size());
+        }
+        key += perGpu + 1;
     }
+    if (inductorBoxes)
+        m_tips.insert(inductorBoxes, inductorTips);
     m_tips.insert(kernelBoxes, kernelTips);
     m_tips.insert(referenceBoxes, referenceTips);
     plot->xAxis->setTicker(ticker);

@@ -14,8 +14,9 @@ class QMenu;
 namespace kx::ui {
 
 /**
- * The plots page: speedup per candidate and GPU, best speedup over the search, the selected kernel's
- * runtime distribution against the reference, and its place under each GPU's roofline. Data is read
+ * The plots page: speedup per candidate and GPU and best speedup over the search (each with torch.compile's
+ * speedup per GPU as a line to beat), the selected kernel's runtime distribution against eager PyTorch and
+ * Inductor, and its place under each GPU's roofline. Data is read
  * off the GUI thread; hovering shows the numbers; each plot exports to PNG or PDF.
  */
 class PlotsPage : public QWidget
@@ -59,6 +60,8 @@ private:
     void buildProgress();
     void buildDistribution();
     void buildRoofline();
+    /// A dashed line per GPU at torch.compile's speedup over eager; returns the highest (0: none).
+    double addInductorLines(QCustomPlot *plot, double left, double right);
     void updateScopeChoices();
     void showToolTip(Plot which, const QPoint &pos);
     void chooseExport(Plot which);

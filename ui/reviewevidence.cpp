@@ -1,5 +1,6 @@
 #include "ui/reviewevidence.h"
 
+#include "ui/baselineformat.h"
 #include "ui/format.h"
 #include "ui/plotsdata.h"
 
@@ -40,6 +41,23 @@ QString evidenceRows(const std::string &evidence)
     return rows;
 }
 
+/// Both baselines with their methods, as the evaluation met them; older evaluations timed eager alone.
+template<typename Row>
+void baselineRows(const Evaluation &evaluation, Row &row)
+{
+    for (const BaselineKind kind : {BaselineKind::Eager, BaselineKind::Inductor}) {
+        const QString label = kind == BaselineKind::Eager ? ReviewEvidence::tr("Eager baseline")
+                                                          : ReviewEvidence::tr("Inductor baseline");
+        if (const BaselineMeasurement *baseline = findBaseline(evaluation.baselines, kind))
+            row(label, BaselineFormat::measurementParts(*baseline).join(QStringLiteral(" · ")).toHtmlEscaped(),
+                !baseline->usable());
+        else if (kind == BaselineKind::Eager)
+            row(label, ReviewEvidence::tr("timed with the kernel (older evaluation)"));
+        else
+            row(label, BaselineFormat::noInductorMeasurement());
+    }
+}
+
 } // namespace
 
 double ReviewEvidence::rooflineFloorMs(const std::optional<Op> &op, const GpuInfo &gpu)
@@ -64,14 +82,28 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
         html += QStringLiteral("<h3>%1 &middot; %2</h3>")
                     .arg(Format::text(evaluation.gpu.name).toHtmlEscaped(), Format::status(evaluation.status));
         html += QStringLiteral("<table cellspacing=0 cellpadding=2>");
-        auto row = [&html](const QString &label, const QString &value, bool warn = false) {
-            html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>")
-                        .arg(label, warn ? QStringLiteral("<b><font color=\"%1\">%2</font></b>")
-                                               .arg(Format::warningColor().name(), value)
-                                         : value);
+        auto marked = [&html](const QString &label, const QString &value, const QColor &color) {
+            html += QStringLiteral("<tr><td>%1</td><td align=right><b><font color=\"%2\">%3</font></b></td></tr>")
+                        .arg(label, color.name(), value);
         };
+        auto row = [&html, &marked](const QString &label, const QString &value, bool warn = false) {
+            if (warn)
+                marked(label, value, Format::warningColor());
+            else
+                html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td></tr>").arg(label, value);
+        };
+        row(tr("Precision policy"), BaselineFormat::precisionDescription(evaluation.precision).toHtmlEscaped());
         if (evaluation.status == EvalStatus::Correct) {
+            const std::optional<double> overInductor = speedupOverInductor(evaluation);
             row(tr("Speedup"), Format::speedup(evaluation.speedup));
+            row(tr("Speedup over Inductor"),
+                overInductor ? Format::speedup(*overInductor) : BaselineFormat::noInductorMeasurement());
+            const QString standing = BaselineFormat::standing(evaluation.speedup, overInductor).toHtmlEscaped();
+            // Against the baseline a user would pick instead, this speedup is a slowdown.
+            if (BaselineFormat::losesToInductorOnly(evaluation.speedup, overInductor))
+                marked(tr("Standing"), standing, BaselineFormat::losesToInductorColor());
+            else
+                row(tr("Standing"), standing);
             row(tr("Kernel median (CUDA events)"), Format::ms(evaluation.timing.medianMs) + QStringLiteral(" ms"));
             if (evaluation.timing.wallMedianMs > 0) {
                 const double ratio = evaluation.timing.wallMedianMs / std::max(evaluation.timing.medianMs, 1e-12);
@@ -80,6 +112,7 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
                     ratio > 2.0);
             }
             row(tr("Reference median"), Format::ms(evaluation.baseline.medianMs) + QStringLiteral(" ms"));
+            baselineRows(evaluation, row);
             const double floorMs = rooflineFloorMs(op, evaluation.gpu);
             if (floorMs > 0) {
                 const bool belowFloor = evaluation.timing.medianMs < floorMs;

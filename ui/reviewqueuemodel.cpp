@@ -1,5 +1,6 @@
 #include "ui/reviewqueuemodel.h"
 
+#include "ui/baselineformat.h"
 #include "ui/format.h"
 
 #include <QBrush>
@@ -41,6 +42,8 @@ QVariant ReviewQueueModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const CandidateSummary &row = m_rows.at(std::size_t(index.row()));
+    // The queue holds correct kernels only: every row has an eager speedup.
+    const bool losesToInductor = BaselineFormat::losesToInductorOnly(row.bestSpeedup, row.bestSpeedupOverInductor);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
@@ -48,6 +51,9 @@ QVariant ReviewQueueModel::data(const QModelIndex &index, int role) const
         case IdColumn: return Format::shortId(row.id);
         case OpColumn: return Format::text(row.opName);
         case SpeedupColumn: return Format::speedup(row.bestSpeedup);
+        case InductorSpeedupColumn:
+            return row.bestSpeedupOverInductor ? Format::speedup(*row.bestSpeedupOverInductor) : QString();
+        case PrecisionColumn: return BaselineFormat::precision(row.bestPrecision);
         case GpuColumn: return Format::text(row.bestGpu);
         case FlagsColumn: return row.flagCount;
         case DescriptionColumn: return Format::text(row.description).section(QLatin1Char('\n'), 0, 0);
@@ -58,17 +64,28 @@ QVariant ReviewQueueModel::data(const QModelIndex &index, int role) const
             return Format::text(row.id);
         if (index.column() == DescriptionColumn)
             return Format::text(row.description);
+        if (index.column() == SpeedupColumn || index.column() == InductorSpeedupColumn)
+            return BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor);
+        if (index.column() == PrecisionColumn)
+            return BaselineFormat::precisionDescription(row.bestPrecision);
         return {};
     case Qt::TextAlignmentRole:
-        if (index.column() == RankColumn || index.column() == SpeedupColumn || index.column() == FlagsColumn)
+        if (index.column() == RankColumn || index.column() == SpeedupColumn || index.column() == InductorSpeedupColumn
+            || index.column() == FlagsColumn)
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case Qt::ForegroundRole:
         if (index.column() == FlagsColumn)
             return QBrush(Format::warningColor());
+        if ((index.column() == SpeedupColumn || index.column() == InductorSpeedupColumn) && losesToInductor)
+            return QBrush(BaselineFormat::losesToInductorColor());
         return {};
     case CandidateIdRole:
         return Format::text(row.id);
+    case StandingRole:
+        return BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor);
+    case LosesToInductorRole:
+        return losesToInductor;
     }
     return {};
 }
@@ -81,7 +98,9 @@ QVariant ReviewQueueModel::headerData(int section, Qt::Orientation orientation, 
     case RankColumn: return tr("#");
     case IdColumn: return tr("Kernel");
     case OpColumn: return tr("Op");
-    case SpeedupColumn: return tr("Speedup");
+    case SpeedupColumn: return tr("× eager");
+    case InductorSpeedupColumn: return tr("× Inductor");
+    case PrecisionColumn: return tr("Precision");
     case GpuColumn: return tr("GPU");
     case FlagsColumn: return tr("Flags");
     case DescriptionColumn: return tr("Description");

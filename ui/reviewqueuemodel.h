@@ -14,8 +14,23 @@ class ReviewQueueModel : public QAbstractTableModel
     Q_OBJECT
 
 public:
-    enum Column { RankColumn, IdColumn, OpColumn, SpeedupColumn, GpuColumn, FlagsColumn, DescriptionColumn, ColumnCount };
-    enum Role { CandidateIdRole = Qt::UserRole + 1 };
+    enum Column {
+        RankColumn,
+        IdColumn,
+        OpColumn,
+        SpeedupColumn,                  ///< Over eager PyTorch.
+        InductorSpeedupColumn,          ///< Over torch.compile (Inductor), when it was measured.
+        PrecisionColumn,
+        GpuColumn,
+        FlagsColumn,
+        DescriptionColumn,
+        ColumnCount
+    };
+    enum Role {
+        CandidateIdRole = Qt::UserRole + 1,
+        StandingRole,                   ///< Against eager and Inductor ("beats eager, loses to Inductor").
+        LosesToInductorRole,            ///< True when the kernel beats eager but loses to Inductor.
+    };
 
     explicit ReviewQueueModel(QObject *parent = nullptr);
 

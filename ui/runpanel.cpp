@@ -1,5 +1,6 @@
 #include "ui/runpanel.h"
 
+#include "ui/baselinesettingseditor.h"
 #include "ui/format.h"
 #include "ui/keychainsecretstore.h"
 #include "ui/proposersettingsdialog.h"
@@ -11,14 +12,18 @@
 
 #include <QAction>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QTabWidget>
+#include <QTime>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -77,12 +82,15 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_seed(spinBox(0, INT_MAX, QString(), this))
     , m_children(spinBox(1, 1024, QString(), this))
     , m_devices(new QLineEdit(this))
+    , m_baselines(new BaselineSettingsEditor(this))
     , m_progress(new QProgressBar(this))
     , m_counts(new QLabel(this))
     , m_eta(new QLabel(this))
     , m_runCost(new RunCostLabel(this))
     , m_message(new QLabel(this))
+    , m_log(new QPlainTextEdit(this))
     , m_workers(new WorkersList(this))
+    , m_tabs(new QTabWidget(this))
     , m_startAction(new QAction(icon(QStringLiteral("search-start")), tr("&Start Search"), this))
     , m_pauseAction(new QAction(icon(QStringLiteral("search-pause")), tr("&Pause"), this))
     , m_resumeAction(new QAction(icon(QStringLiteral("search-resume")), tr("&Resume"), this))
@@ -114,7 +122,25 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress->setObjectName(QStringLiteral("runProgress"));
     m_progress->setTextVisible(true);
-    setSettings(SearchSettings{});
+    m_log->setObjectName(QStringLiteral("runLog"));
+    m_log->setReadOnly(true);
+    m_log->setMaximumBlockCount(500);
+    m_log->setPlaceholderText(tr("Notes of the run: how the baselines are timed, what could not be prepared."));
+    // The workers and the notes share the bottom of the dock: it is short of height on a laptop screen.
+    m_tabs->setObjectName(QStringLiteral("runTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_workers, tr("Workers"));
+    m_tabs->addTab(m_log, QString());
+    connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+        if (m_tabs->currentWidget() == m_log)
+            m_unreadNotes = 0;
+        updateLogTitle();
+    });
+    updateLogTitle();
+    // The baselines keep their stored settings; the rest starts from core's defaults.
+    SearchSettings initial;
+    m_baselines->settings().applyTo(initial.eval);
+    setSettings(initial);
 
     // F5 is Reload (QKeySequence::Refresh) in the main window.
     m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -161,22 +187,28 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     });
     connect(m_bridge, &SearchBridge::progressChanged, this, &RunPanel::updateProgress);
     connect(m_bridge, &SearchBridge::workersChanged, this, [this] { m_workers->setWorkers(m_bridge->workers()); });
-    connect(m_bridge, &SearchBridge::started, this,
-            [this](qint64 runId) { showMessage(tr("Searching: run %1.").arg(runId)); });
+    connect(m_bridge, &SearchBridge::started, this, [this](qint64 runId) {
+        showMessage(tr("Searching: run %1.").arg(runId));
+        appendLog(tr("Run %1 started.").arg(runId));
+    });
+    connect(m_bridge, &SearchBridge::noteAdded, this, &RunPanel::appendLog);
     connect(m_bridge, &SearchBridge::startFailed, this, [this](const QString &message, bool noGpu) {
         if (noGpu)
             showMessage(tr("No GPU to search on: %1\nBrowsing the archive still works.").arg(message), true);
         else
             showMessage(tr("The search could not start: %1").arg(message), true);
     });
-    connect(m_bridge, &SearchBridge::errorOccurred, this,
-            [this](const QString &message) { showMessage(message, true); });
+    connect(m_bridge, &SearchBridge::errorOccurred, this, [this](const QString &message) {
+        showMessage(message, true);
+        appendLog(message);
+    });
     connect(m_bridge, &SearchBridge::finished, this, [this](RunState state, const QString &reason) {
         switch (state) {
         case RunState::Finished: showMessage(tr("Finished: %1.").arg(reason)); break;
         case RunState::Cancelled: showMessage(tr("Stopped. Continue the run to go on from here.")); break;
         default: showMessage(tr("The search failed: %1").arg(reason), true); break;
         }
+        appendLog(m_message->text());
         updateProgress();
         m_runCost->refresh();
     });
@@ -204,18 +236,28 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
             [proposerButton, this] { proposerButton->setEnabled(m_proposerSettingsAction->isEnabled()); });
     proposerRow->addWidget(proposerButton);
 
+    // The budget in two columns: the dock is short of height, not of width.
     auto *budget = new QGroupBox(tr("Budget"), this);
-    auto *budgetForm = new QFormLayout(budget);
-    budgetForm->addRow(tr("&Generations:"), m_generations);
-    budgetForm->addRow(tr("C&andidates:"), m_candidates);
-    budgetForm->addRow(tr("&Time:"), m_minutes);
-    budgetForm->addRow(tr("&No improvement for:"), m_noImprovement);
+    auto *budgetGrid = new QGridLayout(budget);
+    const std::pair<QString, QSpinBox *> limits[] = {{tr("&Generations:"), m_generations},
+                                                     {tr("C&andidates:"), m_candidates},
+                                                     {tr("&Time:"), m_minutes},
+                                                     {tr("&No improvement for:"), m_noImprovement}};
+    for (int i = 0; i < int(std::size(limits)); ++i) {
+        auto *label = new QLabel(limits[i].first, budget);
+        label->setBuddy(limits[i].second);
+        budgetGrid->addWidget(label, i / 2, (i % 2) * 2);
+        budgetGrid->addWidget(limits[i].second, i / 2, (i % 2) * 2 + 1);
+    }
+    budgetGrid->setColumnStretch(1, 1);
+    budgetGrid->setColumnStretch(3, 1);
 
     auto *breeding = new QGroupBox(tr("Search"), this);
     auto *breedingForm = new QFormLayout(breeding);
     breedingForm->addRow(tr("S&eed:"), m_seed);
     breedingForm->addRow(tr("C&hildren per generation:"), m_children);
     breedingForm->addRow(tr("G&PUs:"), m_devices);
+    m_baselines->addRows(breedingForm);
 
     auto *buttons = new QHBoxLayout;
     for (QAction *action : {m_startAction, m_pauseAction, m_resumeAction, m_stopAction, m_continueAction})
@@ -233,7 +275,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     layout->addWidget(m_eta);
     layout->addWidget(m_runCost);
     layout->addWidget(m_message);
-    layout->addWidget(m_workers, 1);
+    layout->addWidget(m_tabs, 1);
 
     setOp(std::nullopt);
     updateProposerSummary();
@@ -266,6 +308,7 @@ SearchSettings RunPanel::settings() const
     settings.budget.candidates = m_candidates->value();
     settings.budget.seconds = m_minutes->value() * 60.0;
     settings.budget.noImprovement = m_noImprovement->value();
+    m_baselines->settings().applyTo(settings.eval);
     return settings;
 }
 
@@ -277,6 +320,7 @@ void RunPanel::setSettings(const SearchSettings &settings)
     m_candidates->setValue(settings.budget.candidates);
     m_minutes->setValue(int(std::ceil(settings.budget.seconds / 60.0)));
     m_noImprovement->setValue(settings.budget.noImprovement);
+    m_baselines->setSettings(BaselineSettings::of(settings.eval));
 }
 
 Expected<std::vector<int>> RunPanel::parseDevices(const QString &text)
@@ -440,6 +484,7 @@ void RunPanel::updateActions()
     for (QWidget *field : std::initializer_list<QWidget *>{m_generations, m_candidates, m_minutes, m_noImprovement,
                                                            m_seed, m_children, m_devices})
         field->setEnabled(idle);
+    m_baselines->setEnabled(idle);
 }
 
 void RunPanel::updateProgress()
@@ -489,6 +534,29 @@ void RunPanel::showMessage(const QString &text, bool warning)
     palette.setColor(QPalette::WindowText, warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
     m_message->setPalette(palette);
     m_message->setText(text);
+}
+
+void RunPanel::appendLog(const QString &text)
+{
+    m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
+    if (m_tabs->currentWidget() != m_log)
+        ++m_unreadNotes;
+    updateLogTitle();
+}
+
+void RunPanel::updateLogTitle()
+{
+    m_tabs->setTabText(m_tabs->indexOf(m_log), m_unreadNotes > 0 ? tr("Log (%1 new)").arg(m_unreadNotes) : tr("Log"));
+}
+
+QString RunPanel::logText() const
+{
+    return m_log->toPlainText();
+}
+
+QString RunPanel::logTitle() const
+{
+    return m_tabs->tabText(m_tabs->indexOf(m_log));
 }
 
 QString RunPanel::messageText() const

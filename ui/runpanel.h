@@ -17,21 +17,25 @@
 class QAction;
 class QLabel;
 class QLineEdit;
+class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace kx::ui {
 
+class BaselineSettingsEditor;
 class ProposerSettingsDialog;
 class RunCostLabel;
 class SearchBridge;
 class SecretStore;
 class WorkersList;
 
-/// The run controls dock: the op, the proposer, budget and breeding settings, GPUs, Start / Pause / Resume /
-/// Stop / Continue, progress with counts, model tokens and cost and an ETA, the stored model cost of the
-/// selected run, and the workers. All actions go through the SearchBridge.
+/// The run controls dock: the op, the proposer, budget and breeding settings, GPUs, the baselines (precision
+/// policy, torch.compile, re-timing), Start / Pause / Resume / Stop / Continue, progress with counts, model
+/// tokens and cost and an ETA, the stored model cost of the selected run, the workers and the run's log. All
+/// actions go through the SearchBridge.
 class RunPanel : public QWidget
 {
     Q_OBJECT
@@ -76,6 +80,11 @@ public:
     QString countsText() const;
     /// The stored model tokens and cost of the selected run.
     QString runCostText() const;
+    /// The run's log (a tab beside the workers): notes of the search (how the baselines are timed, what could not
+    /// be prepared), and when runs started and ended.
+    QString logText() const;
+    /// The log tab's title, with the number of lines added while it was not shown.
+    QString logTitle() const;
     WorkersList *workersList() const { return m_workers; }
 
 signals:
@@ -88,6 +97,8 @@ private:
     void updateActions();
     void updateProgress();
     void showMessage(const QString &text, bool warning = false);
+    void appendLog(const QString &text);
+    void updateLogTitle();
 
     SearchBridge *m_bridge; // Not owned
     SecretStore *m_secrets; // Not owned (the default one is a child)
@@ -107,12 +118,16 @@ private:
     QSpinBox *m_seed;
     QSpinBox *m_children;
     QLineEdit *m_devices;
+    BaselineSettingsEditor *m_baselines;
     QProgressBar *m_progress;
     QLabel *m_counts;
     QLabel *m_eta;
     RunCostLabel *m_runCost;
     QLabel *m_message;
+    QPlainTextEdit *m_log;
     WorkersList *m_workers;
+    QTabWidget *m_tabs;                     // The workers and the log.
+    int m_unreadNotes = 0;                  // Log lines added while the log was not shown.
     QAction *m_startAction;
     QAction *m_pauseAction;
     QAction *m_resumeAction;

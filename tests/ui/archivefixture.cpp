@@ -69,6 +69,47 @@ Evaluation makeEvaluation(const std::string &candidateId, const std::string &gpu
     return evaluation;
 }
 
+BaselineMeasurement makeBaseline(BaselineKind kind, const std::string &gpuName, double medianMs, Precision precision,
+                                 const std::string &error, double driftPercent)
+{
+    BaselineMeasurement baseline;
+    baseline.kind = kind;
+    baseline.method = kind == BaselineKind::Eager ? baselinemethod::kLibTorchEager : baselinemethod::kAotiPackage;
+    baseline.gpu.name = gpuName;
+    baseline.gpu.computeCapability = gpuName.find("H100") != std::string::npos ? "9.0" : "8.0";
+    baseline.precision = precision;
+    baseline.error = error;
+    if (error.empty()) {
+        baseline.samplesMs = {medianMs * 0.98, medianMs * 0.99, medianMs, medianMs * 1.01, medianMs * 1.02};
+        baseline.timing = summarize(baseline.samplesMs);
+        baseline.maxAbsError = precision == Precision::Fp32 ? 2e-7 : 3e-4;
+        baseline.maxRelError = precision == Precision::Fp32 ? 1e-6 : 1e-3;
+        baseline.driftPercent = driftPercent;
+    }
+    baseline.details = R"({"note": "test fixture"})";
+    baseline.uid = std::string(toString(kind)) + "|" + gpuName + "|" + toString(precision) + "|"
+                   + std::to_string(medianMs) + "|" + error;
+    baseline.createdAtMs = 9000;
+    return baseline;
+}
+
+Evaluation withBaselines(Evaluation evaluation, const BaselineMeasurement &eager,
+                         const std::optional<BaselineMeasurement> &inductor)
+{
+    evaluation.precision = eager.precision;
+    evaluation.baselineSamplesMs.clear();
+    evaluation.baselineWallSamplesMs.clear();
+    evaluation.baseline = eager.timing;
+    evaluation.baselines = {eager};
+    if (inductor)
+        evaluation.baselines.push_back(*inductor);
+    for (BaselineMeasurement &baseline : evaluation.baselines)
+        baseline.gpu = evaluation.gpu;
+    if (evaluation.status == EvalStatus::Correct && evaluation.timing.medianMs > 0)
+        evaluation.speedup = evaluation.baseline.medianMs / evaluation.timing.medianMs;
+    return evaluation;
+}
+
 Verdict makeVerdict(const std::string &candidateId, bool accepted, const std::string &reasonCode,
                     const std::string &note)
 {
@@ -125,6 +166,45 @@ SampleArchive SampleArchive::write(const QString &path)
     sample.d = d.id;
     sample.e = e.id;
     return sample;
+}
+
+} // namespace kx::test
+
+namespace kx::test {
+
+BaselineArchive BaselineArchive::addTo(const QString &path)
+{
+    const std::string h100 = "NVIDIA H100 80GB HBM3", a100 = "NVIDIA A100-SXM4-80GB";
+    auto archive = openWritable(path);
+    const Candidate loses = makeCandidate("layernorm", "__global__ void k() { /* loses */ }", Origin::Mutated,
+                                          "vectorize", "one pass, float4", 11000);
+    const Candidate beats = makeCandidate("layernorm", "__global__ void k() { /* beats */ }", Origin::Mutated,
+                                          "fuse", "welford in registers", 12000, {loses.id});
+    const Candidate failed = makeCandidate("layernorm", "__global__ void k() { /* failed */ }", Origin::Mutated,
+                                           "unroll", "unrolled by four", 13000, {loses.id});
+    const BaselineMeasurement eagerH100 = makeBaseline(BaselineKind::Eager, h100, 1.0, Precision::Tf32);
+    Evaluation losesEvaluation = withBaselines(makeEvaluation(loses.id, h100, EvalStatus::Correct, 0.5, 1.0), eagerH100,
+                                               makeBaseline(BaselineKind::Inductor, h100, 0.4, Precision::Tf32));
+    Evaluation beatsEvaluation = withBaselines(makeEvaluation(beats.id, h100, EvalStatus::Correct, 0.2, 1.0), eagerH100,
+                                               makeBaseline(BaselineKind::Inductor, h100, 0.5, Precision::Tf32, {}, 25));
+    beatsEvaluation.createdAtMs = 10500;
+    Evaluation failedEvaluation = withBaselines(
+        makeEvaluation(failed.id, a100, EvalStatus::Correct, 0.5, 1.0), makeBaseline(BaselineKind::Eager, a100, 1.0),
+        makeBaseline(BaselineKind::Inductor, a100, 0, Precision::Fp32, kExportError));
+    failedEvaluation.createdAtMs = 11000;
+
+    for (Evaluation *evaluation : {&losesEvaluation, &beatsEvaluation, &failedEvaluation})
+        for (BaselineMeasurement &baseline : evaluation->baselines)
+            baseline.opName = "layernorm";
+
+    Transaction tx = archive->begin();
+    archive->putOp(tx, makeOp("layernorm", "torch.nn.functional.layer_norm(x, x.shape[-1:])"));
+    for (const Candidate *candidate : {&loses, &beats, &failed})
+        archive->addCandidate(tx, *candidate);
+    for (const Evaluation *evaluation : {&losesEvaluation, &beatsEvaluation, &failedEvaluation})
+        archive->addEvaluation(tx, *evaluation);
+    tx.commit();
+    return {loses.id, beats.id, failed.id};
 }
 
 } // namespace kx::test

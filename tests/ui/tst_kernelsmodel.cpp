@@ -1,6 +1,8 @@
-// The kernels table: model contents, numeric sorting, filters, and loading off the GUI thread.
+// The kernels table: model contents, numeric sorting, filters, speedups against both baselines with the
+// precision policy, and loading off the GUI thread.
 #include "archivefixture.h"
 
+#include "ui/baselineformat.h"
 #include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
 #include "ui/kernelsproxymodel.h"
@@ -29,6 +31,7 @@ private slots:
     void sortsNumbersAsNumbers();
     void filters_data();
     void filters();
+    void inductorAndPrecisionColumns();
     void pageLoadsOffThread();
     void pageDropsStaleLoads();
     void pageReportsUnreadableArchive();
@@ -81,7 +84,7 @@ void TestKernelsModel::contents()
     QCOMPARE(m_model->rowCount(), 5);
     QCOMPARE(m_model->columnCount(), int(KernelsModel::ColumnCount));
     QCOMPARE(m_model->opNames(), (QStringList{"relu", "softmax"}));
-    QCOMPARE(m_model->headerData(KernelsModel::SpeedupColumn, Qt::Horizontal).toString(), QStringLiteral("Speedup"));
+    QCOMPARE(m_model->headerData(KernelsModel::SpeedupColumn, Qt::Horizontal).toString(), QStringLiteral("× eager"));
 
     const auto cell = [this](const std::string &id, int column, int role = Qt::DisplayRole) {
         const int row = m_model->rowOf(q(id));
@@ -203,6 +206,77 @@ void TestKernelsModel::filters()
     QCOMPARE(proxyIds(), expected);
     m_proxy->clearFilters();
     QCOMPARE(m_proxy->rowCount(), 5);
+}
+
+void TestKernelsModel::inductorAndPrecisionColumns()
+{
+    // The sample (older evaluations: eager only) plus kernels measured against eager and Inductor.
+    const QString path = m_dir.filePath(QStringLiteral("baselines.kxdb"));
+    const test::SampleArchive old = test::SampleArchive::write(path);
+    const test::BaselineArchive sample = test::BaselineArchive::addTo(path);
+    KernelsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto archive = Archive::open(path.toStdString(), ArchiveMode::ReadOnly);
+    QVERIFY2(archive.hasValue(), archive ? "" : archive.error().message.c_str());
+    model.setSummaries((*archive)->candidateSummaries());
+    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.headerData(KernelsModel::InductorSpeedupColumn, Qt::Horizontal).toString(),
+             QStringLiteral("× Inductor"));
+    QCOMPARE(model.headerData(KernelsModel::PrecisionColumn, Qt::Horizontal).toString(), QStringLiteral("Precision"));
+    QCOMPARE(KernelsModel::InductorSpeedupColumn, KernelsModel::SpeedupColumn + 1); // Next to × eager.
+
+    const auto cell = [&model](const std::string &id, int column, int role = Qt::DisplayRole) {
+        const int row = model.rowOf(q(id));
+        return row < 0 ? QVariant() : model.index(row, column).data(role);
+    };
+    const QBrush marked(BaselineFormat::losesToInductorColor());
+
+    // Beats eager, loses to Inductor: marked on both speedups, in the shared words.
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::SpeedupColumn).toString(), QStringLiteral("2.00×"));
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn).toString(), QStringLiteral("0.80×"));
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn, KernelsModel::SortRole).toDouble(), 0.8);
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::PrecisionColumn).toString(), QStringLiteral("tf32"));
+    QVERIFY(cell(sample.losesToInductor, KernelsModel::PrecisionColumn, Qt::ToolTipRole).toString().contains(
+        QLatin1String("TF32")));
+    QCOMPARE(cell(sample.losesToInductor, 0, KernelsModel::StandingRole).toString(),
+             QString::fromStdString(standingText(2.0, 0.8)));
+    QCOMPARE(cell(sample.losesToInductor, 0, KernelsModel::StandingRole).toString(),
+             QStringLiteral("beats eager, loses to Inductor"));
+    QCOMPARE(cell(sample.losesToInductor, 0, KernelsModel::LosesToInductorRole).toBool(), true);
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn, Qt::ForegroundRole).value<QBrush>(),
+             marked);
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::SpeedupColumn, Qt::ForegroundRole).value<QBrush>(), marked);
+    QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn, Qt::ToolTipRole).toString(),
+             QStringLiteral("beats eager, loses to Inductor"));
+
+    // Beats both: not marked.
+    QCOMPARE(cell(sample.beatsBoth, KernelsModel::SpeedupColumn).toString(), QStringLiteral("5.00×"));
+    QCOMPARE(cell(sample.beatsBoth, KernelsModel::InductorSpeedupColumn).toString(), QStringLiteral("2.50×"));
+    QCOMPARE(cell(sample.beatsBoth, 0, KernelsModel::StandingRole).toString(),
+             QStringLiteral("beats eager and Inductor"));
+    QCOMPARE(cell(sample.beatsBoth, 0, KernelsModel::LosesToInductorRole).toBool(), false);
+    QVERIFY(!cell(sample.beatsBoth, KernelsModel::InductorSpeedupColumn, Qt::ForegroundRole).isValid());
+
+    // torch.compile failed: no Inductor speedup, the policy still shown.
+    QCOMPARE(cell(sample.inductorFailed, KernelsModel::InductorSpeedupColumn).toString(), QString());
+    QCOMPARE(cell(sample.inductorFailed, KernelsModel::InductorSpeedupColumn, KernelsModel::SortRole).toDouble(), -1.0);
+    QCOMPARE(cell(sample.inductorFailed, KernelsModel::PrecisionColumn).toString(), QStringLiteral("fp32"));
+    QCOMPARE(cell(sample.inductorFailed, 0, KernelsModel::StandingRole).toString(),
+             QStringLiteral("beats eager (no Inductor time)"));
+
+    // Older evaluations: fp32, no Inductor speedup; kernels without a result have no policy either.
+    QCOMPARE(cell(old.b, KernelsModel::InductorSpeedupColumn).toString(), QString());
+    QCOMPARE(cell(old.b, KernelsModel::PrecisionColumn).toString(), QStringLiteral("fp32"));
+    QCOMPARE(cell(old.c, KernelsModel::InductorSpeedupColumn).toString(), QString());
+    QCOMPARE(cell(old.d, KernelsModel::PrecisionColumn).toString(), QString());
+    QCOMPARE(cell(old.c, 0, KernelsModel::StandingRole).toString(), QString());
+
+    // Sorted by the speedup over Inductor: measured ones first, fastest first.
+    KernelsProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.sort(KernelsModel::InductorSpeedupColumn, Qt::DescendingOrder);
+    QCOMPARE(proxy.index(0, 0).data(KernelsModel::CandidateIdRole).toString(), q(sample.beatsBoth));
+    QCOMPARE(proxy.index(1, 0).data(KernelsModel::CandidateIdRole).toString(), q(sample.losesToInductor));
 }
 
 void TestKernelsModel::pageLoadsOffThread()

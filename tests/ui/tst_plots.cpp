@@ -1,4 +1,6 @@
-// The plots page: data prepared from an archive, the widgets built from it, tooltips and export.
+// The plots page: data prepared from an archive, the widgets built from it (torch.compile's speedup per GPU as
+// the line to beat, the baselines' samples beside the kernel's), tooltips and export.
+#include "archivefixture.h"
 #include "screenshotsupport.h"
 #include "ui/plotsdata.h"
 #include "ui/plotspage.h"
@@ -65,6 +67,8 @@ private slots:
     void distributionAndRoofline();
     void workloadErrors();
     void runScope();
+    void inductorReferenceAndSamples();
+    void pageDrawsInductorReference();
     void pageBuildsPlotsWithToolTips();
     void exportsPngAndPdf();
 
@@ -189,6 +193,87 @@ void TestPlots::runScope()
     const PlotsData none = PlotsData::prepare(*archive, {QStringLiteral("nope"), std::nullopt, {}});
     QVERIFY(none.candidateIds.isEmpty());
     QVERIFY(none.progress.empty());
+}
+
+void TestPlots::inductorReferenceAndSamples()
+{
+    const QString path = m_dir.filePath(QStringLiteral("baselines.kxdb"));
+    const test::BaselineArchive sample = test::BaselineArchive::addTo(path);
+    auto archive = openArchive(path);
+    const QString a100 = QStringLiteral("NVIDIA A100-SXM4-80GB");
+    const PlotsData data = PlotsData::prepare(*archive, {QStringLiteral("layernorm"), std::nullopt, {}});
+    QCOMPARE(data.gpus, (QStringList{a100, kH100}));
+    QCOMPARE(data.inductor.size(), std::size_t(2));
+    // On the A100 torch.compile could not be measured: no line, and why.
+    QCOMPARE(data.inductor[0].speedupOverEager, 0.0);
+    QCOMPARE(data.inductor[0].note, QString::fromLatin1(test::BaselineArchive::kExportError));
+    // On the H100, eager over Inductor in the two measurement pairs (1.0 / 0.4 and 1.0 / 0.5): their median.
+    QCOMPARE(data.inductor[1].pairs, 2);
+    QVERIFY(qFuzzyCompare(data.inductor[1].speedupOverEager, 2.25));
+    QCOMPARE(data.inductor[1].method, QStringLiteral("aoti-package"));
+    QVERIFY(data.inductor[1].note.isEmpty());
+    compareSeries(data.speedups[1], {2.0, 5.0, 0.0});
+
+    // The runtime distribution: eager's samples come from its measurement (the evaluation keeps none), with
+    // Inductor's beside them.
+    const PlotsData loses = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.losesToInductor)});
+    QCOMPARE(loses.distributions.size(), std::size_t(1));
+    compareSeries(loses.distributions[0].candidateMs, {0.495, 0.5, 0.505});
+    compareSeries(loses.distributions[0].baselineMs, {0.98, 0.99, 1.0, 1.01, 1.02});
+    compareSeries(loses.distributions[0].inductorMs, {0.392, 0.396, 0.4, 0.404, 0.408});
+    const PlotsData failed = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.inductorFailed)});
+    QCOMPARE(failed.distributions[0].baselineMs.size(), std::size_t(5));
+    QVERIFY(failed.distributions[0].inductorMs.empty());
+
+    // Older archives have no Inductor time anywhere.
+    const PlotsData old = PlotsData::prepare(*openArchive(m_path), {QStringLiteral("relu"), std::nullopt, {}});
+    QCOMPARE(old.inductor.size(), std::size_t(2));
+    QCOMPARE(old.inductor[0].speedupOverEager, 0.0);
+    QCOMPARE(old.inductor[0].pairs, 0);
+}
+
+void TestPlots::pageDrawsInductorReference()
+{
+    const QString path = m_dir.filePath(QStringLiteral("baselines-page.kxdb"));
+    const test::BaselineArchive sample = test::BaselineArchive::addTo(path);
+    PlotsPage page;
+    page.resize(1400, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    page.setCandidate(QString::fromStdString(sample.losesToInductor));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+
+    const QString lineName = QStringLiteral("Inductor on %1").arg(kH100);
+    auto referenceLine = [&](QCustomPlot *plot) -> QCPGraph * {
+        for (int i = 0; i < plot->graphCount(); ++i)
+            if (plot->graph(i)->name() == lineName)
+                return plot->graph(i);
+        return nullptr;
+    };
+    for (PlotsPage::Plot which : {PlotsPage::SpeedupBarsPlot, PlotsPage::ProgressPlot}) {
+        QCustomPlot *plot = page.plot(which);
+        QCPGraph *line = referenceLine(plot);
+        QVERIFY2(line, qPrintable(QStringLiteral("no Inductor line in plot %1").arg(int(which))));
+        QCOMPARE(line->dataCount(), 2);
+        QVERIFY(qFuzzyCompare(line->data()->at(0)->value, 2.25));
+        QVERIFY(qFuzzyCompare(line->data()->at(1)->value, 2.25));
+        QVERIFY(plot->yAxis->range().upper > 2.25);
+        const QString tip = page.toolTipFor(which, line, 0);
+        QVERIFY2(tip.contains(QLatin1String("torch.compile")) && tip.contains(QStringLiteral("2.25×")), qPrintable(tip));
+        // None for the A100, where torch.compile could not be measured.
+        QCOMPARE(plot->graphCount() - (which == PlotsPage::ProgressPlot ? 2 : 0), 1);
+    }
+    QCOMPARE(page.plot(PlotsPage::SpeedupBarsPlot)->plottableCount(), 3); // Two bar series and the line.
+
+    QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
+    QCOMPARE(distribution->plottableCount(), 3); // Kernel, eager and Inductor boxes.
+    QVERIFY(page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0).contains(QLatin1String("eager")));
+    const QString inductorTip = page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(2), 0);
+    QVERIFY2(inductorTip.contains(QLatin1String("Inductor")) && inductorTip.contains(QLatin1String("median 0.4000 ms")),
+             qPrintable(inductorTip));
 }
 
 void TestPlots::pageBuildsPlotsWithToolTips()

@@ -1,9 +1,10 @@
-// Review: the queue ordered by suspicion with its evidence, verdicts recorded through the session,
-// undo/redo of verdicts and the badges in the kernels table.
+// Review: the queue ordered by suspicion with its evidence (both baselines and the precision policy among it),
+// verdicts recorded through the session, undo/redo of verdicts and the badges in the kernels table.
 #include "screenshotsupport.h"
 #include "archivefixture.h"
 
 #include "ui/archivesession.h"
+#include "ui/baselineformat.h"
 #include "ui/format.h"
 #include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
@@ -98,6 +99,7 @@ private slots:
     void init();
     void queueIsOrderedBySuspicion();
     void evidenceShowsFloorTimingAndChecks();
+    void queueAndEvidenceShowBothBaselines();
     void dialogOffersReasonCodes();
     void acceptIsPersistedAndUndone();
     void rejectAndRedoAddAgain();
@@ -178,6 +180,76 @@ void TestReview::evidenceShowsFloorTimingAndChecks()
     QVERIFY(page.selectCandidate(q(m_ids.suspicious)));
     QTRY_VERIFY(page.evidenceHtml().contains(QLatin1String("suspicious only")));
     QVERIFY(!page.evidenceHtml().contains(QLatin1String("Flag: impossible")));
+}
+
+void TestReview::queueAndEvidenceShowBothBaselines()
+{
+    // 12x over eager looks suspicious, and torch.compile is faster still: the case the review must not miss.
+    const std::string h100 = "NVIDIA H100 80GB HBM3";
+    const Candidate candidate = test::makeCandidate("relu", "__global__ void k() { /* T */ }", Origin::Mutated,
+                                                    "tile", "slower than torch.compile", 8000);
+    {
+        auto archive = test::openWritable(m_path);
+        Evaluation evaluation = test::withBaselines(
+            test::makeEvaluation(candidate.id, h100, EvalStatus::Correct, 0.1, 1.2,
+                                 {Flag{"suspicious", R"({"speedup": 12})"}}),
+            test::makeBaseline(BaselineKind::Eager, h100, 1.2, Precision::Tf32),
+            test::makeBaseline(BaselineKind::Inductor, h100, 0.08, Precision::Tf32, {}, 1.5));
+        for (BaselineMeasurement &baseline : evaluation.baselines)
+            baseline.opName = "relu";
+        Transaction tx = archive->begin();
+        archive->addCandidate(tx, candidate);
+        archive->addEvaluation(tx, evaluation);
+        tx.commit();
+    }
+    ReviewPage page;
+    QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy loaded(&page, &ReviewPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    ReviewQueueModel *model = page.model();
+    QCOMPARE(model->rowCount(), 4);
+    const int row = model->rowOf(q(candidate.id));
+    QVERIFY(row >= 0);
+    QCOMPARE(model->headerData(ReviewQueueModel::InductorSpeedupColumn, Qt::Horizontal).toString(),
+             QStringLiteral("× Inductor"));
+    QCOMPARE(model->data(model->index(row, ReviewQueueModel::SpeedupColumn)).toString(), Format::speedup(12.0));
+    QCOMPARE(model->data(model->index(row, ReviewQueueModel::InductorSpeedupColumn)).toString(), Format::speedup(0.8));
+    QCOMPARE(model->data(model->index(row, ReviewQueueModel::PrecisionColumn)).toString(), QStringLiteral("tf32"));
+    QCOMPARE(model->data(model->index(row, 0), ReviewQueueModel::StandingRole).toString(),
+             QStringLiteral("beats eager, loses to Inductor"));
+    QVERIFY(model->data(model->index(row, 0), ReviewQueueModel::LosesToInductorRole).toBool());
+    QCOMPARE(model->data(model->index(row, ReviewQueueModel::InductorSpeedupColumn), Qt::ForegroundRole).value<QBrush>(),
+             QBrush(BaselineFormat::losesToInductorColor()));
+    // An older kernel: no Inductor speedup, fp32, not marked.
+    const int old = model->rowOf(q(m_ids.suspicious));
+    QCOMPARE(model->data(model->index(old, ReviewQueueModel::InductorSpeedupColumn)).toString(), QString());
+    QCOMPARE(model->data(model->index(old, ReviewQueueModel::PrecisionColumn)).toString(), QStringLiteral("fp32"));
+    QVERIFY(!model->data(model->index(old, 0), ReviewQueueModel::LosesToInductorRole).toBool());
+
+    // The evidence: both baselines with their methods, the policy, and the standing as evidence of its own.
+    QVERIFY(page.selectCandidate(q(candidate.id)));
+    QTRY_VERIFY(page.evidenceHtml().contains(QLatin1String("slower than torch.compile")));
+    const QString html = page.evidenceHtml();
+    QVERIFY2(html.contains(QLatin1String("beats eager, loses to Inductor")), qPrintable(html));
+    QVERIFY(html.contains(BaselineFormat::losesToInductorColor().name()));
+    QVERIFY(html.contains(QLatin1String("Speedup over Inductor")));
+    QVERIFY(html.contains(QStringLiteral("0.80×")));
+    QVERIFY(html.contains(QLatin1String("Eager baseline")));
+    QVERIFY(html.contains(QLatin1String("libtorch-eager")));
+    QVERIFY(html.contains(QLatin1String("Inductor baseline")));
+    QVERIFY(html.contains(QLatin1String("aoti-package")));
+    QVERIFY(html.contains(QLatin1String("median 0.08000 ms")));
+    QVERIFY(html.contains(QLatin1String("drift +1.5%")));
+    QVERIFY(html.contains(QLatin1String("Precision policy")));
+    QVERIFY(html.contains(BaselineFormat::precisionDescription(Precision::Tf32).toHtmlEscaped()));
+
+    // An older evaluation says there is no Inductor measurement and that eager was timed with the kernel.
+    QVERIFY(page.selectCandidate(q(m_ids.suspicious)));
+    QTRY_VERIFY(page.evidenceHtml().contains(QLatin1String("suspicious only")));
+    QVERIFY(page.evidenceHtml().contains(QLatin1String("no Inductor measurement")));
+    QVERIFY(page.evidenceHtml().contains(QLatin1String("timed with the kernel")));
+    QVERIFY(!page.evidenceHtml().contains(QLatin1String("loses to Inductor")));
 }
 
 void TestReview::dialogOffersReasonCodes()
