@@ -92,7 +92,7 @@ void TestBaselines::initTestCase()
     QLocale::setDefault(QLocale::c());
     QVERIFY(m_dir.isValid());
     QCoreApplication::setOrganizationName(QStringLiteral("KernelExplorerTests"));
-    QCoreApplication::setApplicationName(QStringLiteral("tst_baselines"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_baselineviews"));
     QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, m_dir.filePath(QStringLiteral("settings")));
 }
 
@@ -304,4 +304,4 @@ void TestBaselines::runNotesAppearInTheLog()
 }
 
 QTEST_MAIN(TestBaselines)
-#include "tst_baselines.moc"
+#include "tst_baselineviews.moc"
