@@ -3,18 +3,20 @@
 #   packaging/bootstrap.sh run [ARGS...]   install what is missing, build, start kernel-explorer
 #   packaging/bootstrap.sh test            install what is missing, build, run the whole test suite
 #   packaging/bootstrap.sh build           install what is missing and build
-# Environment: BUILD_DIR (default: build), KX_SKIP_APT=1 to skip package installation.
+#   packaging/bootstrap.sh deb             install what is missing, build the Debian package (kernel-explorer_*.deb)
+#                                          in its own build folder, without the CUDA toolkit and the tests
+# Environment: BUILD_DIR (default: build; for deb: build-deb), KX_SKIP_APT=1 to skip package installation.
 set -euo pipefail
 
 mode=${1:-}
 [ $# -gt 0 ] && shift
 case "$mode" in
-  run|test|build) ;;
-  *) echo "usage: $0 run|test|build [ARGS...]" >&2; exit 2 ;;
+  run|test|build|deb) ;;
+  *) echo "usage: $0 run|test|build|deb [ARGS...]" >&2; exit 2 ;;
 esac
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build_dir=${BUILD_DIR:-$root/build}
+if [ "$mode" = deb ]; then build_dir=${BUILD_DIR:-$root/build-deb}; else build_dir=${BUILD_DIR:-$root/build}; fi
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
@@ -22,9 +24,14 @@ packages=(
   libqscintilla2-qt6-dev libqcustomplot-dev qtkeychain-qt6-dev
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev libcpp-httplib-dev
   libtorch-dev
+  help2man file dpkg-dev
 )
-# Importing KernelBench problem files runs a Python helper that needs PyTorch.
-if [ "$mode" != build ]; then packages+=(python3-torch); fi
+# Importing KernelBench problem files runs a Python helper that needs PyTorch. The packaging tests validate the
+# desktop entry and the AppStream metadata, render the man pages and run the installed programs with the source
+# tree hidden (bubblewrap).
+if [ "$mode" = run ] || [ "$mode" = test ]; then
+  packages+=(python3-torch desktop-file-utils appstream man-db bubblewrap)
+fi
 
 install_missing() {
   local missing=()
@@ -42,11 +49,19 @@ install_missing() {
 [ "${KX_SKIP_APT:-0}" = 1 ] || install_missing
 
 jobs=$(nproc)
-cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+configure=()
+# The package's dependencies must all be Debian packages: the CUDA toolkit is not one at the version used, and a
+# package linking it would not start where it is missing (kx-checkshlibs.cmake stops such a package).
+[ "$mode" = deb ] && configure=(-DKX_WITH_CUDA=OFF -DKX_BUILD_TESTS=OFF)
+cmake -S "$root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${configure[@]}"
 cmake --build "$build_dir" -j "$jobs"
 
 case "$mode" in
   build) ;;
+  deb)
+    cmake --build "$build_dir" --target package
+    ls "$build_dir"/kernel-explorer_*.deb
+    ;;
   run)
     exec "$build_dir/bin/kernel-explorer" "$@"
     ;;

@@ -9,9 +9,15 @@
 #include "ui/kernelsourceview.h"
 #include "ui/mainwindow.h"
 #include "ui/scratchsettings.h"
+#include "ui/searchbridge.h"
 
+#include "core/baseline/inductorpackager.h"
+#include "core/kernelbench/problemimporter.h"
+#include "core/propose/promptbuilder.h"
 #include "core/util/clock.h"
 
+#include <QFile>
+#include <QFileInfo>
 #include <QTemporaryDir>
 
 #include <cstdio>
@@ -85,10 +91,41 @@ int fail(const QString &message)
     return 1;
 }
 
+/// What the application finds beside itself (the worker, prompt templates, Python helpers) and has compiled in
+/// (the translation), printed so that a test of an installed copy can see where each came from.
+QString checkInstallation()
+{
+    const QStringList worker = SearchBridge::defaultWorkerCommand();
+    if (!QFileInfo(worker.first()).isExecutable())
+        return QStringLiteral("the worker program %1 is missing").arg(worker.first());
+    std::printf("worker: %s\n", qPrintable(worker.join(QLatin1Char(' '))));
+
+    const struct {
+        const char *what;
+        Expected<std::string> path;
+    } found[] = {{"prompt templates", PromptTemplates::findDir()},
+                 {"problem import helper", ProblemImporter::locateHelper()},
+                 {"Inductor baseline helper", InductorPackager::locateHelper()}};
+    for (const auto &[what, path] : found) {
+        if (!path)
+            return QString::fromStdString(path.error().message);
+        std::printf("%s: %s\n", what, path->c_str());
+    }
+
+    const QString translation = QStringLiteral(":/i18n/kernel-explorer_de.qm");
+    if (!QFile::exists(translation))
+        return QStringLiteral("the translation %1 is not compiled in").arg(translation);
+    std::printf("translation: %s\n", qPrintable(translation));
+    return {};
+}
+
 } // namespace
 
 int runSelfTest()
 {
+    if (const QString missing = checkInstallation(); !missing.isEmpty())
+        return fail(missing);
+
     ScratchSettings settings;
     QTemporaryDir dir;
     if (!settings.isValid() || !dir.isValid())

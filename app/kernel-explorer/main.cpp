@@ -20,7 +20,8 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("kernel-explorer"));
     QApplication::setApplicationDisplayName(QStringLiteral("Kernel Explorer"));
     QApplication::setApplicationVersion(QString::fromLatin1(kx::kVersion));
-    QApplication::setDesktopFileName(QStringLiteral("kernel-explorer"));
+    // The desktop entry and AppStream id (packaging/): Wayland compositors match windows to it.
+    QApplication::setDesktopFileName(QStringLiteral("org.kernelexplorer.KernelExplorer"));
 
     QTranslator qtTranslator;
     if (qtTranslator.load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
