@@ -446,7 +446,13 @@ std::vector<BestKernel> Archive::bestKernels(const std::string &opName, const st
     query.bind(1, opName).bind(2, gpuName);
     std::vector<BestKernel> result;
     while (query.step()) {
-        BestKernel best{query.text(0), query.text(1), query.text(2), query.real(3), query.real(4), query.real(5)};
+        BestKernel best;
+        best.opName = query.text(0);
+        best.gpuName = query.text(1);
+        best.candidateId = query.text(2);
+        best.speedup = query.real(3);
+        best.medianMs = query.real(4);
+        best.baselineMs = query.real(5);
         best.precision = precisionFromString(query.text(6));
         if (!query.isNull(7)) {
             best.inductorMethod = query.text(8);

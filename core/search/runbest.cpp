@@ -26,7 +26,11 @@ std::optional<RunBest> bestOfRun(const Archive &archive, std::int64_t runId)
     const auto best = loadRunPopulation(archive, runId).best();
     if (!best)
         return std::nullopt;
-    RunBest result{best->candidate.id, best->evaluation->gpu.name, best->fitness, best->evaluation->timing.medianMs};
+    RunBest result;
+    result.candidateId = best->candidate.id;
+    result.gpu = best->evaluation->gpu.name;
+    result.speedup = best->fitness;
+    result.kernelMs = best->evaluation->timing.medianMs;
     result.precision = best->evaluation->precision;
     std::vector<double> inductor;
     for (const auto &baseline : archive.baselines(runId)) {
