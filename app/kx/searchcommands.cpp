@@ -206,7 +206,10 @@ void addProposerOptions(CLI::App &command, ProposerSettings &settings)
         ->check(CLI::Range(0.0, 2.0));
     command.add_option("--max-tokens", llm.maxTokens, "Longest answer in tokens")->capture_default_str()
         ->check(CLI::PositiveNumber);
-    command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to answer")
+    command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to send anything")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command.add_option("--llm-deadline", llm.deadlineSeconds,
+                       "Seconds one model request may take in all, the whole answer included")
         ->capture_default_str()->check(CLI::PositiveNumber);
     command.add_option("--concurrency", llm.concurrency, "Model requests in flight at once")->capture_default_str()
         ->check(CLI::PositiveNumber);
