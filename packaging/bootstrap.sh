@@ -22,8 +22,9 @@ packages=(
   libqscintilla2-qt6-dev libqcustomplot-dev qtkeychain-qt6-dev
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev libcpp-httplib-dev
   libtorch-dev
+  bubblewrap
 )
-# Importing KernelBench problem files runs a Python helper that needs PyTorch.
+# Importing KernelBench problem files runs a Python helper that needs PyTorch (bubblewrap, above, confines it).
 if [ "$mode" != build ]; then packages+=(python3-torch); fi
 
 install_missing() {

@@ -35,6 +35,7 @@ struct SearchOptions
     std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
     SearchSettings settings;
     ProposerSettings proposer;
+    ImportLimits importLimits;          ///< For an op given as a problem file.
 };
 
 Expected<double> parseDuration(const std::string &text)
@@ -366,10 +367,11 @@ void addSearchCommands(CLI::App &app, Action &action)
     search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")
         ->capture_default_str()->check(CLI::PositiveNumber);
     addBaselineOptions(*search, settings.eval);
+    addImportLimitOptions(*search, options->importLimits, false);
     search->callback([&action, options, opName] {
         action = [options, opName]() -> int {
             int failure = BadInput;
-            const auto op = resolveOp(*opName, options->archive, failure);
+            const auto op = resolveOp(*opName, options->archive, failure, options->importLimits);
             if (!op)
                 return failure;
             const auto seconds = parseDuration(options->time);
