@@ -13,6 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 namespace kx {
 
 // Transaction ---------------------------------------------------------------------------------------
@@ -255,14 +258,23 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
         return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
     if (const auto version = probeVersion(connection.db, path); !version)
         return version.error();
-    try {
-        executeSql(connection.db, "PRAGMA foreign_keys=ON");
-        executeSql(connection.db, "PRAGMA journal_mode=WAL");
-        executeSql(connection.db, "PRAGMA synchronous=NORMAL");
-        // Creation and every migration step run under the write lock (see schema::migrate).
-        schema::migrate(connection.db, schema::currentVersion());
-    } catch (const ArchiveError &error) {
-        return openError(path, connection.db, error);
+    // Processes opening a new file at once race to switch it to WAL: SQLite answers the losers "busy" at once,
+    // without waiting (it would deadlock), so the setup is tried again until the busy timeout has passed. Every
+    // step may be repeated: the mode switch is a no-op the second time, and the migration re-reads the version.
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (int attempt = 0;; ++attempt) {
+        try {
+            executeSql(connection.db, "PRAGMA foreign_keys=ON");
+            executeSql(connection.db, "PRAGMA journal_mode=WAL");
+            executeSql(connection.db, "PRAGMA synchronous=NORMAL");
+            // Creation and every migration step run under the write lock (see schema::migrate).
+            schema::migrate(connection.db, schema::currentVersion());
+            break;
+        } catch (const ArchiveError &error) {
+            if (!isBusy(connection.db) || std::chrono::steady_clock::now() >= giveUp)
+                return openError(path, connection.db, error);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10 + 7 * (attempt % 8) + ::getpid() % 11));
+        }
     }
     return std::unique_ptr<Archive>(new Archive(path, mode, connection.release()));
 }
