@@ -1,6 +1,7 @@
 // A problem file is Python code that runs when it is imported: the import runs it in a bubblewrap sandbox with a
 // memory cap and a time limit, nothing it starts outlives it, and without bubblewrap the import is refused unless
 // the user asks for an unconfined run. Needs Python 3 with PyTorch; exits 77 (skipped) without it.
+#include "core/kernelbench/bundlereader.h"
 #include "core/kernelbench/problemimporter.h"
 
 #include "childprocess.h"
@@ -268,4 +269,37 @@ TEST_CASE("a sandbox that cannot start says so")
                   result.error().message);
     CHECK(contains(result.error().message, "No permissions to create new namespace"));
     CHECK(contains(result.error().message, "--no-sandbox"));
+}
+
+TEST_CASE("a bundle the problem file's code tampered with is an error, not a crash")
+{
+    // The bundle folder is the one place the sandboxed code may write: what the import reads back from it is
+    // untrusted too.
+    const struct
+    {
+        const char *name;
+        std::string problemJson;
+        std::string expected;
+    } rows[] = {
+        {"format as text", R"({"format": "1"})", "unknown format"},
+        {"nested too deeply", R"({"format": 1, "graph": )" + std::string(100000, '[') + std::string(100000, ']') + "}",
+         "nest deeper than"},
+        {"a hash as a number", R"({"format": 1, "sha256": 5})", "problem.json is malformed"},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            TemporaryDir dir;
+            const std::string problem = dir.filePath("relu.py");
+            std::filesystem::copy_file(kData + "relu.py", problem);
+            const std::string bundle = dir.filePath("bundle");
+            std::filesystem::create_directory(bundle);
+            REQUIRE(test::writeFile(bundle + "/problem.json", row.problemJson));
+            REQUIRE(test::writeFile(bundle + "/reference.pt", "not really a module"));
+            Expected<ImportedProblem> result = Error{};
+            CHECK_NOTHROW(result = BundleReader::read(bundle, problem));
+            REQUIRE_FALSE(result);
+            CHECK_MESSAGE(contains(result.error().message, row.expected), result.error().message);
+        }
+    }
 }
