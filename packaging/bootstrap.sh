@@ -24,13 +24,13 @@ packages=(
   libqscintilla2-qt6-dev libqcustomplot-dev qtkeychain-qt6-dev
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libmuparser-dev libdtl-dev libssl-dev doctest-dev libcpp-httplib-dev
   libtorch-dev
-  help2man file dpkg-dev
+  help2man file dpkg-dev bubblewrap
 )
-# Importing KernelBench problem files runs a Python helper that needs PyTorch. The packaging tests validate the
-# desktop entry and the AppStream metadata, render the man pages and run the installed programs with the source
-# tree hidden (bubblewrap).
+# Importing KernelBench problem files runs a Python helper that needs PyTorch (bubblewrap, above, confines it).
+# The packaging tests validate the desktop entry and the AppStream metadata, render the man pages and run the
+# installed programs with the source tree hidden (bubblewrap again).
 if [ "$mode" = run ] || [ "$mode" = test ]; then
-  packages+=(python3-torch desktop-file-utils appstream man-db bubblewrap)
+  packages+=(python3-torch desktop-file-utils appstream man-db)
 fi
 
 install_missing() {

@@ -1963,6 +1963,14 @@
         <translation>Der Import wurde abgebrochen.</translation>
     </message>
     <message>
+        <source>%1 is Python code, and importing it runs it. bubblewrap (bwrap) is not installed, so it cannot run in a sandbox: it would run with all of your rights (your files, the network, your keys).
+
+Install bubblewrap to import files confined. Run this file unconfined anyway?</source>
+        <translation>%1 ist Python-Code, und der Import führt ihn aus. bubblewrap (bwrap) ist nicht installiert, deshalb kann er nicht in einer Sandbox laufen: Er liefe mit allen Ihren Rechten (Ihre Dateien, das Netz, Ihre Schlüssel).
+
+Installieren Sie bubblewrap, um Dateien abgeschottet zu importieren. Diese Datei trotzdem ohne Sandbox ausführen?</translation>
+    </message>
+    <message>
         <source>Cannot import %1:
 %2</source>
         <translation>%1 kann nicht importiert werden:

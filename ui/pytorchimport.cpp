@@ -55,6 +55,23 @@ void PyTorchImport::importFile(const QString &path)
 {
     if (isRunning())
         return;
+    // Importing runs the file's Python; without bubblewrap it cannot be confined, and only the user may say
+    // that this file is trusted enough to run without it.
+    ImportOptions options;
+    if (!ProblemImporter::sandboxAvailable()) {
+        const auto answer = QMessageBox::warning(
+            m_window, tr("Open PyTorch Op"),
+            tr("%1 is Python code, and importing it runs it. bubblewrap (bwrap) is not installed, so it cannot "
+               "run in a sandbox: it would run with all of your rights (your files, the network, your keys).\n\n"
+               "Install bubblewrap to import files confined. Run this file unconfined anyway?")
+                .arg(QFileInfo(path).fileName()),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes) {
+            emit failed(tr("The import was cancelled."));
+            return;
+        }
+        options.sandbox = false;
+    }
     m_path = path;
     m_stop = std::stop_source();
     if (!m_progress) {
@@ -72,9 +89,9 @@ void PyTorchImport::importFile(const QString &path)
 
     const std::string file = path.toStdString();
     const std::stop_token token = m_stop.get_token();
-    m_watcher.setFuture(QtConcurrent::run([file, token] {
+    m_watcher.setFuture(QtConcurrent::run([file, token, options] {
         PyTorchImportResult result;
-        auto imported = ProblemImporter().importFile(file, token);
+        auto imported = ProblemImporter(options).importFile(file, token);
         if (token.stop_requested()) {
             result.cancelled = true;
         } else if (!imported) {

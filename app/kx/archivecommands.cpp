@@ -7,10 +7,14 @@
 #include "core/archive/archivelocation.h"
 #include "core/domain/domainjson.h"
 #include "core/util/clock.h"
+#include "core/util/jsonparse.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -224,30 +228,72 @@ int runExport(const ArchiveOptions &options, const std::string &output, const st
     return Ok;
 }
 
+// The text of an export file (or of standard input for "-"), or why it cannot be read.
+Expected<std::string> readExport(const std::string &input)
+{
+    if (input == "-") {
+        std::ostringstream text;
+        text << std::cin.rdbuf();
+        return text.str();
+    }
+    std::error_code error;
+    if (std::filesystem::is_directory(input, error))
+        return Error{"cannot read " + input + ": it is a folder, not an export file"};
+    std::ifstream file(input, std::ios::binary);
+    if (!file)
+        return Error{"cannot read " + input + ": " + std::strerror(errno)};
+    std::ostringstream text;
+    text << file.rdbuf();
+    if (file.bad())
+        return Error{"cannot read " + input + ": " + std::strerror(errno)};
+    return text.str();
+}
+
+// Removes an archive file this command created (and its companions), so a failed import leaves nothing new.
+void removeNewArchive(const std::string &path)
+{
+    for (const std::string &file : {path, path + "-wal", path + "-shm", path + "-journal"})
+        std::remove(file.c_str());
+}
+
 int runImport(const ArchiveOptions &options, const std::string &input)
 {
-    nlohmann::json document;
-    try {
-        if (input == "-") {
-            document = nlohmann::json::parse(std::cin);
-        } else {
-            std::ifstream file(input, std::ios::binary);
-            if (!file) {
-                std::cerr << "kx: cannot read " << input << '\n';
-                return BadInput;
-            }
-            document = nlohmann::json::parse(file);
-        }
-    } catch (const nlohmann::json::parse_error &error) {
-        std::cerr << "kx: " << input << " is not valid JSON: " << error.what() << '\n';
+    const std::string name = input == "-" ? "standard input" : input;
+    const auto text = readExport(input);
+    if (!text) {
+        std::cerr << "kx: " << text.error().message << '\n';
         return BadInput;
     }
-    auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadWrite);
+    const auto document = parseJson(*text);
+    if (!document) {
+        std::cerr << "kx: " << name << " is not valid JSON: " << document.error().message << '\n';
+        return BadInput;
+    }
+    // Checked before the archive is opened, so that a file that is no export creates no archive.
+    if (const auto header = checkExportHeader(*document); !header) {
+        std::cerr << "kx: " << name << ": " << header.error().message << " (nothing was imported)\n";
+        return BadInput;
+    }
+    const std::string path = options.path.empty() ? defaultArchivePath() : options.path;
+    const bool existed = std::filesystem::exists(path);
+    auto archive = openArchiveOrReport(path, ArchiveMode::ReadWrite);
     if (!archive)
         return BadInput;
-    const auto stats = importArchive(*archive, document);
+    Expected<ImportStats> stats = Error{};
+    try {
+        stats = importArchive(*archive, *document);
+    } catch (const std::exception &error) { // the archive failed (busy, disk full), not the input
+        archive.reset();
+        if (!existed)
+            removeNewArchive(path);
+        std::cerr << "kx: cannot import " << name << ": " << error.what() << " (nothing was imported)\n";
+        return Failure;
+    }
     if (!stats) {
-        std::cerr << "kx: " << input << ": " << stats.error().message << " (nothing was imported)\n";
+        archive.reset();
+        if (!existed)
+            removeNewArchive(path);
+        std::cerr << "kx: " << name << ": " << stats.error().message << " (nothing was imported)\n";
         return BadInput;
     }
     std::cout << "imported into " << archive->path() << ": " << stats->ops << " op(s), " << stats->runs

@@ -35,9 +35,21 @@ void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
 void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
 void addKernelBenchCommands(CLI::App &app, Action &action); ///< kx import FILE.py, kx coverage DIR
 
+/// How a problem file's Python runs while it is imported: in the sandbox or not, and for how long and how much.
+struct ImportLimits
+{
+    bool sandbox = true;                    ///< false: --no-sandbox
+    double timeoutSeconds = 300;
+    double maxMemoryMb = 0;                 ///< 0: 8 GiB, or three times the inputs allowed when that is more.
+};
+
+/// --no-sandbox, and with all set, --timeout and --max-memory-mb.
+void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all = true);
+
 /// A built-in op by name, an op stored in the archive (an imported problem, e.g. "kb/19_ReLU"), or a KernelBench
 /// problem file (.py) imported; nullopt after printing why not (exitCode says how to exit).
-std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode);
+std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode,
+                            const ImportLimits &limits = {});
 
 /// --precision, --no-inductor, --baseline-every, --baseline-minutes: what candidates are compared with.
 void addBaselineOptions(CLI::App &command, EvalSettings &settings);

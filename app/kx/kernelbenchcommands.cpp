@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -52,14 +53,26 @@ struct ImportCommandOptions
     std::string device = "cpu";
     double maxMegabytes = 2048;
     bool keepUntranslated = false;
+    ImportLimits limits;
 };
 
-ImportOptions importOptions(int seed, const std::string &device, double maxMegabytes)
+ImportOptions limitedImport(const ImportLimits &limits, std::int64_t maxBytes = ImportOptions().maxBytes)
 {
     ImportOptions options;
+    options.maxBytes = maxBytes;
+    options.sandbox = limits.sandbox;
+    options.timeout = std::chrono::seconds(std::max<std::int64_t>(1, std::int64_t(std::ceil(limits.timeoutSeconds))));
+    // Unless given, the cap grows with the inputs allowed: they are made in host memory first.
+    options.memoryBytes = limits.maxMemoryMb > 0 ? std::int64_t(limits.maxMemoryMb * double(1 << 20))
+                                                 : std::max(options.memoryBytes, 3 * maxBytes);
+    return options;
+}
+
+ImportOptions importOptions(int seed, const std::string &device, double maxMegabytes, const ImportLimits &limits)
+{
+    ImportOptions options = limitedImport(limits, std::int64_t(maxMegabytes * 1e6));
     options.seed = seed;
     options.device = device;
-    options.maxBytes = std::int64_t(maxMegabytes * 1e6);
     return options;
 }
 
@@ -96,8 +109,9 @@ void printImported(const ImportedProblem &imported)
 int runImport(const ImportCommandOptions &options)
 {
     std::cerr << "importing " << options.file << " ..." << std::endl;
-    const auto imported = ProblemImporter(importOptions(options.seed, options.device, options.maxMegabytes))
-                              .importFile(options.file);
+    const auto imported =
+        ProblemImporter(importOptions(options.seed, options.device, options.maxMegabytes, options.limits))
+            .importFile(options.file);
     if (!imported) {
         std::cerr << "kx: " << imported.error().message << '\n';
         return BadInput;
@@ -151,6 +165,7 @@ struct CoverageOptions
     int jobs = 0;                           ///< Imports at once; 0: half the hardware threads.
     bool resume = false;                    ///< Keep the finished rows of the CSV file from an earlier run.
     EvalSettings eval;                      ///< Precision policy and baselines of the searches.
+    ImportLimits limits;
 };
 
 // Inductor packages of the ops to search, built several at once (each is a CPU-bound Python process) into the
@@ -295,7 +310,7 @@ int runCoverage(const CoverageOptions &options)
         return BadInput;
     }
     // Each import is a Python process of its own: run several at once.
-    const ProblemImporter importer(importOptions(0, options.device, options.maxMegabytes));
+    const ProblemImporter importer(importOptions(0, options.device, options.maxMegabytes, options.limits));
     std::vector<CoverageRow> rows(files.size());
     std::vector<Op> ops(files.size());
     std::atomic<std::size_t> next = 0;
@@ -379,11 +394,27 @@ int runCoverage(const CoverageOptions &options)
 
 } // namespace
 
-std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode)
+void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all)
+{
+    command.add_flag("!--no-sandbox", limits.sandbox,
+                     "Run the problem file's Python without the bubblewrap sandbox (it is code that runs with all "
+                     "your rights: only for files you trust)");
+    if (!all)
+        return;
+    command.add_option("--timeout", limits.timeoutSeconds, "Seconds the problem file's Python may run")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command.add_option("--max-memory-mb", limits.maxMemoryMb,
+                       "Memory the problem file's Python may use (MiB; default: 8192, or three times --max-mb "
+                       "when that is more)")
+        ->check(CLI::PositiveNumber);
+}
+
+std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode,
+                            const ImportLimits &limits)
 {
     if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
         std::cerr << "importing " << nameOrFile << " ..." << std::endl;
-        auto imported = ProblemImporter().importFile(nameOrFile);
+        auto imported = ProblemImporter(limitedImport(limits)).importFile(nameOrFile);
         if (!imported) {
             std::cerr << "kx: " << imported.error().message << '\n';
             exitCode = BadInput;
@@ -443,6 +474,7 @@ void addKernelBenchCommands(CLI::App &app, Action &action)
         ->capture_default_str()->check(CLI::PositiveNumber);
     import->add_flag("--keep-untranslated", options->keepUntranslated,
                      "Store the op even when the templates cannot generate it");
+    addImportLimitOptions(*import, options->limits);
     import->callback([&action, options] { action = [options] { return runImport(*options); }; });
 
     auto coverage = std::make_shared<CoverageOptions>();
@@ -461,6 +493,7 @@ void addKernelBenchCommands(CLI::App &app, Action &action)
     command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
         ->check(CLI::NonNegativeNumber);
     addBaselineOptions(*command, coverage->eval);
+    addImportLimitOptions(*command, coverage->limits);
     command->add_flag("--resume", coverage->resume,
                       "Keep the finished rows of the --csv file of an earlier run, and do the rest")
         ->needs(command->get_option("--csv"));

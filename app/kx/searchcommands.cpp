@@ -36,6 +36,7 @@ struct SearchOptions
     std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
     SearchSettings settings;
     ProposerSettings proposer;
+    ImportLimits importLimits;          ///< For an op given as a problem file.
 };
 
 Expected<double> parseDuration(const std::string &text)
@@ -206,7 +207,10 @@ void addProposerOptions(CLI::App &command, ProposerSettings &settings)
         ->check(CLI::Range(0.0, 2.0));
     command.add_option("--max-tokens", llm.maxTokens, "Longest answer in tokens")->capture_default_str()
         ->check(CLI::PositiveNumber);
-    command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to answer")
+    command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to send anything")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    command.add_option("--llm-deadline", llm.deadlineSeconds,
+                       "Seconds one model request may take in all, the whole answer included")
         ->capture_default_str()->check(CLI::PositiveNumber);
     command.add_option("--concurrency", llm.concurrency, "Model requests in flight at once")->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -363,10 +367,11 @@ void addSearchCommands(CLI::App &app, Action &action)
     search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")
         ->capture_default_str()->check(CLI::PositiveNumber);
     addBaselineOptions(*search, settings.eval);
+    addImportLimitOptions(*search, options->importLimits, false);
     search->callback([&action, options, opName] {
         action = [options, opName]() -> int {
             int failure = BadInput;
-            const auto op = resolveOp(*opName, options->archive, failure);
+            const auto op = resolveOp(*opName, options->archive, failure, options->importLimits);
             if (!op)
                 return failure;
             const auto seconds = parseDuration(options->time);

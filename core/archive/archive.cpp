@@ -1,6 +1,7 @@
 // Opening, transactions and writes. Reads are in archivequeries.cpp.
 #include "core/archive/archive.h"
 
+#include "core/archive/lockholders.h"
 #include "core/archive/schema.h"
 #include "core/archive/statement.h"
 #include "core/domain/domainjson.h"
@@ -12,13 +13,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 namespace kx {
 
 // Transaction ---------------------------------------------------------------------------------------
 
 Transaction::Transaction(Archive *archive) : m_archive(archive)
 {
-    executeSql(m_archive->m_db, "BEGIN IMMEDIATE");
+    const int rc = sqlite3_exec(m_archive->m_db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
+    if ((rc & 0xff) == SQLITE_BUSY)
+        throw ArchiveError(busyArchiveMessage(m_archive->m_path, Archive::kBusyTimeoutMs));
+    if (rc != SQLITE_OK)
+        throw ArchiveError(std::string("cannot start a write on ") + m_archive->m_path + ": "
+                           + sqlite3_errmsg(m_archive->m_db));
     m_archive->m_inTransaction = true;
 }
 
@@ -61,6 +70,12 @@ bool fileExists(const std::string &path)
     return ::stat(path.c_str(), &info) == 0;
 }
 
+std::int64_t fileSize(const std::string &path)
+{
+    struct stat info{};
+    return ::stat(path.c_str(), &info) == 0 ? std::int64_t(info.st_size) : 0;
+}
+
 // A file without write permission is treated as read-only even for root: its owner marked it so.
 bool isReadOnlyFile(const std::string &path)
 {
@@ -69,6 +84,16 @@ bool isReadOnlyFile(const std::string &path)
 }
 
 Error openError(const std::string &path, const std::string &why) { return Error{"cannot open " + path + ": " + why}; }
+
+bool isBusy(sqlite3 *db) { return (sqlite3_extended_errcode(db) & 0xff) == SQLITE_BUSY; }
+
+// What went wrong in an ArchiveError thrown while opening: a busy lock gets its holders named.
+Error openError(const std::string &path, sqlite3 *db, const ArchiveError &error)
+{
+    if (isBusy(db))
+        return openError(path, busyArchiveMessage(path, Archive::kBusyTimeoutMs));
+    return openError(path, error.what());
+}
 
 // Reads the stored schema version, mapping SQLite's "not a database" to a clear message.
 Expected<int> probeVersion(sqlite3 *db, const std::string &path)
@@ -83,11 +108,11 @@ Expected<int> probeVersion(sqlite3 *db, const std::string &path)
                                        + std::to_string(schema::currentVersion())
                                        + "); it was left untouched: use a newer Kernel Explorer");
         return version;
-    } catch (const ArchiveError &) {
+    } catch (const ArchiveError &error) {
         const int code = sqlite3_extended_errcode(db);
         if (code == SQLITE_NOTADB)
             return openError(path, "not a Kernel Explorer archive (not an SQLite database)");
-        return openError(path, sqlite3_errmsg(db));
+        return openError(path, db, error);
     }
 }
 
@@ -112,9 +137,20 @@ bool openConnection(Connection &connection, const std::string &name, int flags)
 {
     if (sqlite3_open_v2(name.c_str(), &connection.db, flags, nullptr) != SQLITE_OK)
         return false;
-    sqlite3_busy_timeout(connection.db, 5000);
+    sqlite3_busy_timeout(connection.db, Archive::kBusyTimeoutMs);
     sqlite3_extended_result_codes(connection.db, 1);
     return true;
+}
+
+std::string unreadableWalMessage(const std::string &path)
+{
+    const auto slash = path.rfind('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    return "its write-ahead log " + path + "-wal holds changes that are not in the file yet, and its index " + path
+           + "-shm is missing and cannot be created (is " + folder
+           + " read-only for you?); reading without them would silently miss committed rows. Fix: have someone who "
+             "may write " + folder + " open the archive once (e.g. kx archive info " + path + "), or copy "
+           + path + " together with " + path + "-wal into a writable folder and open the copy";
 }
 
 // Reading must leave nothing behind: a read-only SQLite connection to a WAL database creates -wal and -shm
@@ -142,10 +178,13 @@ Expected<int> openForReading(Connection &connection, const std::string &path, bo
 
     auto version = probeVersion(connection.db, path);
     if (!version && !immutable) {
-        // A WAL archive in a read-only folder cannot create its -shm file: read it as immutable instead.
+        // A WAL archive in a read-only folder cannot create its -shm file: read it as immutable instead, which
+        // ignores the -wal. That is only right when the -wal holds nothing: else rows would silently be missing.
         Connection fallback;
         if (openConnection(fallback, fileUri(path) + "?immutable=1", immutableFlags)) {
             if (auto retry = probeVersion(fallback.db, path)) {
+                if (fileSize(path + "-wal") > 0)
+                    return openError(path, unreadableWalMessage(path));
                 std::swap(connection.db, fallback.db);
                 version = retry;
             }
@@ -219,13 +258,23 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
         return openError(path, connection.db ? sqlite3_errmsg(connection.db) : "out of memory");
     if (const auto version = probeVersion(connection.db, path); !version)
         return version.error();
-    try {
-        executeSql(connection.db, "PRAGMA foreign_keys=ON");
-        executeSql(connection.db, "PRAGMA journal_mode=WAL");
-        executeSql(connection.db, "PRAGMA synchronous=NORMAL");
-        schema::migrate(connection.db, schema::currentVersion());
-    } catch (const ArchiveError &error) {
-        return openError(path, error.what());
+    // Processes opening a new file at once race to switch it to WAL: SQLite answers the losers "busy" at once,
+    // without waiting (it would deadlock), so the setup is tried again until the busy timeout has passed. Every
+    // step may be repeated: the mode switch is a no-op the second time, and the migration re-reads the version.
+    const auto giveUp = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+    for (int attempt = 0;; ++attempt) {
+        try {
+            executeSql(connection.db, "PRAGMA foreign_keys=ON");
+            executeSql(connection.db, "PRAGMA journal_mode=WAL");
+            executeSql(connection.db, "PRAGMA synchronous=NORMAL");
+            // Creation and every migration step run under the write lock (see schema::migrate).
+            schema::migrate(connection.db, schema::currentVersion());
+            break;
+        } catch (const ArchiveError &error) {
+            if (!isBusy(connection.db) || std::chrono::steady_clock::now() >= giveUp)
+                return openError(path, connection.db, error);
+            std::this_thread::sleep_for(std::chrono::milliseconds(10 + 7 * (attempt % 8) + ::getpid() % 11));
+        }
     }
     return std::unique_ptr<Archive>(new Archive(path, mode, connection.release()));
 }

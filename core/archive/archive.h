@@ -146,10 +146,16 @@ public:
     /// Opens (ReadWrite: creating if missing) and migrates the archive at path. Expected failures
     /// (not an archive, a newer schema, a read-only file opened for writing) come back as Error and
     /// leave the file untouched. ReadOnly never writes the file and leaves no -wal/-shm files behind: an
-    /// archive of an older schema is copied into memory and migrated there (see isUpgradedCopy()).
+    /// archive of an older schema is copied into memory and migrated there (see isUpgradedCopy()); a -wal
+    /// that cannot be read (no -shm in a read-only folder) is an Error, never a view without its rows. A lock
+    /// held by another process past kBusyTimeoutMs is an Error (from begin(): an ArchiveError) naming it.
     static Expected<std::unique_ptr<Archive>> open(const std::string &path, ArchiveMode mode = ArchiveMode::ReadWrite);
 
     static int currentSchemaVersion();
+
+    /// How long a write waits for another process's write lock before it fails with a message naming that
+    /// process (SQLite retries meanwhile).
+    static constexpr int kBusyTimeoutMs = 5000;
 
     ~Archive();
     Archive(const Archive &) = delete;

@@ -157,22 +157,61 @@ int generationIn(const json &document, const json &candidate)
     return 0;
 }
 
-ImportStats importDocument(Archive &archive, Transaction &tx, const json &document)
+// Where in the document the import is, for messages: "candidates[2].evaluations[0]".
+class Place
+{
+public:
+    void enter(const std::string &list, std::size_t index) { m_parts.push_back(list + "[" + std::to_string(index) + "]"); }
+    void leave() { m_parts.pop_back(); }
+    std::string text() const
+    {
+        std::string joined;
+        for (const auto &part : m_parts)
+            joined += (joined.empty() ? "" : ".") + part;
+        return joined;
+    }
+
+private:
+    std::vector<std::string> m_parts;
+};
+
+// The array under key, or an error that names it.
+const json &listOf(const json &document, const char *key)
+{
+    const auto it = document.find(key);
+    if (it == document.end())
+        throw std::invalid_argument(std::string("\"") + key + "\" is missing");
+    if (!it->is_array())
+        throw std::invalid_argument(std::string("\"") + key + "\" is " + (it->is_object() ? "an " : "a ")
+                                    + it->type_name() + ", not an array");
+    return *it;
+}
+
+ImportStats importDocument(Archive &archive, Transaction &tx, const json &document, Place &place)
 {
     ImportStats stats;
     std::set<std::string> opNames;
-    for (const auto &item : document.at("ops")) {
+    const json &ops = listOf(document, "ops");
+    const json &runs = listOf(document, "runs");
+    const json &candidates = listOf(document, "candidates");
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        place.enter("ops", i);
+        const json &item = ops[i];
         const Op op = item.get<Op>();
         archive.putOp(tx, op, item.value("sourceText", std::string()));
         opNames.insert(op.name);
         ++stats.ops;
+        place.leave();
     }
     std::map<std::string, std::int64_t> runIds;
     std::vector<std::pair<std::int64_t, const json *>> memberships;
-    for (const auto &item : document.at("runs")) {
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        place.enter("runs", i);
+        const json &item = runs[i];
         const Run run = item.get<Run>();
         if (const auto existing = archive.runByUid(run.uid)) {
             runIds[run.uid] = existing->id;
+            place.leave();
             continue;
         }
         if (!opNames.count(run.opName) && !archive.op(run.opName))
@@ -181,8 +220,11 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
         if (item.contains("candidates"))
             memberships.emplace_back(runIds[run.uid], &item.at("candidates"));
         ++stats.runs;
+        place.leave();
     }
-    for (const auto &item : document.at("candidates")) {
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        place.enter("candidates", i);
+        const json &item = candidates[i];
         Candidate candidate = item.get<Candidate>();
         const std::string expectedId = makeCandidateId(candidate.source, candidate.launchPlan);
         if (!candidate.id.empty() && candidate.id != expectedId)
@@ -197,23 +239,30 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
             ++stats.candidates;
         else
             ++stats.duplicateCandidates;
-        for (const auto &e : item.value("evaluations", json::array())) {
-            Evaluation evaluation = e.get<Evaluation>();
+        const json evaluations = item.value("evaluations", json::array());
+        for (std::size_t e = 0; e < evaluations.size(); ++e) {
+            place.enter("evaluations", e);
+            Evaluation evaluation = evaluations[e].get<Evaluation>();
             evaluation.candidateId = candidate.id;
-            evaluation.runId = lookupRun(runIds, e);
+            evaluation.runId = lookupRun(runIds, evaluations[e]);
             if (!hasEvaluation(archive, evaluation)) {
                 archive.addEvaluation(tx, evaluation);
                 ++stats.evaluations;
             }
+            place.leave();
         }
-        for (const auto &v : item.value("verdicts", json::array())) {
-            Verdict verdict = v.get<Verdict>();
+        const json verdicts = item.value("verdicts", json::array());
+        for (std::size_t v = 0; v < verdicts.size(); ++v) {
+            place.enter("verdicts", v);
+            Verdict verdict = verdicts[v].get<Verdict>();
             verdict.candidateId = candidate.id;
             if (!hasVerdict(archive, verdict)) {
                 archive.addVerdict(tx, verdict);
                 ++stats.verdicts;
             }
+            place.leave();
         }
+        place.leave();
     }
     // Run membership after the candidates exist (a run may also contain candidates first made elsewhere).
     for (const auto &[runId, members] : memberships) {
@@ -229,25 +278,56 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
     return stats;
 }
 
+// nlohmann's messages start with "[json.exception.type_error.302] ".
+std::string withoutExceptionId(const std::string &message)
+{
+    const auto end = message.find("] ");
+    return message.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? message.substr(end + 2) : message;
+}
+
 } // namespace
+
+Status checkExportHeader(const json &document)
+{
+    const std::string expected = std::string("\"format\": \"") + kExportFormat + "\"";
+    if (!document.is_object())
+        return Error{"not a Kernel Explorer archive export: the document is a " + std::string(document.type_name())
+                     + ", not an object with " + expected};
+    const auto format = document.find("format");
+    if (format == document.end())
+        return Error{"not a Kernel Explorer archive export (missing " + expected + ")"};
+    if (!format->is_string() || format->get<std::string>() != kExportFormat)
+        return Error{"not a Kernel Explorer archive export: \"format\" is " + format->dump().substr(0, 80)
+                     + ", expected \"" + kExportFormat + "\""};
+    const auto version = document.find("version");
+    if (version == document.end())
+        return Error{"\"version\" is missing (this program writes " + std::to_string(kExportFormatVersion) + ")"};
+    if (!version->is_number_integer() || version->get<std::int64_t>() < 1)
+        return Error{"\"version\" is " + version->dump().substr(0, 80) + ", not a positive whole number"};
+    if (version->get<std::int64_t>() > kExportFormatVersion)
+        return Error{"export format version " + version->dump() + " is newer than this program understands ("
+                     + std::to_string(kExportFormatVersion) + ")"};
+    return {};
+}
 
 Expected<ImportStats> importArchive(Archive &archive, const json &document)
 {
-    if (!document.is_object() || document.value("format", "") != kExportFormat)
-        return Error{"not a Kernel Explorer archive export (missing \"format\": \"" + std::string(kExportFormat) + "\")"};
-    const int version = document.value("version", 0);
-    if (version > kExportFormatVersion)
-        return Error{"export format version " + std::to_string(version) + " is newer than this program understands ("
-                     + std::to_string(kExportFormatVersion) + ")"};
+    if (const auto header = checkExportHeader(document); !header)
+        return header.error();
+    Place place;
+    const auto malformed = [&place](const std::string &what) {
+        const std::string where = place.text();
+        return Error{"malformed export: " + (where.empty() ? what : where + ": " + what)};
+    };
     try {
         auto tx = archive.begin();
-        const ImportStats stats = importDocument(archive, tx, document);
+        const ImportStats stats = importDocument(archive, tx, document, place);
         tx.commit();
         return stats;
     } catch (const json::exception &error) {
-        return Error{std::string("malformed export: ") + error.what()};
+        return malformed(withoutExceptionId(error.what()));
     } catch (const std::invalid_argument &error) {
-        return Error{std::string("malformed export: ") + error.what()};
+        return malformed(error.what());
     }
 }
 

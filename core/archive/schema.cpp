@@ -177,15 +177,38 @@ int storedVersion(sqlite3 *db)
         return 0;
     if (id != kApplicationId || !hasTable(db, "schema_version"))
         return -1;
-    Statement version(db, "SELECT version FROM schema_version");
-    return version.step() ? int(version.int64(0)) : -1;
+    Statement version(db, "SELECT version, typeof(version) FROM schema_version");
+    if (!version.step())
+        return -1;
+    // A committed archive never holds version 0 (step 1 sets 1 in the transaction that creates the table):
+    // anything but a positive whole number means the file was damaged or edited.
+    if (version.text(1) != "integer" || version.int64(0) < 1)
+        throw ArchiveError("its schema version is '" + version.text(0).substr(0, 40)
+                           + "' where a positive whole number belongs: the file is damaged or was edited by hand "
+                             "(restore it from a backup or an export)");
+    return int(version.int64(0));
 }
 
 void migrate(sqlite3 *db, int targetVersion)
 {
-    for (int version = storedVersion(db); version < targetVersion; ++version) {
+    // An archive that is up to date needs no lock (another process may be writing to it).
+    if (const int version = storedVersion(db); version >= targetVersion || version < 0) {
+        if (version < 0)
+            throw ArchiveError("not a Kernel Explorer archive (an SQLite database of another program)");
+        return;
+    }
+    // The version is read again under the write lock before every step: other processes may be creating or
+    // migrating the same file at the same moment, and a step must run exactly once.
+    for (;;) {
         executeSql(db, "BEGIN IMMEDIATE");
         try {
+            const int version = storedVersion(db);
+            if (version < 0)
+                throw ArchiveError("not a Kernel Explorer archive (an SQLite database of another program)");
+            if (version >= targetVersion) {
+                executeSql(db, "COMMIT");
+                return;
+            }
             executeSql(db, kMigrations[std::size_t(version)]);
             Statement setVersion(db, "UPDATE schema_version SET version=?1");
             setVersion.bind(1, version + 1).run();

@@ -2,8 +2,11 @@
 
 #include "core/util/executablepath.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -55,6 +58,7 @@ Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::s
                               Clock::time_point deadline, const std::stop_token &stop, const std::string &what)
 {
     WorkerProcess process;
+    process.setOwnProcessGroup(true);
     if (auto started = process.start(argv); !started)
         return started.error();
     if (!input.empty())
@@ -62,6 +66,7 @@ Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::s
     process.closeStdin();
     HelperRun result;
     std::string line;
+    bool exited = false;
     for (;;) {
         if (stop.stop_requested()) {
             process.kill();
@@ -76,10 +81,60 @@ Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::s
             result.lastLine = line;
         if (status == WorkerProcess::ReadStatus::Closed)
             break;
+        // The child is gone but something it started still holds stdout: what it wrote is read, the rest killed.
+        if (status == WorkerProcess::ReadStatus::Timeout && !exited && process.poll()) {
+            exited = true;
+            process.killProcessGroup();
+        }
     }
     result.exit = process.waitForExit(deadline);
+    process.killProcessGroup();
     result.stderrText = process.stderrTail();
     return result;
+}
+
+Expected<PythonLayout> pythonLayout(const std::string &python, std::stop_token stop)
+{
+    static std::mutex mutex;
+    static std::map<std::string, PythonLayout> known;
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = known.find(python); it != known.end())
+            return it->second;
+    }
+    static const char *const kQuestion = R"py(
+import json, os, site, sys
+paths = {sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix}
+paths.update(p for p in sys.path if p)
+try:
+    paths.update(site.getsitepackages())
+    paths.add(site.getusersitepackages())
+except Exception:
+    pass
+print(json.dumps({"executable": sys.executable, "paths": sorted(os.path.abspath(p) for p in paths)}))
+)py";
+    auto run = runHelper({python, "-c", kQuestion}, {}, Clock::now() + std::chrono::seconds(60), stop,
+                         "asking " + python + " where it lives");
+    if (!run)
+        return run.error();
+    const auto answer = nlohmann::json::parse(run->lastLine, nullptr, false);
+    if (!run->exit.success() || !answer.is_object() || !answer.value("executable", std::string()).starts_with("/"))
+        return Error{"cannot tell where " + python + " keeps its files (" + run->exit.toString() + "): "
+                     + lastNonEmptyLine(run->stderrText)};
+    PythonLayout layout;
+    layout.executable = answer.at("executable").get<std::string>();
+    for (const auto &path : answer.value("paths", nlohmann::json::array()))
+        if (path.is_string() && path.get<std::string>() != "/")
+            layout.paths.push_back(path.get<std::string>());
+    // The interpreter may be a link (a virtual environment's python): its target's folder is needed too.
+    std::error_code error;
+    const auto real = std::filesystem::canonical(layout.executable, error);
+    layout.paths.push_back(std::filesystem::path(layout.executable).parent_path().string());
+    if (!error)
+        layout.paths.push_back(real.parent_path().string());
+    std::lock_guard lock(mutex);
+    known[python] = layout;
+    return layout;
 }
 
 Expected<std::string> locateHelperScript(const std::string &name, const char *environmentVariable,

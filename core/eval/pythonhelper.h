@@ -31,9 +31,20 @@ struct HelperRun
     std::string stderrText;
 };
 
+/// The interpreter a Python command names (sys.executable) and the folders it reads: its prefixes and sys.path.
+struct PythonLayout
+{
+    std::string executable;
+    std::vector<std::string> paths;
+};
+
+/// Asks python where it lives (runs no code but the question); remembered per interpreter for the process.
+Expected<PythonLayout> pythonLayout(const std::string &python, std::stop_token stop = {});
+
 /**
  * Runs argv to completion with input on its stdin, killing it at the deadline or on a stop request (both give an
- * Error that names `what`).
+ * Error that names `what`). The child leads a process group of its own, which is killed when the child ends: a
+ * process it left behind (holding its stdout, say) neither keeps the run waiting nor survives it.
  */
 Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::string &input,
                               WorkerProcess::Clock::time_point deadline, const std::stop_token &stop,

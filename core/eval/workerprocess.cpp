@@ -131,7 +131,12 @@ Status WorkerProcess::start(const std::vector<std::string> &argv)
     sigaddset(&defaults, SIGPIPE);
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &defaults);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    if (m_ownGroup) {
+        posix_spawnattr_setpgroup(&attributes, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attributes, flags);
 
     std::vector<char *> args;
     for (const std::string &arg : argv)
@@ -322,8 +327,16 @@ ProcessExit WorkerProcess::waitForExit(Clock::time_point deadline)
     return m_exit.value_or(ProcessExit{});
 }
 
+void WorkerProcess::killProcessGroup()
+{
+    // The group keeps the child's pid as its id while any member lives, even after the child was reaped.
+    if (m_ownGroup && m_pid > 0)
+        ::kill(-m_pid, SIGKILL);
+}
+
 ProcessExit WorkerProcess::kill()
 {
+    killProcessGroup();
     if (m_pid > 0 && !m_exit) {
         ::kill(m_pid, SIGKILL);
         int status = 0;

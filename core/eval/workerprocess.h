@@ -50,6 +50,11 @@ public:
 
     /// Starts argv[0] (searched in PATH when it has no slash) with argv as its arguments.
     Status start(const std::vector<std::string> &argv);
+    /// Before start(): the child leads a process group of its own, and kill() ends the whole group, so that
+    /// processes it started (holding its stdout, say) do not outlive it.
+    void setOwnProcessGroup(bool own) { m_ownGroup = own; }
+    /// SIGKILL to what is left of the child's process group (after the child itself has exited, too).
+    void killProcessGroup();
 
     bool isStarted() const { return m_pid > 0; }
     pid_t pid() const { return m_pid; }
@@ -88,6 +93,7 @@ private:
     std::string m_stdoutBuffer;
     std::string m_stderrTail;
     std::optional<ProcessExit> m_exit;
+    bool m_ownGroup = false;
 };
 
 } // namespace kx

@@ -4,6 +4,7 @@
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/opcost.h"
 #include "core/util/hash.h"
+#include "core/util/jsonparse.h"
 
 #include <nlohmann/json.hpp>
 
@@ -78,7 +79,9 @@ std::string descriptionOf(const std::string &source, const std::string &fileName
 
 } // namespace
 
-Expected<ImportedProblem> BundleReader::read(const std::string &bundleDir, const std::string &problemPath)
+namespace {
+
+Expected<ImportedProblem> readBundle(const std::string &bundleDir, const std::string &problemPath)
 {
     const std::filesystem::path dir(bundleDir);
     const auto source = readFile(problemPath);
@@ -90,13 +93,11 @@ Expected<ImportedProblem> BundleReader::read(const std::string &bundleDir, const
     const auto module = readFile(dir / "reference.pt");
     if (!module || module->empty())
         return Error{"the bundle has no reference.pt"};
-    nlohmann::json problem;
-    try {
-        problem = nlohmann::json::parse(*problemText);
-    } catch (const nlohmann::json::exception &error) {
-        return Error{std::string("problem.json is not JSON: ") + error.what()};
-    }
-    if (!problem.is_object() || problem.value("format", 0) != 1)
+    const auto parsed = parseJson(*problemText);
+    if (!parsed)
+        return Error{"problem.json is not JSON: " + parsed.error().message};
+    const nlohmann::json &problem = *parsed;
+    if (!problem.is_object() || problem.value("format", nlohmann::json()) != 1)
         return Error{"problem.json has an unknown format (expected format 1)"};
 
     ImportedProblem imported;
@@ -154,6 +155,20 @@ Expected<ImportedProblem> BundleReader::read(const std::string &bundleDir, const
     else
         imported.translationError = translated.error().message;
     return imported;
+}
+
+} // namespace
+
+Expected<ImportedProblem> BundleReader::read(const std::string &bundleDir, const std::string &problemPath)
+{
+    // The bundle folder is writable by the problem file's code too: its JSON is read as untrusted input.
+    try {
+        return readBundle(bundleDir, problemPath);
+    } catch (const nlohmann::json::exception &error) {
+        const std::string what = error.what();
+        const auto end = what.find("] ");
+        return Error{"problem.json is malformed: " + (end == std::string::npos ? what : what.substr(end + 2))};
+    }
 }
 
 } // namespace kx

@@ -1,6 +1,7 @@
 #include "core/kernelbench/problemimporter.h"
 
 #include "core/eval/pythonhelper.h"
+#include "core/eval/sandbox.h"
 #include "core/util/removetree.h"
 
 #include <filesystem>
@@ -54,31 +55,72 @@ Expected<std::string> ProblemImporter::findPython(std::stop_token stop) const
     return findPythonWithTorch(m_options.python, stop);
 }
 
+bool ProblemImporter::sandboxAvailable() { return !findBubblewrap().empty(); }
+
 Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, std::stop_token stop) const
 {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error))
         return Error{"cannot read " + path + ": no such file"};
+    const std::string bwrap = m_options.sandbox ? findBubblewrap() : std::string();
+    if (m_options.sandbox && bwrap.empty())
+        return Error{"cannot import " + path + ": " + missingSandboxMessage("the problem file")};
     const auto helper = m_options.helper.empty() ? locateHelper() : Expected<std::string>(m_options.helper);
     if (!helper)
         return helper.error();
     const auto python = findPython(stop);
     if (!python)
         return python.error();
-    TemporaryDir bundle;
-    if (bundle.path().empty())
+    TemporaryDir scratch;
+    if (scratch.path().empty())
         return Error{"cannot create a temporary folder for the import"};
-    const std::vector<std::string> argv{*python, *helper, path, bundle.path(), "--seed", std::to_string(m_options.seed),
-                                        "--device", m_options.device, "--max-bytes",
-                                        std::to_string(m_options.maxBytes)};
-    auto run = runHelper(argv, {}, Clock::now() + m_options.timeout, stop, "the import");
-    if (!run)
-        return run.error();
-    if (!run->exit.success()) {
-        const auto message = lastNonEmptyLine(run->stderrText);
-        return Error{message.empty() ? "the import helper failed (" + run->exit.toString() + ")" : message};
+    // The helper's only writable place: the bundle, and home and temporary folders for whatever PyTorch writes.
+    const std::string bundle = scratch.path() + "/bundle";
+    const std::string home = scratch.path() + "/home";
+    for (const auto &dir : {bundle, home})
+        std::filesystem::create_directory(dir, error);
+
+    std::vector<std::string> argv{*python, *helper, path, bundle, "--seed", std::to_string(m_options.seed),
+                                  "--device", m_options.device, "--max-bytes", std::to_string(m_options.maxBytes)};
+    if (!bwrap.empty()) {
+        const auto layout = pythonLayout(*python, stop);
+        if (!layout)
+            return layout.error();
+        SandboxSpec spec;
+        spec.readOnly = layout->paths;
+        spec.readOnly.push_back(std::filesystem::absolute(path, error).string());
+        spec.readOnly.push_back(std::filesystem::absolute(*helper, error).string());
+        spec.writable = {scratch.path()};
+        spec.environment = {{"HOME", home}, {"TMPDIR", home}, {"XDG_CACHE_HOME", home + "/.cache"}};
+        spec.workingDir = std::filesystem::current_path(error).string();
+        spec.gpu = m_options.device == "cuda";
+        argv.front() = layout->executable;
+        argv = sandboxedCommand(bwrap, argv, spec);
     }
-    return BundleReader::read(bundle.path(), path);
+    argv = withMemoryLimit(argv, m_options.memoryBytes);
+    const auto deadline = Clock::now() + m_options.timeout;
+    auto run = runHelper(argv, {}, deadline, stop, "the import");
+    if (!run) {
+        if (!stop.stop_requested() && Clock::now() >= deadline)
+            return Error{"the import of " + path + " did not finish within " + std::to_string(m_options.timeout.count())
+                         + " s: it was stopped with everything it started (--timeout raises the limit)"};
+        return run.error();
+    }
+    if (!run->exit.success()) {
+        if (const auto failure = sandboxFailure(run->stderrText); !bwrap.empty() && !failure.empty())
+            return Error{"the sandbox for the import could not start (" + failure
+                         + "); --no-sandbox runs the problem file unconfined"};
+        auto message = lastNonEmptyLine(run->stderrText);
+        if (message.empty())
+            message = "the import helper failed (" + run->exit.toString() + ")";
+        if (m_options.memoryBytes > 0
+            && (message.find("MemoryError") != std::string::npos
+                || message.find("can't allocate memory") != std::string::npos))
+            message += " (the import may use " + std::to_string(m_options.memoryBytes >> 20)
+                       + " MiB of memory; --max-memory-mb raises it)";
+        return Error{message};
+    }
+    return BundleReader::read(bundle, path);
 }
 
 } // namespace kx

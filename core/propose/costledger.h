@@ -21,7 +21,7 @@ public:
 
     CostLedger(double pricePromptPerMillion = 0, double priceCompletionPerMillion = 0);
 
-    /// The estimated cost of one call.
+    /// The estimated cost of one call: never negative (negative counts and prices count as 0).
     double cost(std::int64_t promptTokens, std::int64_t completionTokens) const;
     /// Records a call and returns its estimated cost.
     double record(std::int64_t promptTokens, std::int64_t completionTokens, bool usable);

@@ -51,8 +51,9 @@ Status checkProposerSettings(const ProposerSettings &settings)
             return Error{"the " + kind + " proposer needs a model (--model)"};
         if (const auto endpoint = ChatClient::checkEndpoint(settings.llm.endpoint); !endpoint)
             return Error{"--endpoint: " + endpoint.error().message};
-        if (settings.llm.maxTokens <= 0 || settings.llm.timeoutSeconds <= 0 || settings.llm.concurrency <= 0)
-            return Error{"--max-tokens, --llm-timeout and --concurrency must be positive"};
+        if (settings.llm.maxTokens <= 0 || settings.llm.timeoutSeconds <= 0 || settings.llm.deadlineSeconds <= 0
+            || settings.llm.concurrency <= 0)
+            return Error{"--max-tokens, --llm-timeout, --llm-deadline and --concurrency must be positive"};
     } else if (settings.command.command.empty()) {
         return Error{"the " + kind + " proposer needs a command (--command) or a model (--model)"};
     }

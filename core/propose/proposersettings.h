@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace kx {
@@ -16,7 +17,9 @@ struct LlmSettings
     std::string apiKey;
     double temperature = 0.7;
     int maxTokens = 4096;
-    double timeoutSeconds = 120;                        ///< Longest wait for the server to send anything.
+    double timeoutSeconds = 120;                        ///< Longest wait for the server to send anything (each read).
+    double deadlineSeconds = 600;                       ///< Longest one whole request may take, answer included.
+    std::int64_t maxResponseBytes = 8 << 20;            ///< Largest answer accepted from the server.
     int maxRetries = 4;                                 ///< Extra attempts after 429, 5xx and network errors.
     double retryBaseSeconds = 1.0;                      ///< First backoff; doubles with every retry.
     double retryMaxSeconds = 60;                        ///< Cap on one wait, Retry-After included.

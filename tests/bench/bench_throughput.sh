@@ -13,8 +13,10 @@ shift 3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 for file in "$@"; do cp "$file" "$dir/"; done
+# KernelBench's own problem files: run unconfined where bubblewrap is missing (the GPU machine has none).
+sandbox=$(command -v bwrap > /dev/null || echo --no-sandbox)
 # shellcheck disable=SC2086
-"$kx" coverage "$dir" --gpu --device cuda --max-mb 20000 -j 4 --budget "$seconds" -a "$archive" ${KX_COVERAGE_ARGS:-} \
+"$kx" coverage "$dir" $sandbox --gpu --device cuda --max-mb 20000 -j 4 --budget "$seconds" -a "$archive" ${KX_COVERAGE_ARGS:-} \
   > "$archive.coverage.md" 2> "$archive.coverage.log" || echo "kx coverage exited with $?" >&2
 python3 - "$archive" <<'PY'
 import sqlite3, sys

@@ -21,6 +21,8 @@ while read -r path; do
   mkdir -p "$dir/$(dirname "$path")"
   cp "$source_dir/$path" "$dir/$path"
 done < "$list"
-"$kx" coverage "$dir" --gpu --device cuda --max-mb 20000 -j "${KX_JOBS:-8}" --budget "$budget" --precision "$precision" \
+# KernelBench's own problem files: run unconfined where bubblewrap is missing (the GPU machine has none).
+sandbox=$(command -v bwrap > /dev/null || echo --no-sandbox)
+"$kx" coverage "$dir" $sandbox --gpu --device cuda --max-mb 20000 -j "${KX_JOBS:-8}" --budget "$budget" --precision "$precision" \
   -a "$out.kxdb" --csv "$out.csv" --markdown "$out.md" ${KX_RESUME:+--resume} > /dev/null 2> "$out.log"
 cat "$out.md"

@@ -115,6 +115,8 @@ TEST_CASE("an imported problem file's Inductor package takes the model's paramet
     skipWithoutPython();
     ImportOptions options;
     options.device = "cuda";
+    // The project's own problem file: unconfined where bubblewrap is missing (the GPU machine has none).
+    options.sandbox = ProblemImporter::sandboxAvailable();
     const auto imported = ProblemImporter(options).importFile(kData + "linear_relu.py");
     REQUIRE_MESSAGE(imported, (imported ? "" : imported.error().message));
     REQUIRE(imported->translated());

@@ -7,11 +7,13 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
@@ -28,6 +30,10 @@ struct ScriptedReply
     std::string contentType = "application/json";
     double delaySeconds = 0;
     std::map<std::string, std::string> headers;
+    // Misbehaving servers:
+    double dripSeconds = 0;                 ///< > 0: sends the body one byte at a time, this far apart.
+    long long closeAfterBytes = -1;         ///< >= 0: drops the connection after this many bytes of the body.
+    bool chunked = false;                   ///< Sends the body in chunks, without a Content-Length.
 };
 
 /// A chat completion body with the given answer and token counts.
@@ -135,8 +141,44 @@ private:
         response.status = reply.status;
         for (const auto &[name, value] : reply.headers)
             response.set_header(name, value);
-        response.set_content(reply.body, reply.contentType);
+        if (reply.dripSeconds > 0 || reply.closeAfterBytes >= 0 || reply.chunked)
+            streamContent(response, reply);
+        else
+            response.set_content(reply.body, reply.contentType);
         --m_inFlight;
+    }
+
+    // The body written piece by piece after the headers: slowly, cut off, or chunked.
+    void streamContent(httplib::Response &response, const ScriptedReply &reply)
+    {
+        const auto body = std::make_shared<std::string>(reply.body);
+        const std::size_t piece = reply.dripSeconds > 0 ? 1 : std::size_t(1) << 16;
+        const auto write = [this, body, piece, reply](std::size_t offset, httplib::DataSink &sink) {
+            if (m_stopping || (reply.closeAfterBytes >= 0 && offset >= std::size_t(reply.closeAfterBytes)))
+                return false; // the connection is dropped
+            const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(reply.dripSeconds);
+            while (!m_stopping && std::chrono::steady_clock::now() < until)
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            std::size_t length = std::min(piece, body->size() - offset);
+            if (reply.closeAfterBytes >= 0)
+                length = std::min(length, std::size_t(reply.closeAfterBytes) - offset);
+            return !m_stopping && sink.write(body->data() + offset, length);
+        };
+        if (reply.chunked) {
+            response.set_chunked_content_provider(reply.contentType,
+                                                  [write, body](std::size_t offset, httplib::DataSink &sink) {
+                                                      if (offset >= body->size()) {
+                                                          sink.done();
+                                                          return true;
+                                                      }
+                                                      return write(offset, sink);
+                                                  });
+        } else {
+            response.set_content_provider(body->size(), reply.contentType,
+                                          [write](std::size_t offset, std::size_t, httplib::DataSink &sink) {
+                                              return write(offset, sink);
+                                          });
+        }
     }
 
     httplib::Server m_server;
