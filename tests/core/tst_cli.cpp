@@ -236,6 +236,22 @@ TEST_CASE("an unknown candidate fails")
     CHECK(contains(result.err, "no candidate"));
 }
 
+TEST_CASE("a search in which nothing could be proposed fails with the proposer's errors")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("search.kxdb");
+    const std::string failing = std::string(KX_TEST_DATA_DIR) + "/propose/failing-command.sh";
+    const auto search = runKx({"search", "relu", "-a", archive, "--worker", KX_FAKE_WORKER, "--proposer", "command",
+                               "--command", failing, "--generations", "2", "--children", "2", "--no-inductor"});
+    CHECK_MESSAGE(search.exitCode == 1, (search.out + search.err));
+    CHECK_MESSAGE(contains(search.err, "nothing could be proposed"), search.err);
+    CHECK_MESSAGE(contains(search.err, "exited with status 3; stderr: quota exceeded for this key"), search.err);
+    const auto runs = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(runs.is_array());
+    REQUIRE(runs.size() == std::size_t(1));
+    CHECK(runs.front().value("state", std::string()) == std::string("failed"));
+}
+
 TEST_CASE("Ctrl-C while NVRTC compiles a candidate stops the search gracefully")
 {
     TemporaryDir dir;
