@@ -4,6 +4,7 @@
 
 #include "core/domain/op.h"
 #include "core/eval/evalrequest.h"
+#include "core/eval/nvrtccompiler.h"
 
 #include <CLI/CLI.hpp>
 
@@ -53,5 +54,7 @@ std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &ar
 
 /// --precision, --no-inductor, --baseline-every, --baseline-minutes: what candidates are compared with.
 void addBaselineOptions(CLI::App &command, EvalSettings &settings);
+/// --compile-timeout, --compile-memory: how long and how large one NVRTC compile may get.
+void addCompileLimitOptions(CLI::App &command, CompileOptions &options);
 
 } // namespace kx::cli

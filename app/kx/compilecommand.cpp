@@ -1,5 +1,6 @@
 // kx compile FILE.cu: compile a candidate with NVRTC and report its resource use.
 #include "commands.h"
+#include "interrupt.h"
 
 #include "core/domain/domainjson.h"
 #include "core/eval/disassembler.h"
@@ -29,6 +30,7 @@ struct CompileCommandOptions
     std::string sassPath;
     std::string cubinPath;
     bool json = false;
+    CompileOptions limits;                  // Only the time and memory limits are taken from here.
 };
 
 bool readFile(const std::string &path, std::string &text, std::string &why)
@@ -179,7 +181,17 @@ int runCompile(const CompileCommandOptions &options)
     compileOptions.arch = options.arch;
     compileOptions.fastMath = options.fastMath;
     compileOptions.wantPtx = !options.ptxPath.empty();
-    const CompileResult result = NvrtcCompiler().compile(source, compileOptions);
+    compileOptions.timeoutSeconds = options.limits.timeoutSeconds;
+    compileOptions.memoryLimitMb = options.limits.memoryLimitMb;
+    CompileResult result;
+    {
+        const InterruptGuard interrupt;
+        result = NvrtcCompiler().compile(source, compileOptions, interrupt.stopToken());
+        if (result.cancelled || interrupt.interrupted()) {
+            std::cerr << "kx compile: interrupted\n";
+            return Interrupted;
+        }
+    }
     const std::vector<PtxasFunction> functions = parsePtxasReport(result.stats.log);
 
     std::vector<std::string> notes;
@@ -242,7 +254,16 @@ void addCompileCommand(CLI::App &app, Action &action)
     command->add_option("--sass", options->sassPath, "Write the SASS to this file (needs cuobjdump or nvdisasm)");
     command->add_option("--cubin", options->cubinPath, "Write the cubin to this file");
     command->add_flag("--json", options->json, "Print JSON");
+    addCompileLimitOptions(*command, options->limits);
     command->callback([&action, options] { action = [options] { return runCompile(*options); }; });
+}
+
+void addCompileLimitOptions(CLI::App &command, CompileOptions &options)
+{
+    command.add_option("--compile-timeout", options.timeoutSeconds, "Seconds one NVRTC compile may take (0: no limit)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    command.add_option("--compile-memory", options.memoryLimitMb, "MB of memory one NVRTC compile may use (0: no limit)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
 }
 
 } // namespace kx::cli

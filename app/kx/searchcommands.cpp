@@ -1,6 +1,7 @@
 // kx search OP, kx resume RUN: run the evolutionary search with GPU workers, with a live progress line.
 #include "commands.h"
 #include "format.h"
+#include "interrupt.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
@@ -11,9 +12,7 @@
 #include "core/search/runbest.h"
 #include "core/search/searchsession.h"
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <future>
 #include <iostream>
@@ -24,10 +23,6 @@
 namespace kx::cli {
 namespace {
 
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void onInterrupt(int) { g_interrupted = true; }
-
 struct SearchOptions
 {
     std::string archive;
@@ -36,7 +31,8 @@ struct SearchOptions
     std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
     SearchSettings settings;
     ProposerSettings proposer;
-    ImportLimits importLimits;          ///< For an op given as a problem file.
+    ImportLimits importLimits;              ///< For an op given as a problem file.
+    CompileOptions compile;                 ///< Its time and memory limits; the workers give the arch.
 };
 
 Expected<double> parseDuration(const std::string &text)
@@ -273,7 +269,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
             workerCommand.push_back(word);
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
-    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}};
+    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile};
     sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
         auto proposer = makeProposer(settings, resources);
         return proposer ? std::move(*proposer) : nullptr;
@@ -284,8 +280,15 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
                               if (event.kind == SearchEvent::Kind::Finished)
                                   finished.set_value();
                           });
+    // From here on Ctrl-C stops gracefully: compiles in progress end at once, the run can be resumed.
+    const InterruptGuard interrupt;
     std::cout << "starting GPU workers ..." << std::endl;
-    if (const auto started = session.startWorkers(); !started) {
+    const auto started = session.startWorkers();
+    if (interrupt.interrupted()) {
+        std::cerr << "kx: interrupted while the workers were starting\n";
+        return Interrupted;
+    }
+    if (!started) {
         std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
         return NoGpu;
     }
@@ -309,18 +312,15 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
                   << (proposer.kind == "mix" ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%" : "")
                   << std::endl;
     }
-    g_interrupted = false;
-    auto previous = std::signal(SIGINT, onInterrupt);
     bool cancelled = false;
     while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
-        if (g_interrupted && !cancelled) {
+        if (interrupt.interrupted() && !cancelled) {
             std::cerr << "\nkx: stopping after the evaluations in flight; continue with: kx resume " << *runId << '\n';
             session.cancel();
             cancelled = true;
         }
     }
     session.wait();
-    std::signal(SIGINT, previous);
     printSummary(archivePath, *runId);
     if (options.proposer.kind != "template")
         printCost(*resources.ledger);
@@ -334,6 +334,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
 void addBudgetOptions(CLI::App &command, SearchOptions &options)
 {
     addArchiveOption(command, options.archive);
+    addCompileLimitOptions(command, options.compile);
     command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
     command.add_option("--worker", options.worker,

@@ -1,5 +1,7 @@
 #include "core/eval/cudadeclarations.h"
 
+#include "core/eval/cudatokenreader.h"
+
 #include <string_view>
 
 namespace kx {
@@ -7,316 +9,318 @@ namespace {
 
 using Kind = CudaToken::Kind;
 
-// Specifiers written with a parenthesised argument before a declarator's name.
-const std::set<std::string_view> kParenthesisedSpecifiers = {
-    "__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__align__", "alignas",
-    "__attribute__",     "__declspec",  "decltype",         "__nv_register_params__"};
+// Namespaces, extern "C" blocks and types nested deeper than this are an error, not a deeper stack.
+constexpr std::size_t kMaxScopes = 256;
 
-// Words that cannot name a declarator: "int (*f)(int)" declares f, not a function named int.
+// Words that specify a declaration without naming a type.
+const std::set<std::string_view> kSpecifierWords = {
+    "static",     "inline",     "extern",       "constexpr",    "consteval",       "constinit",  "thread_local",
+    "register",   "mutable",    "virtual",      "explicit",     "friend",          "typename",   "const",
+    "volatile",   "__device__", "__global__",   "__host__",     "__shared__",      "__constant__", "__managed__",
+    "__forceinline__", "__noinline__", "__inline__", "__inline", "__restrict__", "__grid_constant__",
+    "__nv_register_params__"};
+
+// Words that name (part of) a built-in type.
 const std::set<std::string_view> kTypeWords = {
-    "void",      "bool",       "char",       "short",    "int",             "long",         "float",
-    "double",    "signed",     "unsigned",   "auto",     "const",           "volatile",     "static",
-    "inline",    "extern",     "constexpr",  "__device__", "__global__",    "__host__",     "__forceinline__",
-    "__noinline__", "__constant__", "__shared__", "__managed__", "__restrict__", "typename", "struct",
-    "class",     "union",      "enum"};
+    "void",   "bool",     "char",     "char8_t", "char16_t", "char32_t", "wchar_t", "short",
+    "int",    "long",     "float",    "double",  "signed",   "unsigned", "auto",    "__int128"};
 
-class Scanner
+bool isTypeKeyword(const CudaToken &token)
+{
+    return token.is("struct") || token.is("class") || token.is("union") || token.is("enum");
+}
+
+// What a declaration says before its declarators.
+struct Specifiers
+{
+    std::set<std::string> words;
+    bool cLinkage = false;
+    bool member = false;
+    std::string typeName;                   // Members: the type they belong to.
+};
+
+class Scanner : private CudaTokenReader
 {
 public:
-    explicit Scanner(const CudaTokens &tokens) : m_tokens(tokens.tokens), m_macros(tokens.macros) {}
+    explicit Scanner(const std::vector<CudaToken> &tokens) : CudaTokenReader(tokens) {}
 
-    std::vector<CudaDeclaration> run()
+    Expected<std::vector<CudaDeclaration>> run()
     {
-        scanScope(false, false);
+        while (m_pos < size() && m_error.empty()) {
+            const std::size_t next = step();
+            m_pos = next > m_pos ? next : m_pos + 1;
+        }
+        if (!m_error.empty())
+            return Error{m_error};
         return std::move(m_result);
     }
 
 private:
-    bool is(std::size_t i, const char *text) const { return i < m_tokens.size() && m_tokens[i].is(text); }
-
-    bool isIdentifier(std::size_t i) const
+    struct Scope
     {
-        return i < m_tokens.size() && m_tokens[i].kind == Kind::Identifier;
-    }
+        enum class Kind { Namespace, Linkage, Type };
+        Kind kind = Kind::Namespace;
+        bool cLinkage = false;
+        std::string typeName;
+        Specifiers outer;                   // Types: what applies to the declarators after the closing brace.
+    };
 
-    bool isOpener(std::size_t i) const { return is(i, "(") || is(i, "[") || is(i, "{"); }
-    bool isCloser(std::size_t i) const { return is(i, ")") || is(i, "]") || is(i, "}"); }
+    bool inType() const { return !m_scopes.empty() && m_scopes.back().kind == Scope::Kind::Type; }
+    bool cLinkage() const { return !m_scopes.empty() && m_scopes.back().cLinkage; }
 
-    // i is at ( [ or {: returns the index after its partner (or the end of input).
-    std::size_t skipBalanced(std::size_t i) const
+    bool push(Scope scope, std::size_t at)
     {
-        int depth = 0;
-        for (; i < m_tokens.size(); ++i) {
-            if (isOpener(i))
-                ++depth;
-            else if (isCloser(i) && --depth == 0)
-                return i + 1;
+        if (m_scopes.size() >= kMaxScopes) {
+            m_error = "line " + std::to_string(token(at).line) + ": namespaces, extern \"C\" blocks and types "
+                      "nested deeper than " + std::to_string(kMaxScopes) + " levels (the check's limit)";
+            return false;
         }
-        return i;
+        m_scopes.push_back(std::move(scope));
+        return true;
     }
 
-    // i is at "<" of a template argument or parameter list.
-    std::size_t skipAngles(std::size_t i) const
+    // One construct at m_pos; returns where the next one starts.
+    std::size_t step()
     {
-        int depth = 0;
-        while (i < m_tokens.size()) {
-            if (isOpener(i)) {
-                i = skipBalanced(i);
+        const CudaToken &current = token(m_pos);
+        if (current.is("}")) {
+            if (m_scopes.empty())
+                return m_pos + 1;
+            Scope scope = std::move(m_scopes.back());
+            m_scopes.pop_back();
+            if (scope.kind == Scope::Kind::Type)
+                return declarators(m_pos + 1, scope.outer, true);
+            return m_pos + 1;
+        }
+        if (current.is(";"))
+            return m_pos + 1;
+        if (current.is("namespace")) {
+            std::size_t i = m_pos + 1;
+            while (i < size() && !is(i, "{") && !is(i, ";") && !is(i, "}"))
+                ++i;
+            if (is(i, "{") && !push({Scope::Kind::Namespace, cLinkage(), {}, {}}, i))
+                return size();
+            return is(i, "}") ? i : i + 1;
+        }
+        if (current.is("extern") && m_pos + 2 < size() && token(m_pos + 1).kind == Kind::String && is(m_pos + 2, "{")) {
+            const bool isC = token(m_pos + 1).text == "\"C\"";
+            if (!push({Scope::Kind::Linkage, cLinkage() || isC, {}, {}}, m_pos))
+                return size();
+            return m_pos + 3;
+        }
+        if (current.is("template"))
+            return is(m_pos + 1, "<") ? skipAngles(m_pos + 1) : m_pos + 1;
+        if (current.is("extern") && is(m_pos + 1, "template"))
+            return m_pos + 1;
+        if (current.is("typedef") || current.is("using") || current.is("static_assert") || current.is("asm")
+            || current.is("__asm__") || current.is("__asm"))
+            return skipStatement(m_pos);
+        if (inType() && (current.is("public") || current.is("private") || current.is("protected")) && is(m_pos + 1, ":"))
+            return m_pos + 2;
+        return declaration(m_pos);
+    }
+
+    Specifiers freshSpecifiers() const
+    {
+        Specifiers specifiers;
+        specifiers.cLinkage = cLinkage();
+        specifiers.member = inType();
+        if (inType())
+            specifiers.typeName = m_scopes.back().typeName;
+        return specifiers;
+    }
+
+    // __attribute__((device)) and __location__(device) are how NVRTC spells __device__.
+    void addAttribute(std::size_t open, std::size_t close, Specifiers &specifiers) const
+    {
+        for (std::size_t i = open; i < close; ++i) {
+            const std::string &word = token(i).text;
+            if (token(i).kind != Kind::Identifier)
                 continue;
-            }
-            if (is(i, ";") || isCloser(i))
-                return i;
-            if (is(i, "<"))
-                ++depth;
-            else if (is(i, ">") && --depth == 0)
-                return i + 1;
-            ++i;
-        }
-        return i;
-    }
-
-    // Past the next ";" of this scope, or up to the "}" that closes it.
-    std::size_t skipStatement(std::size_t i) const
-    {
-        while (i < m_tokens.size()) {
-            if (isOpener(i)) {
-                i = skipBalanced(i);
-            } else if (is(i, ";")) {
-                return i + 1;
-            } else if (is(i, "}")) {
-                return i;
-            } else {
-                ++i;
-            }
-        }
-        return i;
-    }
-
-    // For constructs this reader does not know: up to ";" or past a braced block (and its ";").
-    std::size_t skipUnknown(std::size_t i) const
-    {
-        while (i < m_tokens.size()) {
-            if (is(i, "{")) {
-                i = skipBalanced(i);
-                return is(i, ";") ? i + 1 : i;
-            }
-            if (is(i, "(") || is(i, "[")) {
-                i = skipBalanced(i);
-            } else if (is(i, ";")) {
-                return i + 1;
-            } else if (is(i, "}")) {
-                return i;
-            } else {
-                ++i;
-            }
-        }
-        return i;
-    }
-
-    void addSpecifier(std::set<std::string> &specifiers, const std::string &word, int depth = 0) const
-    {
-        specifiers.insert(word);
-        const auto macro = m_macros.find(word);
-        if (macro == m_macros.end() || depth > 8)
-            return;
-        for (const std::string &inner : macro->second.identifiers)
-            addSpecifier(specifiers, inner, depth + 1);
-    }
-
-    bool isFunctionLikeMacro(std::size_t i) const
-    {
-        const auto macro = m_macros.find(m_tokens[i].text);
-        return macro != m_macros.end() && macro->second.functionLike && is(i + 1, "(");
-    }
-
-    void scanScope(bool inBraces, bool cLinkage)
-    {
-        while (m_pos < m_tokens.size()) {
-            const CudaToken &token = m_tokens[m_pos];
-            if (token.is("}")) {
-                ++m_pos;
-                if (inBraces)
-                    return;
-            } else if (token.is(";")) {
-                ++m_pos;
-            } else if (token.is("namespace")) {
-                std::size_t i = m_pos + 1;
-                while (i < m_tokens.size() && !is(i, "{") && !is(i, ";"))
-                    ++i;
-                m_pos = i + 1;
-                if (is(i, "{"))
-                    scanScope(true, cLinkage);
-            } else if (token.is("extern") && m_pos + 2 < m_tokens.size()
-                       && m_tokens[m_pos + 1].kind == Kind::String && is(m_pos + 2, "{")) {
-                const bool isC = m_tokens[m_pos + 1].text == "\"C\"";
-                m_pos += 3;
-                scanScope(true, cLinkage || isC);
-            } else if (token.is("template")) {
-                ++m_pos;
-                if (is(m_pos, "<"))
-                    m_pos = skipAngles(m_pos);
-            } else if (token.is("typedef") || token.is("using") || token.is("static_assert") || token.is("asm")
-                       || token.is("__asm__")) {
-                m_pos = skipStatement(m_pos);
-            } else if (token.is("struct") || token.is("class") || token.is("union") || token.is("enum")) {
-                scanTypeOrDeclaration(cLinkage);
-            } else if (token.kind == Kind::Identifier && isFunctionLikeMacro(m_pos)) {
-                m_pos = skipBalanced(m_pos + 1);
-            } else {
-                m_pos = scanDeclaration(m_pos, cLinkage);
-            }
+            for (const char *location : {"device", "global", "host", "shared", "constant", "managed"})
+                if (word == location || word == std::string("__") + location + "__")
+                    specifiers.words.insert(std::string("__") + location + "__");
         }
     }
 
-    // "struct S { ... };" defines a type; "struct S *make()" declares a function returning one.
-    void scanTypeOrDeclaration(bool cLinkage)
+    std::size_t declaration(std::size_t start)
     {
-        std::size_t i = m_pos + 1;
-        while (i < m_tokens.size() && !is(i, "{") && !is(i, ";") && !is(i, "(") && !is(i, "}")) {
-            if (is(i, "<"))
-                i = skipAngles(i);
-            else
-                ++i;
-        }
-        if (is(i, "{"))
-            m_pos = skipStatement(skipBalanced(i));
-        else if (is(i, ";"))
-            m_pos = i + 1;
-        else
-            m_pos = scanDeclaration(m_pos, cLinkage);
-    }
-
-    std::string qualifiedName(std::size_t i) const
-    {
-        std::string name = m_tokens[i].text;
-        while (i >= 2 && is(i - 1, "::") && isIdentifier(i - 2)) {
-            i -= 2;
-            name = m_tokens[i].text + "::" + name;
-        }
-        return name;
-    }
-
-    std::size_t scanDeclaration(std::size_t start, bool cLinkage)
-    {
-        CudaDeclaration declaration;
-        declaration.cLinkage = cLinkage;
-        std::vector<std::size_t> words;     // Identifier tokens seen before the name.
-        std::size_t lastIdentifier = std::string::npos;
+        Specifiers specifiers = freshSpecifiers();
+        bool typeSeen = false;
         std::size_t i = start;
-        bool found = false;
-
-        while (i < m_tokens.size() && !found) {
-            const CudaToken &token = m_tokens[i];
-            if (token.kind == Kind::String) {
-                if (i > start && is(i - 1, "extern") && token.text == "\"C\"")
-                    declaration.cLinkage = true;
-                lastIdentifier = std::string::npos;
+        while (i < size()) {
+            const CudaToken &current = token(i);
+            if (current.is("[") && is(i + 1, "[")) {
+                i = skipBalanced(i);
+            } else if (current.kind == Kind::String) {
+                if (i > start && is(i - 1, "extern") && current.text == "\"C\"")
+                    specifiers.cLinkage = true;
                 ++i;
-            } else if (token.kind == Kind::Identifier) {
-                if (token.text == "operator") {
-                    std::size_t j = i + 1;
-                    std::string name = "operator";
-                    if (is(j, "(") && is(j + 1, ")")) {
-                        name += "()";
-                        j += 2;
-                    }
-                    while (j < m_tokens.size() && !is(j, "(") && !is(j, ";") && !is(j, "{")) {
-                        name += (m_tokens[j].kind == Kind::Identifier ? " " : "") + m_tokens[j].text;
-                        ++j;
-                    }
-                    if (!is(j, "("))
-                        break;
-                    declaration.kind = CudaDeclaration::Kind::Function;
-                    declaration.name = name;
-                    declaration.line = token.line;
-                    declaration.paramsBegin = j + 1;
-                    i = skipBalanced(j);
-                    declaration.paramsEnd = i - 1;
-                    found = true;
-                } else if (kParenthesisedSpecifiers.count(token.text) && is(i + 1, "(")) {
-                    words.push_back(i);
-                    i = skipBalanced(i + 1);
-                    lastIdentifier = std::string::npos;
-                } else if (isFunctionLikeMacro(i)) {
-                    words.push_back(i);
-                    i = skipBalanced(i + 1);
-                    lastIdentifier = std::string::npos;
-                } else {
-                    words.push_back(i);
-                    lastIdentifier = i++;
-                }
-            } else if (token.is("(")) {
-                if (lastIdentifier != std::string::npos && !kTypeWords.count(m_tokens[lastIdentifier].text)) {
-                    declaration.kind = CudaDeclaration::Kind::Function;
-                    declaration.name = qualifiedName(lastIdentifier);
-                    declaration.line = m_tokens[lastIdentifier].line;
-                    declaration.paramsBegin = i + 1;
-                    i = skipBalanced(i);
-                    declaration.paramsEnd = i - 1;
-                    words.pop_back();
-                    found = true;
-                } else {
-                    i = skipBalanced(i);
-                    lastIdentifier = std::string::npos;
-                }
-            } else if (token.is("[") && is(i + 1, "[")) {
-                i = skipBalanced(i);            // [[attribute]]
-            } else if (token.is("=") || token.is(";") || token.is("{") || token.is("[") || token.is(",")) {
-                if (lastIdentifier == std::string::npos || kTypeWords.count(m_tokens[lastIdentifier].text))
-                    break;
-                declaration.kind = CudaDeclaration::Kind::Variable;
-                declaration.name = qualifiedName(lastIdentifier);
-                declaration.line = m_tokens[lastIdentifier].line;
-                words.pop_back();
-                found = true;
-            } else if (token.is("<") && lastIdentifier != std::string::npos) {
-                i = skipAngles(i);              // Template arguments of a type.
-                lastIdentifier = std::string::npos;
-            } else if (token.is("}") || token.is(":")) {
-                break;
+            } else if (isTypeKeyword(current)) {
+                const std::size_t next = typeSpecifier(i, specifiers);
+                if (next == std::string::npos)
+                    return size();
+                if (is(next - 1, "{") && !current.is("enum"))
+                    return next;    // A type's body: its members come next, its declarators after it.
+                typeSeen = true;
+                i = next;
+            } else if (current.kind == Kind::Identifier && kSpecifierWords.count(current.text)) {
+                specifiers.words.insert(current.text);
+                ++i;
+            } else if (current.kind == Kind::Identifier && isParenthesisedSpecifier(current.text) && is(i + 1, "(")) {
+                const std::size_t close = skipBalanced(i + 1);
+                specifiers.words.insert(current.text);
+                addAttribute(i + 1, close, specifiers);
+                typeSeen = typeSeen || current.is("decltype");
+                i = close;
+            } else if (current.kind == Kind::Identifier && kTypeWords.count(current.text)) {
+                specifiers.words.insert(current.text);
+                typeSeen = true;
+                ++i;
+            } else if (current.is("operator") || current.is("~") || current.is("*") || current.is("&")
+                       || current.is("(") || typeSeen) {
+                return declarators(i, specifiers, false);
+            } else if (current.kind == Kind::Identifier || current.is("::")) {
+                // A name: the declaration's type, or (with no type before it) the declarator's name.
+                const std::size_t end = nameEnd(i);
+                if (end == i)
+                    return skipUnknown(i);
+                if (namesDeclarator(i, end, specifiers))
+                    return declarators(i, specifiers, false);
+                typeSeen = true;
+                i = end;
+            } else if (current.is(";")) {
+                return i + 1;
             } else {
-                if (!token.is("::"))
-                    lastIdentifier = std::string::npos;
-                ++i;
+                return skipUnknown(i);
             }
         }
-        if (!found)
-            return skipUnknown(i);
+        return i;
+    }
 
-        for (std::size_t word : words)
-            addSpecifier(declaration.specifiers, m_tokens[word].text);
-        if (declaration.has(kExternCMarker))
-            declaration.cLinkage = true;
-        if (declaration.kind == CudaDeclaration::Kind::Function) {
-            // Trailing parts (const, noexcept(...), -> type, = delete) up to a body or ";".
-            while (i < m_tokens.size() && !is(i, "{") && !is(i, ";") && !is(i, "=") && !is(i, "}")) {
-                if (is(i, "(") || is(i, "["))
+    // With no type before it, whether the name at [begin, end) is what is declared rather than a type:
+    // a constructor "S(", a destructor, "f(" with an implicit type, or a name before "=" or ";".
+    bool namesDeclarator(std::size_t begin, std::size_t end, const Specifiers &specifiers) const
+    {
+        if (is(end, "("))
+            return !startsGroupedDeclarator(end + 1) || lastComponent(begin, end) == specifiers.typeName
+                   || isConstructorName(begin, end);
+        return is(end, "=") || is(end, ";") || is(end, ",") || is(end, "{") || is(end, "[") || is(end, ":");
+    }
+
+    // After "Type (": "*p", "&r", "(...)" or "C::*pm" begin a declarator in parentheses; anything else is a
+    // parameter list.
+    bool startsGroupedDeclarator(std::size_t i) const
+    {
+        if (is(i, "*") || is(i, "&") || is(i, "(") || is(i, "^"))
+            return true;
+        const std::size_t end = nameEnd(i);
+        return end > i && is(end, "::") && is(end + 1, "*");
+    }
+
+    // "struct|class|union|enum [attributes] [Name] [final] [: bases] [{ ... }]": returns the index after the
+    // head, which is after the "{" of a body (pushed as a scope, except an enum's, which is skipped), or npos.
+    std::size_t typeSpecifier(std::size_t i, const Specifiers &specifiers)
+    {
+        const bool isEnum = token(i).is("enum");
+        ++i;
+        if (isEnum && (is(i, "class") || is(i, "struct")))
+            ++i;
+        std::string name = "(anonymous)";
+        bool named = false;
+        while (i < size()) {
+            if (is(i, "[") && is(i + 1, "[")) {
+                i = skipBalanced(i);
+            } else if (isIdentifier(i) && isParenthesisedSpecifier(token(i).text) && is(i + 1, "(")) {
+                i = skipBalanced(i + 1);
+            } else if (named && (token(i).is("final") || token(i).is("sealed"))) {
+                ++i;
+            } else if (!named && (isIdentifier(i) || is(i, "::"))) {
+                const std::size_t end = nameEnd(i);
+                if (end == i)
+                    break;
+                name = lastComponent(i, end);
+                named = true;
+                i = end;
+            } else {
+                break;
+            }
+        }
+        if (is(i, ":")) {
+            // Bases, or an enum's underlying type: up to the body or the end of the declaration.
+            while (i < size() && !is(i, "{") && !is(i, ";") && !is(i, "}")) {
+                if (is(i, "<"))
+                    i = skipAngles(i);
+                else if (is(i, "(") || is(i, "["))
                     i = skipBalanced(i);
                 else
                     ++i;
             }
-            if (is(i, "{")) {
-                declaration.definition = true;
-                i = skipBalanced(i);
-            } else {
-                i = skipStatement(i);
-            }
-        } else {
-            i = skipStatement(i);
         }
-        m_result.push_back(std::move(declaration));
-        return i;
+        if (!is(i, "{"))
+            return i;
+        if (isEnum)
+            return skipBalanced(i);
+        Scope scope{Scope::Kind::Type, specifiers.cLinkage, name, specifiers};
+        if (!push(std::move(scope), i))
+            return std::string::npos;
+        return i + 1;
     }
 
-    const std::vector<CudaToken> &m_tokens;
-    const std::map<std::string, CudaMacro> &m_macros;
-    std::size_t m_pos = 0;
+    // The declarators of one declaration, from start up to its end; afterBody: they follow a type's "}".
+    std::size_t declarators(std::size_t i, const Specifiers &specifiers, bool afterBody)
+    {
+        for (;;) {
+            if (afterBody && is(i, ";"))
+                return i + 1;
+            afterBody = false;
+            CudaDeclarator declarator;
+            if (!readDeclarator(i, declarator))
+                return skipUnknown(i);
+            i = declarator.end;
+            const std::size_t afterBody = declarator.function ? skipFunctionTail(i) : std::string::npos;
+            // Non-static data members are part of their type: no state of their own.
+            const bool dataMember = specifiers.member && !declarator.function && !specifiers.words.count("static");
+            if (!dataMember)
+                record(declarator, specifiers, afterBody != std::string::npos);
+            if (afterBody != std::string::npos)
+                return afterBody;
+            i = skipInitializer(i);
+            if (is(i, ",")) {
+                ++i;
+                continue;
+            }
+            return is(i, ";") ? i + 1 : skipUnknown(i);
+        }
+    }
+
+    void record(const CudaDeclarator &declarator, const Specifiers &specifiers, bool definition)
+    {
+        CudaDeclaration declaration;
+        declaration.kind = declarator.function ? CudaDeclaration::Kind::Function : CudaDeclaration::Kind::Variable;
+        declaration.member = specifiers.member;
+        declaration.name = specifiers.member && !specifiers.words.count("friend") && !specifiers.typeName.empty()
+                               ? specifiers.typeName + "::" + declarator.name
+                               : declarator.name;
+        declaration.line = declarator.line;
+        declaration.specifiers = specifiers.words;
+        declaration.cLinkage = specifiers.cLinkage;
+        declaration.definition = definition;
+        declaration.paramsBegin = declarator.paramsBegin;
+        declaration.paramsEnd = declarator.paramsEnd;
+        declaration.constant = specifiers.words.count("constexpr") > 0
+                               || declarator.constant(specifiers.words.count("const") > 0);
+        m_result.push_back(std::move(declaration));
+    }
+
+    std::vector<Scope> m_scopes;
     std::vector<CudaDeclaration> m_result;
+    std::string m_error;
 };
 
 } // namespace
 
-std::vector<CudaDeclaration> scanDeclarations(const CudaTokens &tokens)
+Expected<std::vector<CudaDeclaration>> scanDeclarations(const std::vector<CudaToken> &tokens)
 {
     return Scanner(tokens).run();
 }

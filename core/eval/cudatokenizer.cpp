@@ -1,296 +1,260 @@
 #include "core/eval/cudatokenizer.h"
 
-#include <algorithm>
+#include <array>
 #include <cctype>
+#include <string_view>
 
 namespace kx {
 namespace {
 
 bool isIdentifierStart(char c)
 {
-    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+    // Bytes of UTF-8 sequences count as letters, as universal character names do.
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || c == '$' || static_cast<unsigned char>(c) >= 0x80;
 }
 
 bool isIdentifierChar(char c)
 {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    return isIdentifierStart(c) || std::isdigit(static_cast<unsigned char>(c));
 }
 
-std::string trim(const std::string &text)
+bool isDigit(char c)
 {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string::npos)
-        return {};
-    const auto last = text.find_last_not_of(" \t\r\n");
-    return text.substr(first, last - first + 1);
+    return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
 
-class Tokenizer
+// Punctuators, longest first so that the first match is the longest one.
+constexpr std::array<std::string_view, 48> kPunctuators = {
+    "%:%:", "...", "<<=", ">>=", "->*", "<=>", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
+    "&&",   "||",  "*=",  "/=",  "%=",  "+=",  "-=", "&=", "^=", "|=", "##", ".*", "<:", ":>", "<%", "%>",
+    "%:",   "{",   "}",   "[",   "]",   "(",   ")",  ";",  ":",  "?",  ".",  "~",  "!",  ",",  "#",  "="};
+
+std::string_view digraphMeaning(std::string_view text)
+{
+    if (text == "<:")
+        return "[";
+    if (text == ":>")
+        return "]";
+    if (text == "<%")
+        return "{";
+    if (text == "%>")
+        return "}";
+    if (text == "%:")
+        return "#";
+    if (text == "%:%:")
+        return "##";
+    return text;
+}
+
+// Translation phase 2: backslash-newline removed. lines[i] is the source line of text[i].
+struct Spliced
+{
+    std::string text;
+    std::vector<int> lines;
+};
+
+Spliced splice(const std::string &source)
+{
+    Spliced result;
+    result.text.reserve(source.size());
+    result.lines.reserve(source.size() + 1);
+    int line = 1;
+    for (std::size_t i = 0; i < source.size();) {
+        if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
+            i += 2;
+            ++line;
+            continue;
+        }
+        if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
+            i += 3;
+            ++line;
+            continue;
+        }
+        result.text += source[i];
+        result.lines.push_back(line);
+        if (source[i] == '\n')
+            ++line;
+        ++i;
+    }
+    result.lines.push_back(line);
+    return result;
+}
+
+class Lexer
 {
 public:
-    explicit Tokenizer(const std::string &source) : m_source(source) {}
+    explicit Lexer(std::string_view text, const std::vector<int> *lines = nullptr) : m_text(text), m_lines(lines) {}
 
-    CudaTokens run()
+    std::vector<CudaToken> run()
     {
+        std::vector<CudaToken> tokens;
         bool lineStart = true;
-        while (m_pos < m_source.size()) {
-            const char c = m_source[m_pos];
+        bool space = false;
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
             if (c == '\n') {
-                ++m_line;
-                ++m_pos;
                 lineStart = true;
-                continue;
-            }
-            if (std::isspace(static_cast<unsigned char>(c))) {
+                space = false;
                 ++m_pos;
-                continue;
-            }
-            if (c == '/' && peek(1) == '/') {
-                skipLineComment();
-                continue;
-            }
-            if (c == '/' && peek(1) == '*') {
-                skipBlockComment();
-                continue;
-            }
-            if (c == '#' && lineStart) {
-                directive();
-                continue;
-            }
-            lineStart = false;
-            if (m_skipDepth > 0) {
+            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f') {
+                space = true;
                 ++m_pos;
-                continue;
+            } else if (c == '/' && peek(1) == '/') {
+                while (m_pos < m_text.size() && m_text[m_pos] != '\n')
+                    ++m_pos;
+                space = true;
+            } else if (c == '/' && peek(1) == '*') {
+                // A comment is one space: one that spans lines does not end a directive.
+                const auto close = m_text.find("*/", m_pos + 2);
+                m_pos = close == std::string_view::npos ? m_text.size() : close + 2;
+                space = true;
+            } else {
+                CudaToken token;
+                token.line = lineOf(m_pos);
+                token.spaceBefore = space;
+                token.lineStart = lineStart;
+                lexToken(token);
+                tokens.push_back(std::move(token));
+                lineStart = false;
+                space = false;
             }
-            if (isStringStart())
-                stringLiteral();
-            else if (isIdentifierStart(c))
-                identifier();
-            else if (std::isdigit(static_cast<unsigned char>(c))
-                     || (c == '.' && std::isdigit(static_cast<unsigned char>(peek(1)))))
-                number();
-            else if (c == '\'')
-                charLiteral();
-            else if (c == ':' && peek(1) == ':')
-                push(CudaToken::Kind::Punctuator, m_pos, m_pos + 2);
-            else
-                push(CudaToken::Kind::Punctuator, m_pos, m_pos + 1);
         }
-        return std::move(m_result);
+        return tokens;
     }
 
-private:
-    char peek(std::size_t ahead) const
-    {
-        return m_pos + ahead < m_source.size() ? m_source[m_pos + ahead] : '\0';
-    }
-
-    void push(CudaToken::Kind kind, std::size_t begin, std::size_t end)
-    {
-        CudaToken token;
-        token.kind = kind;
-        token.text = m_source.substr(begin, end - begin);
-        token.line = m_line;
-        token.begin = begin;
-        token.end = end;
-        m_result.tokens.push_back(std::move(token));
-        m_pos = end;
-    }
-
-    void skipLineComment()
-    {
-        while (m_pos < m_source.size() && m_source[m_pos] != '\n')
-            ++m_pos;
-    }
-
-    void skipBlockComment()
-    {
-        m_pos += 2;
-        while (m_pos < m_source.size() && !(m_source[m_pos] == '*' && peek(1) == '/')) {
-            if (m_source[m_pos] == '\n')
-                ++m_line;
-            ++m_pos;
-        }
-        m_pos = std::min(m_pos + 2, m_source.size());
-    }
-
-    // Encoding prefixes (u8, u, U, L) and raw strings (R"delim( ... )delim").
-    bool isStringStart() const
-    {
-        std::size_t i = m_pos;
-        if (m_source.compare(i, 2, "u8") == 0)
-            i += 2;
-        else if (m_source[i] == 'u' || m_source[i] == 'U' || m_source[i] == 'L')
-            ++i;
-        if (i < m_source.size() && m_source[i] == 'R')
-            ++i;
-        return i < m_source.size() && m_source[i] == '"';
-    }
-
-    void stringLiteral()
+    // Lexes the token at the current position (which is no white space or comment).
+    void lexToken(CudaToken &token)
     {
         const std::size_t begin = m_pos;
-        const int line = m_line;
-        while (m_source[m_pos] != '"')
-            ++m_pos;
-        const bool raw = m_pos > begin && m_source[m_pos - 1] == 'R';
-        ++m_pos;
-        if (raw) {
-            const auto open = m_source.find('(', m_pos);
-            const std::string closing = ")" + m_source.substr(m_pos, open == std::string::npos ? 0 : open - m_pos) + "\"";
-            const auto close = open == std::string::npos ? std::string::npos : m_source.find(closing, open);
-            const std::size_t end = close == std::string::npos ? m_source.size() : close + closing.size();
-            for (std::size_t i = m_pos; i < end; ++i)
-                m_line += m_source[i] == '\n';
-            m_pos = end;
+        const char c = m_text[m_pos];
+        if (const std::size_t quote = literalQuote(); quote != std::string_view::npos) {
+            token.kind = m_text[quote] == '"' ? CudaToken::Kind::String : CudaToken::Kind::Char;
+            literal(quote);
+        } else if (isIdentifierStart(c)) {
+            token.kind = CudaToken::Kind::Identifier;
+            while (m_pos < m_text.size() && isIdentifierChar(m_text[m_pos]))
+                ++m_pos;
+        } else if (isDigit(c) || (c == '.' && isDigit(peek(1)))) {
+            token.kind = CudaToken::Kind::Number;
+            number();
         } else {
-            while (m_pos < m_source.size() && m_source[m_pos] != '"' && m_source[m_pos] != '\n')
-                m_pos += m_source[m_pos] == '\\' ? 2 : 1;
-            m_pos = std::min(m_pos + 1, m_source.size());
+            token.kind = CudaToken::Kind::Punctuator;
+            token.text = std::string(punctuator());
+            return;
         }
-        const std::size_t end = m_pos;
-        m_pos = begin;
-        push(CudaToken::Kind::String, begin, end);
-        m_result.tokens.back().line = line;
+        token.text = std::string(m_text.substr(begin, m_pos - begin));
     }
 
-    void charLiteral()
+    std::size_t position() const { return m_pos; }
+
+private:
+    char peek(std::size_t ahead) const { return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0'; }
+
+    int lineOf(std::size_t position) const
     {
-        const std::size_t begin = m_pos++;
-        while (m_pos < m_source.size() && m_source[m_pos] != '\'' && m_source[m_pos] != '\n')
-            m_pos += m_source[m_pos] == '\\' ? 2 : 1;
-        const std::size_t end = std::min(m_pos + 1, m_source.size());
-        m_pos = begin;
-        push(CudaToken::Kind::Char, begin, end);
+        return m_lines ? (*m_lines)[std::min(position, m_lines->size() - 1)] : 1;
     }
 
-    void identifier()
+    // Where the opening quote of a string or character literal starting here is (after u8, u, U, L and R),
+    // or npos.
+    std::size_t literalQuote() const
     {
-        std::size_t end = m_pos;
-        while (end < m_source.size() && isIdentifierChar(m_source[end]))
-            ++end;
-        push(CudaToken::Kind::Identifier, m_pos, end);
+        std::size_t i = m_pos;
+        if (m_text.compare(i, 2, "u8") == 0)
+            i += 2;
+        else if (m_text[i] == 'u' || m_text[i] == 'U' || m_text[i] == 'L')
+            ++i;
+        if (i < m_text.size() && m_text[i] == 'R' && i + 1 < m_text.size() && m_text[i + 1] == '"')
+            ++i;
+        if (i < m_text.size() && (m_text[i] == '"' || m_text[i] == '\''))
+            return i;
+        return std::string_view::npos;
+    }
+
+    void literal(std::size_t quote)
+    {
+        const char delimiter = m_text[quote];
+        const bool raw = delimiter == '"' && quote > m_pos && m_text[quote - 1] == 'R';
+        m_pos = quote + 1;
+        if (raw) {
+            const auto open = m_text.find('(', m_pos);
+            const auto lineEnd = m_text.find('\n', m_pos);
+            if (open == std::string_view::npos || (lineEnd != std::string_view::npos && lineEnd < open)) {
+                m_pos = lineEnd == std::string_view::npos ? m_text.size() : lineEnd;
+                return;
+            }
+            const std::string closing = ")" + std::string(m_text.substr(m_pos, open - m_pos)) + "\"";
+            const auto close = m_text.find(closing, open);
+            m_pos = close == std::string_view::npos ? m_text.size() : close + closing.size();
+        } else {
+            // An unterminated literal ends at the end of its line.
+            while (m_pos < m_text.size() && m_text[m_pos] != delimiter && m_text[m_pos] != '\n')
+                m_pos += m_text[m_pos] == '\\' && peek(1) != '\n' ? 2 : 1;
+            if (m_pos < m_text.size() && m_text[m_pos] == delimiter)
+                ++m_pos;
+            m_pos = std::min(m_pos, m_text.size());
+        }
+        // A user-defined literal's suffix belongs to the token.
+        while (m_pos < m_text.size() && isIdentifierChar(m_text[m_pos]))
+            ++m_pos;
     }
 
     // A pp-number: digits, letters, '.', digit separators and exponent signs.
     void number()
     {
-        std::size_t end = m_pos;
-        while (end < m_source.size()) {
-            const char c = m_source[end];
-            if (isIdentifierChar(c) || c == '.'
-                || (c == '\'' && end + 1 < m_source.size() && isIdentifierChar(m_source[end + 1]))) {
-                ++end;
-            } else if ((c == '+' || c == '-') && end > m_pos
-                       && std::string("eEpP").find(m_source[end - 1]) != std::string::npos) {
-                ++end;
-            } else {
-                break;
-            }
-        }
-        push(CudaToken::Kind::Number, m_pos, end);
-    }
-
-    // Reads one logical preprocessor line (with continuations, without comments) and records macros.
-    void directive()
-    {
-        std::string text;
-        ++m_pos;
-        while (m_pos < m_source.size()) {
-            const char c = m_source[m_pos];
-            if (c == '\\' && peek(1) == '\n') {
-                m_pos += 2;
-                ++m_line;
-                text += ' ';
-            } else if (c == '\\' && peek(1) == '\r' && peek(2) == '\n') {
-                m_pos += 3;
-                ++m_line;
-                text += ' ';
-            } else if (c == '\n') {
-                break;
-            } else if (c == '/' && peek(1) == '/') {
-                skipLineComment();
-            } else if (c == '/' && peek(1) == '*') {
-                skipBlockComment();
-                text += ' ';
-            } else {
-                text += c;
+        while (m_pos < m_text.size()) {
+            const char c = m_text[m_pos];
+            if ((c == '+' || c == '-') && std::string_view("eEpP").find(m_text[m_pos - 1]) != std::string_view::npos)
                 ++m_pos;
-            }
+            else if (isIdentifierChar(c) || c == '.')
+                ++m_pos;
+            else if (c == '\'' && isIdentifierChar(peek(1)))
+                m_pos += 2;
+            else
+                break;
         }
-        text = trim(text);
-        std::size_t nameEnd = 0;
-        while (nameEnd < text.size() && isIdentifierChar(text[nameEnd]))
-            ++nameEnd;
-        const std::string name = text.substr(0, nameEnd);
-        const std::string rest = trim(text.substr(nameEnd));
-
-        if (m_skipDepth > 0) {
-            if (name == "if" || name == "ifdef" || name == "ifndef")
-                ++m_skipDepth;
-            else if (name == "endif")
-                --m_skipDepth;
-            else if ((name == "else" || name == "elif") && m_skipDepth == 1)
-                m_skipDepth = 0;
-            return;
-        }
-        if (name == "if" && rest == "0")
-            m_skipDepth = 1;
-        else if (name == "define")
-            define(rest);
     }
 
-    void define(const std::string &text)
+    std::string_view punctuator()
     {
-        std::size_t i = 0;
-        while (i < text.size() && isIdentifierChar(text[i]))
-            ++i;
-        if (i == 0)
-            return;
-        CudaMacro macro;
-        macro.functionLike = i < text.size() && text[i] == '(';
-        std::size_t body = i;
-        if (macro.functionLike) {
-            const auto close = text.find(')', i);
-            body = close == std::string::npos ? text.size() : close + 1;
+        // "<::" is "<" then "::" unless a ':' or '>' follows (C++11), so "a<::b>" reads as expected.
+        if (m_text.compare(m_pos, 3, "<::") == 0 && peek(3) != ':' && peek(3) != '>') {
+            ++m_pos;
+            return "<";
         }
-        for (std::size_t j = body; j < text.size();) {
-            if (isIdentifierStart(text[j])) {
-                std::size_t end = j;
-                while (end < text.size() && isIdentifierChar(text[end]))
-                    ++end;
-                macro.identifiers.push_back(text.substr(j, end - j));
-                j = end;
-                // "#define KERNEL extern "C" __global__" gives C linkage wherever KERNEL is used.
-                std::size_t next = j;
-                while (next < text.size() && text[next] == ' ')
-                    ++next;
-                if (macro.identifiers.back() == "extern" && text.compare(next, 3, "\"C\"") == 0) {
-                    macro.identifiers.push_back(kExternCMarker);
-                    j = next + 3;
-                }
-            } else if (std::isdigit(static_cast<unsigned char>(text[j]))) {
-                while (j < text.size() && isIdentifierChar(text[j]))
-                    ++j;
-            } else {
-                ++j;
+        for (const std::string_view candidate : kPunctuators) {
+            if (m_text.compare(m_pos, candidate.size(), candidate) == 0) {
+                m_pos += candidate.size();
+                return digraphMeaning(candidate);
             }
         }
-        m_result.macros[text.substr(0, i)] = std::move(macro);
+        return m_text.substr(m_pos++, 1);
     }
 
-    const std::string &m_source;
+    std::string_view m_text;
+    const std::vector<int> *m_lines;
     std::size_t m_pos = 0;
-    int m_line = 1;
-    int m_skipDepth = 0;    // > 0 inside "#if 0": nesting depth of conditionals.
-    CudaTokens m_result;
 };
 
 } // namespace
 
-CudaTokens tokenizeCuda(const std::string &source)
+std::vector<CudaToken> tokenizeCuda(const std::string &source)
 {
-    return Tokenizer(source).run();
+    const Spliced spliced = splice(source);
+    return Lexer(spliced.text, &spliced.lines).run();
+}
+
+bool lexSingleToken(const std::string &text, CudaToken &token)
+{
+    if (text.empty())
+        return false;
+    const char c = text[0];
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+        || text.compare(0, 2, "//") == 0 || text.compare(0, 2, "/*") == 0)
+        return false;
+    Lexer lexer(text);
+    lexer.lexToken(token);
+    return lexer.position() == text.size();
 }
 
 } // namespace kx

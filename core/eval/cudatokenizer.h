@@ -1,21 +1,20 @@
 #pragma once
 
-#include <cstddef>
-#include <map>
 #include <string>
 #include <vector>
 
 namespace kx {
 
-// A token of CUDA C++ source. Comments and preprocessor lines never become tokens.
+// A preprocessing token of CUDA C++ source: line splices are removed and comments are white space, as in the
+// compiler's first translation phases.
 struct CudaToken
 {
     enum class Kind { Identifier, Number, String, Char, Punctuator };
     Kind kind = Kind::Punctuator;
-    std::string text;
-    int line = 1;
-    std::size_t begin = 0;                  // Offsets into the source.
-    std::size_t end = 0;
+    std::string text;                       // Digraphs are spelled as the token they stand for ("<%" is "{").
+    int line = 1;                           // Source line; for tokens a macro produced, the line of its use.
+    bool spaceBefore = false;               // White space or a comment stood before it.
+    bool lineStart = false;                 // The first token of a logical line (a '#' there starts a directive).
 
     bool is(const char *punctuatorOrIdentifier) const
     {
@@ -23,24 +22,12 @@ struct CudaToken
     }
 };
 
-// Stands for extern "C" among a macro's identifiers.
-inline constexpr const char *kExternCMarker = "extern \"C\"";
+// Splits source into preprocessing tokens: identifiers, pp-numbers, string and character literals (with their
+// prefixes, raw strings and user-defined suffixes) and punctuators, the longest that fits ("->", ">>=", "##").
+// Directives stay in the stream: a '#' with lineStart set begins one. Linear in the size of the source.
+std::vector<CudaToken> tokenizeCuda(const std::string &source);
 
-// A #define of the source: enough to see through macros that stand for qualifiers such as __device__.
-struct CudaMacro
-{
-    bool functionLike = false;
-    std::vector<std::string> identifiers;   // The identifiers of its replacement text.
-};
-
-struct CudaTokens
-{
-    std::vector<CudaToken> tokens;
-    std::map<std::string, CudaMacro> macros;
-};
-
-// Splits device source into tokens. Punctuators are single characters except "::", so ">>" closes two
-// template argument lists. Blocks under "#if 0" are skipped.
-CudaTokens tokenizeCuda(const std::string &source);
+// The single token text spells, or false when it is no token or several (for "##" pasting).
+bool lexSingleToken(const std::string &text, CudaToken &token);
 
 } // namespace kx

@@ -122,6 +122,8 @@ std::size_t EvaluationService::cancelPending()
         std::lock_guard lock(m_mutex);
         ++m_generation;
         jobs.swap(m_queue);
+        m_cancelCompiles.request_stop();
+        m_cancelCompiles = std::stop_source();
     }
     for (const Job &job : jobs)
         finish(job, Error{"cancelled before it was compiled"});
@@ -137,6 +139,7 @@ void EvaluationService::stop()
         m_stopping = true;
         ++m_generation;
         jobs.swap(m_queue);
+        m_cancelCompiles.request_stop();
         for (std::jthread &thread : m_threads)
             thread.request_stop();
     }
@@ -168,20 +171,28 @@ void EvaluationService::runCompiler(std::stop_token stop)
             job = std::move(m_queue.front());
             m_queue.pop_front();
         }
-        process(std::move(job));
+        process(std::move(job), stop);
     }
 }
 
-void EvaluationService::process(Job job)
+void EvaluationService::process(Job job, std::stop_token stop)
 {
     std::string arch;
+    std::stop_token cancelling;
     {
         std::lock_guard lock(m_mutex);
         arch = m_arch;
+        cancelling = m_cancelCompiles.get_token();
     }
     CompileOptions options = m_options.compile;
     options.arch = arch;
-    const CompileResult compiled = m_compiler.compile(job.candidate.source, options);
+    // Stopping the service or cancelling what is pending ends a compile at once: it may run for its whole limit.
+    std::stop_source compileStop;
+    const std::stop_callback onStop(stop, [&compileStop] { compileStop.request_stop(); });
+    const std::stop_callback onCancel(cancelling, [&compileStop] { compileStop.request_stop(); });
+    const CompileResult compiled = m_compiler.compile(job.candidate.source, options, compileStop.get_token());
+    if (compiled.cancelled)
+        return finish(job, Error{"cancelled while it was compiled"});
     if (m_observer) {
         try {
             m_observer->compiled(job.candidate, compiled);

@@ -78,7 +78,8 @@ public:
     std::future<Expected<Evaluation>> submit(Op op, Candidate candidate, EvalSettings settings);
 
     /// Drops every candidate not yet handed to a worker (waiting for or in compilation, or queued in the pool);
-    /// each completes with an Error. Returns how many were waiting for compilation.
+    /// each completes with an Error. A compile in progress is stopped. Returns how many were waiting for
+    /// compilation.
     std::size_t cancelPending();
     /// Cancels pending work, stops the compile threads and the pool. Idempotent.
     void stop();
@@ -98,7 +99,7 @@ private:
     };
 
     void runCompiler(std::stop_token stop);
-    void process(Job job);
+    void process(Job job, std::stop_token stop);
     Evaluation hostEvaluation(const Job &job, EvalStatus status, std::string message,
                               const CompileStats &stats) const;
     void finish(const Job &job, Expected<Evaluation> result);
@@ -115,6 +116,7 @@ private:
     GpuInfo m_targetGpu;                    // Reported in evaluations that never reach a worker.
     std::string m_startError;               // Why start() failed; later submissions fail with it.
     std::uint64_t m_generation = 0;         // Bumped by cancelPending(): older jobs still compiling are dropped.
+    std::stop_source m_cancelCompiles;      // Stops the compiles in progress; replaced by cancelPending().
     bool m_started = false;
     bool m_stopping = false;
     std::vector<std::jthread> m_threads;

@@ -2,6 +2,7 @@
 #include "core/eval/kernelsignatures.h"
 
 #include "core/eval/cudadeclarations.h"
+#include "core/eval/cudapreprocessor.h"
 #include "core/eval/cudatokenizer.h"
 #include "core/eval/launchplan.h"
 
@@ -90,7 +91,7 @@ std::string joinTokens(const std::vector<CudaToken> &tokens, std::size_t begin, 
 {
     std::string text;
     for (std::size_t i = begin; i < end; ++i) {
-        if (i > begin && tokens[i].begin > tokens[i - 1].end)
+        if (i > begin && tokens[i].spaceBefore)
             text += ' ';
         text += tokens[i].text;
     }
@@ -184,11 +185,18 @@ std::vector<KernelParam> parameters(const std::vector<CudaToken> &tokens, std::s
 
 std::vector<KernelSignature> parseKernelSignatures(const std::string &source)
 {
-    const CudaTokens tokens = tokenizeCuda(source);
+    // The kernels NVRTC sees, macros replaced: what the device-only check reads too. A source the check
+    // rejects for its size or nesting has no kernels here (it does not compile either).
+    const auto tokens = preprocessCuda(source);
+    if (!tokens)
+        return {};
+    const auto declarations = scanDeclarations(*tokens);
+    if (!declarations)
+        return {};
     std::vector<KernelSignature> kernels;
-    for (const CudaDeclaration &declaration : scanDeclarations(tokens)) {
-        if (declaration.kind != CudaDeclaration::Kind::Function || !declaration.has("__global__")
-            || !declaration.cLinkage) {
+    for (const CudaDeclaration &declaration : *declarations) {
+        if (declaration.kind != CudaDeclaration::Kind::Function || declaration.member
+            || !declaration.has("__global__") || !declaration.cLinkage) {
             continue;
         }
         bool known = false;
@@ -196,8 +204,7 @@ std::vector<KernelSignature> parseKernelSignatures(const std::string &source)
             known = known || kernel.name == declaration.name;
         if (known)
             continue;       // A declaration followed by its definition.
-        kernels.push_back({declaration.name,
-                           parameters(tokens.tokens, declaration.paramsBegin, declaration.paramsEnd)});
+        kernels.push_back({declaration.name, parameters(*tokens, declaration.paramsBegin, declaration.paramsEnd)});
     }
     return kernels;
 }
@@ -205,7 +212,7 @@ std::vector<KernelSignature> parseKernelSignatures(const std::string &source)
 std::optional<IntegerRange> integerParamRange(const std::string &type)
 {
     std::vector<std::string> identifiers;
-    for (const CudaToken &token : tokenizeCuda(type).tokens) {
+    for (const CudaToken &token : tokenizeCuda(type)) {
         if (token.kind == Kind::Identifier)
             identifiers.push_back(token.text);
         else if (!token.is("::"))

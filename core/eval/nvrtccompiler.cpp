@@ -3,10 +3,10 @@
 #include "core/eval/compilelog.h"
 #include "core/eval/devicecodecheck.h"
 #include "core/eval/includecheck.h"
+#include "core/eval/nvrtcprocess.h"
 #include "core/eval/ptxasreport.h"
 #include "core/eval/toolkitheaders.h"
 
-#include <chrono>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -39,56 +39,6 @@ std::string firstError(const std::string &log)
             return line;
     }
     return {};
-}
-
-// Destroys the program on every return path.
-class Program
-{
-public:
-    ~Program()
-    {
-        if (m_program)
-            nvrtcDestroyProgram(&m_program);
-    }
-    nvrtcProgram *address() { return &m_program; }
-    nvrtcProgram get() const { return m_program; }
-
-private:
-    nvrtcProgram m_program = nullptr;
-};
-
-std::string programLog(nvrtcProgram program)
-{
-    std::size_t size = 0;
-    if (nvrtcGetProgramLogSize(program, &size) != NVRTC_SUCCESS || size <= 1)
-        return {};
-    std::string log(size, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    log.resize(log.find_last_not_of(std::string("\0\n", 2)) + 1);
-    return log;
-}
-
-std::string cubinOf(nvrtcProgram program)
-{
-    std::size_t size = 0;
-    if (nvrtcGetCUBINSize(program, &size) != NVRTC_SUCCESS || size == 0)
-        return {};
-    std::string cubin(size, '\0');
-    if (nvrtcGetCUBIN(program, cubin.data()) != NVRTC_SUCCESS)
-        return {};
-    return cubin;
-}
-
-std::string ptxOf(nvrtcProgram program)
-{
-    std::size_t size = 0;
-    if (nvrtcGetPTXSize(program, &size) != NVRTC_SUCCESS || size <= 1)
-        return {};
-    std::string ptx(size, '\0');
-    if (nvrtcGetPTX(program, ptx.data()) != NVRTC_SUCCESS)
-        return {};
-    ptx.resize(size - 1);   // The size counts the terminating NUL.
-    return ptx;
 }
 
 // Options that would let NVRTC read files: include paths and pre-included files. Candidates get headers from
@@ -126,17 +76,20 @@ std::string NvrtcCompiler::version()
     return {};
 }
 
-CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOptions &options) const
+CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOptions &options,
+                                     std::stop_token stop) const
 {
     CompileResult result;
     result.kernels = parseKernelSignatures(source);
 #if !KX_HAVE_CUDA
     (void)options;
+    (void)stop;
     return failed(std::move(result), "this build has no NVRTC (the CUDA toolkit was not found when it was configured)");
 #else
     // The one place where candidate code meets NVRTC: every #include is checked, and the allowed headers come
     // from memory (the search, kx compile, the GUI's check and its PTX/SASS view all compile here).
-    if (const Status deviceOnly = checkDeviceOnly(source); !deviceOnly)
+    const CudaPreprocessOptions preprocess{options.arch, version(), options.fastMath};
+    if (const Status deviceOnly = checkDeviceOnly(source, preprocess); !deviceOnly)
         return failed(std::move(result), deviceOnly.error().message);
     const Expected<std::vector<std::string>> includes = checkIncludes(source);
     if (!includes)
@@ -153,52 +106,51 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
         return failed(std::move(result), "unsupported architecture '" + options.arch
                                              + "' (expected a real GPU architecture such as sm_80 or sm_90)");
 
-    std::vector<const char *> headerTexts;
-    std::vector<const char *> headerNames;
+    NvrtcJob job;
+    job.source = source;
     std::set<std::string> knownFiles{"candidate.cu"};
     for (const InMemoryHeader *header : *headers) {
-        headerTexts.push_back(header->text.c_str());
-        headerNames.push_back(header->name.c_str());
+        job.headers.emplace_back(header->name, header->text);
         knownFiles.insert(header->name);
     }
-    Program program;
-    nvrtcResult status = nvrtcCreateProgram(program.address(), source.c_str(), "candidate.cu", int(headerTexts.size()),
-                                            headerTexts.data(), headerNames.data());
-    if (status != NVRTC_SUCCESS)
-        return failed(std::move(result), std::string("NVRTC could not create a program: ") + nvrtcGetErrorString(status));
-
     // No include path, and not the current folder either (NVRTC's default for quoted names): the headers above
     // are all there is. Absolute paths NVRTC would still open; checkIncludes() keeps them out.
-    std::vector<std::string> arguments = {"--gpu-architecture=" + options.arch, "-std=c++17", "-default-device",
-                                          "--ptxas-options=-v", "--no-source-include"};
+    job.arguments = {"--gpu-architecture=" + options.arch, "-std=c++17", "-default-device", "--ptxas-options=-v",
+                     "--no-source-include"};
     if (options.fastMath)
-        arguments.push_back("--use_fast_math");
-    arguments.insert(arguments.end(), options.extraOptions.begin(), options.extraOptions.end());
-    std::vector<const char *> argv;
-    for (const std::string &argument : arguments)
-        argv.push_back(argument.c_str());
+        job.arguments.push_back("--use_fast_math");
+    job.arguments.insert(job.arguments.end(), options.extraOptions.begin(), options.extraOptions.end());
+    job.wantPtx = options.wantPtx;
+    job.timeoutSeconds = options.timeoutSeconds;
+    job.memoryLimitMb = options.memoryLimitMb;
 
-    const auto start = std::chrono::steady_clock::now();
-    status = nvrtcCompileProgram(program.get(), int(argv.size()), argv.data());
-    result.stats.compileMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const NvrtcRun run = runNvrtcJob(job, stop);
+    if (run.outcome != NvrtcRun::Outcome::Done) {
+        result.cancelled = run.outcome == NvrtcRun::Outcome::Cancelled;
+        return failed(std::move(result), run.error);
+    }
+    const NvrtcOutput &output = run.output;
+    result.stats.compileMs = output.compileMs;
     // The figures come from the whole report; what is kept, shown, stored and put into prompts is scrubbed.
-    const std::string log = programLog(program.get());
-    const std::vector<PtxasFunction> report = parsePtxasReport(log);
-    result.stats.log = scrubCompileLog(log, [&knownFiles](std::string_view file) {
+    const std::vector<PtxasFunction> report = parsePtxasReport(output.log);
+    result.stats.log = scrubCompileLog(output.log, [&knownFiles](std::string_view file) {
         return knownFiles.contains(std::string(file));
     });
-
-    if (status != NVRTC_SUCCESS) {
+    if (output.status < 0)
+        return failed(std::move(result), "NVRTC could not create a program: " + output.statusText);
+    if (output.statusText == "NVRTC_ERROR_OUT_OF_MEMORY" && options.memoryLimitMb > 0)
+        return failed(std::move(result), "the compile took more than " + std::to_string(options.memoryLimitMb)
+                                             + " MB of memory");
+    if (output.status != 0) {
         std::string reason = firstError(result.stats.log);
         if (reason.empty())
-            reason = std::string("NVRTC: ") + nvrtcGetErrorString(status);
+            reason = "NVRTC: " + output.statusText;
         return failed(std::move(result), reason);
     }
-    result.cubin = cubinOf(program.get());
+    result.cubin = output.cubin;
     if (result.cubin.empty())
         return failed(std::move(result), "NVRTC produced no cubin for " + options.arch);
-    if (options.wantPtx)
-        result.ptx = ptxOf(program.get());
+    result.ptx = output.ptx;
     applyPtxasReport(report, result.stats);
     result.ok = true;
     return result;

@@ -1,5 +1,6 @@
 #include "core/propose/commandrunner.h"
 
+#include "core/propose/commandsupervisor.h"
 #include "core/util/childenvironment.h"
 
 #include <array>
@@ -19,8 +20,10 @@
 namespace kx {
 namespace {
 
-constexpr std::size_t kMaxOutput = 16 << 20; // A runaway command must not exhaust memory.
+constexpr std::size_t kMaxOutput = 16 << 20; // An answer larger than this is no answer: a runaway command.
+constexpr std::size_t kMaxStderr = 1 << 20;  // Of stderr only the end is shown.
 constexpr int kPollMs = 50;
+constexpr int kSupervisorGraceMs = 5000;     // To kill what the command left and exit.
 
 class Pipe
 {
@@ -60,12 +63,22 @@ int exitCodeOf(int status)
     return -1;
 }
 
-int waitFor(pid_t pid)
+// The supervisor kills what is left of the command once its control pipe is closed, then exits. True when it
+// did; otherwise (a process that cannot be killed) it is killed itself after a grace period.
+bool stopSupervisor(pid_t supervisor)
 {
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    for (int waited = 0; waited < kSupervisorGraceMs; waited += 5) {
+        int status = 0;
+        const pid_t done = ::waitpid(supervisor, &status, WNOHANG);
+        if (done == supervisor || (done < 0 && errno != EINTR))
+            return true;
+        ::usleep(5000);
     }
-    return exitCodeOf(status);
+    ::kill(-supervisor, SIGKILL);
+    int status = 0;
+    while (::waitpid(supervisor, &status, 0) < 0 && errno == EINTR) {
+    }
+    return false;
 }
 
 // Writes without raising SIGPIPE when the command has stopped reading (that would kill this process).
@@ -112,27 +125,27 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
 {
     if (command.empty())
         return Error{"no command given"};
-    Pipe in, out, err;
-    if (!in.ok() || !out.ok() || !err.ok())
+    Pipe in, out, err, control, status;
+    if (!in.ok() || !out.ok() || !err.ok() || !control.ok() || !status.ok())
         return Error{std::string("cannot create pipes: ") + std::strerror(errno)};
     // Made before fork: the child of a threaded process may only call async-signal-safe functions.
     const ChildEnvironment environment(secretsForCommands());
     const char *const argv[] = {"sh", "-c", command.c_str(), nullptr};
-    const pid_t pid = ::fork();
-    if (pid < 0)
+    const SupervisorFds fds{in.read(), out.write(), err.write(), control.read(), status.write()};
+    const pid_t supervisor = ::fork();
+    if (supervisor < 0)
         return Error{std::string("cannot start a process: ") + std::strerror(errno)};
-    if (pid == 0) {
+    if (supervisor == 0) {
+        // Its own process group keeps Ctrl-C in the terminal to kx, which stops the command itself.
         ::setpgid(0, 0);
-        ::dup2(in.read(), STDIN_FILENO);
-        ::dup2(out.write(), STDOUT_FILENO);
-        ::dup2(err.write(), STDERR_FILENO);
-        ::execve("/bin/sh", const_cast<char *const *>(argv), environment.envp());
-        ::_exit(127);
+        runCommandSupervisor(fds, argv, environment.envp());
     }
-    ::setpgid(pid, pid);
+    ::setpgid(supervisor, supervisor);
     in.closeRead();
     out.closeWrite();
     err.closeWrite();
+    control.closeRead();
+    status.closeWrite();
     ::fcntl(in.write(), F_SETFL, O_NONBLOCK);
 
     CommandOutput result;
@@ -142,8 +155,10 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
     const auto deadline = std::chrono::steady_clock::now()
                           + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
     std::string failure;
-    bool outOpen = true, errOpen = true;
-    while (outOpen || errOpen) {
+    std::string statusBytes;
+    bool shellDone = false;
+    bool outOpen = true, errOpen = true, statusOpen = true;
+    while (outOpen || errOpen || (statusOpen && !shellDone)) {
         if (stop.stop_requested()) {
             failure = "cancelled";
             break;
@@ -152,12 +167,14 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
             failure = "the command did not finish within " + std::to_string(int(timeout.count())) + " s (killed)";
             break;
         }
-        std::array<pollfd, 3> fds{};
+        std::array<pollfd, 4> fds{};
         nfds_t count = 0;
         if (outOpen)
             fds[count++] = {out.read(), POLLIN, 0};
         if (errOpen)
             fds[count++] = {err.read(), POLLIN, 0};
+        if (statusOpen)
+            fds[count++] = {status.read(), POLLIN, 0};
         if (in.write() >= 0)
             fds[count++] = {in.write(), POLLOUT, 0};
         if (::poll(fds.data(), count, kPollMs) < 0 && errno != EINTR)
@@ -177,34 +194,56 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
             }
             char buffer[65536];
             const auto n = ::read(fds[i].fd, buffer, sizeof buffer);
-            std::string &target = fds[i].fd == out.read() ? result.out : result.err;
-            if (n > 0 && target.size() < kMaxOutput)
-                target.append(buffer, std::size_t(n));
-            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-                (fds[i].fd == out.read() ? outOpen : errOpen) = false;
+            const bool closed = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+            if (fds[i].fd == status.read()) {
+                if (n > 0)
+                    statusBytes.append(buffer, std::size_t(n));
+                if (statusBytes.size() >= sizeof(int) && !shellDone) {
+                    int wait = 0;
+                    std::memcpy(&wait, statusBytes.data(), sizeof wait);
+                    result.exitCode = exitCodeOf(wait);
+                    shellDone = true;
+                    // The shell is done: whatever it left running goes, and its output pipes close with it.
+                    control.closeWrite();
+                }
+                if (closed)
+                    statusOpen = false;
+            } else if (fds[i].fd == out.read()) {
+                if (n > 0)
+                    result.out.append(buffer, std::size_t(n));
+                if (result.out.size() > kMaxOutput) {
+                    failure = "the command wrote more than " + std::to_string(kMaxOutput >> 20)
+                              + " MiB to stdout (the limit for an answer; it was stopped)";
+                    break;
+                }
+                if (closed)
+                    outOpen = false;
+            } else {
+                // Only stderr's end is ever shown: keep a tail rather than all of it.
+                if (n > 0)
+                    result.err.append(buffer, std::size_t(n));
+                if (result.err.size() > 2 * kMaxStderr)
+                    result.err.erase(0, result.err.size() - kMaxStderr);
+                if (closed)
+                    errOpen = false;
+            }
+        }
+        if (!failure.empty())
+            break;
+        // The supervisor ended without reporting the shell (it could not start one).
+        if (!statusOpen && !shellDone) {
+            failure = "the command's supervisor ended without starting it";
+            break;
         }
     }
     in.closeWrite();
-    // Output closed: the shell is normally exiting, but it may have closed its output and kept running.
-    while (failure.empty()) {
-        int status = 0;
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid) {
-            result.exitCode = exitCodeOf(status);
-            return result;
-        }
-        if (done < 0 && errno != EINTR)
-            return Error{std::string("lost track of the command: ") + std::strerror(errno)};
-        if (stop.stop_requested())
-            failure = "cancelled";
-        else if (std::chrono::steady_clock::now() > deadline)
-            failure = "the command did not finish within " + std::to_string(int(timeout.count())) + " s (killed)";
-        else
-            ::usleep(kPollMs * 1000);
-    }
-    ::kill(-pid, SIGKILL);
-    waitFor(pid);
-    return Error{failure};
+    control.closeWrite();
+    const bool supervisorEnded = stopSupervisor(supervisor);
+    if (!failure.empty())
+        return Error{failure};
+    if (!supervisorEnded)
+        return Error{"the command's processes could not all be stopped"};
+    return result;
 }
 
 } // namespace kx

@@ -17,8 +17,11 @@ struct CommandOutput
 };
 
 /**
- * Runs a shell command (/bin/sh -c) in its own process group, writes input to its stdin and collects
- * stdout and stderr. A timeout or a stop request kills the whole group; both come back as an Error.
+ * Runs a shell command (/bin/sh -c), writes input to its stdin and collects stdout (at most 16 MiB: more is an
+ * Error that says so) and the end of stderr. The command runs under a supervisor process in a process group of
+ * its own (see runCommandSupervisor): when the command ends, times out or a stop request comes, every process it
+ * started is killed, also those that left its process group or session (setsid) or their parents; a timeout or
+ * a stop request comes back as an Error.
  * The command gets this process's environment without secrets (ChildEnvironment), except the secret variables
  * named in KX_COMMAND_SECRETS (separated by commas, colons or spaces).
  */

@@ -21,6 +21,8 @@
 
 namespace kx {
 
+class Archive;
+
 /// When a search stops (any limit reached; 0: no limit). Stored with the run, so a continued run keeps it.
 struct SearchBudget
 {
@@ -103,8 +105,9 @@ public:
     std::int64_t runId() const;
 
 private:
-    class Loop;
+    class Loop;                             // The search on the engine's thread (searchloop.cpp).
     Expected<std::int64_t> launch(std::optional<Op> op, std::optional<std::int64_t> runId);
+    void runLoop(std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop);
 
     std::string m_archivePath;
     std::unique_ptr<Proposer> m_proposer;

@@ -13,8 +13,9 @@ SearchSession::SearchSession(SearchSessionOptions options, SearchEventSink sink,
     WorkerPoolOptions pool;
     pool.command = m_options.workerCommand;
     pool.devices = m_options.devices;
-    m_service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(pool), EvaluationServiceOptions{},
-                                                    observer);
+    EvaluationServiceOptions service;
+    service.compile = m_options.compile;
+    m_service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(pool), std::move(service), observer);
 }
 
 SearchSession::~SearchSession()

@@ -21,6 +21,8 @@ struct SearchSessionOptions
     SearchSettings settings;
     /// Makes the run's proposer; empty: the template proposer.
     std::function<std::unique_ptr<Proposer>()> makeProposer;
+    /// NVRTC's options, its time and memory limits among them (the workers' GPU gives the arch).
+    CompileOptions compile;
 };
 
 /**

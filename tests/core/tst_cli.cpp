@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <csignal>
+#include <thread>
+
 namespace {
 
 using kx::test::TemporaryDir;
@@ -231,4 +234,42 @@ TEST_CASE("an unknown candidate fails")
     const auto result = runKx({"archive", "show", "-a", archive, "ffffffff"});
     CHECK(result.exitCode == 1);
     CHECK(contains(result.err, "no candidate"));
+}
+
+TEST_CASE("a search in which nothing could be proposed fails with the proposer's errors")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("search.kxdb");
+    const std::string failing = std::string(KX_TEST_DATA_DIR) + "/propose/failing-command.sh";
+    const auto search = runKx({"search", "relu", "-a", archive, "--worker", KX_FAKE_WORKER, "--proposer", "command",
+                               "--command", failing, "--generations", "2", "--children", "2", "--no-inductor"});
+    CHECK_MESSAGE(search.exitCode == 1, (search.out + search.err));
+    CHECK_MESSAGE(contains(search.err, "nothing could be proposed"), search.err);
+    CHECK_MESSAGE(contains(search.err, "exited with status 3; stderr: quota exceeded for this key"), search.err);
+    const auto runs = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(runs.is_array());
+    REQUIRE(runs.size() == std::size_t(1));
+    CHECK(runs.front().value("state", std::string()) == std::string("failed"));
+}
+
+TEST_CASE("Ctrl-C while NVRTC compiles a candidate stops the search gracefully")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("search.kxdb");
+    const std::string slow = std::string(KX_TEST_DATA_DIR) + "/propose/slow-compile-command.sh";
+    kx::test::ChildProcess kx;
+    REQUIRE(kx.start({KX_CLI, "search", "relu", "-a", archive, "--worker", KX_FAKE_WORKER, "--proposer", "command",
+                      "--command", slow, "--generations", "1", "--no-inductor"}));
+    // The proposer answers at once; NVRTC then works on the candidate for minutes.
+    REQUIRE_MESSAGE(kx.waitForOutput("proposer: command", std::chrono::seconds(60)), (kx.out() + kx.err()));
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    kx.sendSignal(SIGINT);
+    const auto result = kx.finish(std::chrono::seconds(30));
+    CHECK_FALSE(result.timedOut);
+    CHECK_MESSAGE(result.exitCode == 130, (result.out + result.err));
+    CHECK_MESSAGE(contains(result.err, "stopping"), result.err);
+    const auto runs = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(runs.is_array());
+    REQUIRE(runs.size() == std::size_t(1));
+    CHECK(runs.front().value("state", std::string()) == std::string("cancelled"));
 }

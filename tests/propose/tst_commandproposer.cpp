@@ -5,10 +5,13 @@
 
 #include "temporarydir.h"
 #include "testfiles.h"
+#include "waituntil.h"
 
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <future>
+#include <sstream>
 
 using namespace kx;
 
@@ -108,4 +111,61 @@ TEST_CASE("a command that ignores its input still gets a large prompt without bl
     const auto echoed = CommandRunner::run("wc -c", input, std::chrono::seconds(30), {});
     REQUIRE(echoed);
     CHECK(echoed->out.find(std::to_string(input.size())) != std::string::npos);
+}
+
+namespace {
+
+// Alive and not yet reaped: a process that was killed and reaped is gone from /proc.
+bool running(pid_t pid)
+{
+    const std::string stat = test::readFile("/proc/" + std::to_string(pid) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z';
+}
+
+std::vector<pid_t> pidsIn(const std::string &path)
+{
+    std::vector<pid_t> pids;
+    std::istringstream lines(test::readFile(path));
+    for (long pid = 0; lines >> pid;)
+        pids.push_back(pid_t(pid));
+    return pids;
+}
+
+} // namespace
+
+TEST_CASE("every process a command started is stopped with it, also one in a session of its own")
+{
+    for (const std::string mode : {"hang", "answer"}) {
+        CAPTURE(mode);
+        const test::TemporaryDir temp;
+        REQUIRE(temp.isValid());
+        const std::string pidFile = temp.filePath("pids");
+        auto proposer = proposerFor(script("daemonizing-command.sh") + " " + pidFile + " " + mode, 3);
+        const auto result = proposer.propose(translateRelu(), {});
+        if (mode == "hang")
+            CHECK(result.failure.find("did not finish within 3 s") != std::string::npos);
+        else
+            CHECK_MESSAGE(result.candidates.size() == 1, result.failure);
+        const std::vector<pid_t> pids = pidsIn(pidFile);
+        CHECK(pids.size() == 3);
+        for (const pid_t pid : pids) {
+            CAPTURE(pid);
+            CHECK(test::waitUntil([pid] { return !running(pid); }, std::chrono::seconds(5)));
+            if (running(pid))
+                ::kill(pid, SIGKILL);   // Leave nothing behind, whatever the verdict.
+        }
+    }
+}
+
+TEST_CASE("output beyond the limit is an error that names the limit")
+{
+    auto proposer = proposerFor(script("huge-output-command.sh"));
+    const auto result = proposer.propose(translateRelu(), {});
+    CHECK(result.candidates.empty());
+    CHECK_MESSAGE(result.failure.find("more than 16 MiB to stdout") != std::string::npos, result.failure);
+
+    const auto under = CommandRunner::run("head -c 16000000 /dev/zero", "", std::chrono::seconds(30), {});
+    REQUIRE_MESSAGE(under, (under ? "" : under.error().message));
+    CHECK(under->out.size() == 16000000);
 }

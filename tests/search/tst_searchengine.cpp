@@ -528,3 +528,55 @@ TEST_CASE("settings round-trip")
     CHECK(older->eval.inductorBaseline);
     CHECK_FALSE(searchSettingsFromJson(R"({"eval":{"precision":"fp4"}})"));
 }
+
+namespace {
+
+// Fails every call, as a proposer with a wrong API key or a broken command does; or every other call.
+class FailingProposer : public test::FakeProposer
+{
+public:
+    explicit FailingProposer(bool everyOther) : m_everyOther(everyOther) {}
+    ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override
+    {
+        if (m_everyOther && m_calls++ % 2 == 1)
+            return test::FakeProposer::propose(request, stop);
+        return {{}, "HTTP 401: invalid API key (call " + std::to_string(++m_failures) + ")"};
+    }
+
+private:
+    bool m_everyOther;
+    int m_calls = 0;
+    int m_failures = 0;
+};
+
+} // namespace
+
+TEST_CASE("a search in which nothing could be proposed fails with the proposer's last errors")
+{
+    TemporaryDir dir;
+    EventLog log;
+    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<FailingProposer>(false),
+                        std::make_shared<test::FakeEvaluator>(), settingsWithSeed(3), generations(4), log.sink());
+    const auto runId = engine.start(test::fakeOp());
+    REQUIRE(runId);
+    engine.wait();
+    CHECK(engine.state() == RunState::Failed);
+    CHECK(openArchive(dir.filePath("a.kxdb"))->run(*runId)->state == RunState::Failed);
+    std::string finished;
+    {
+        std::lock_guard lock(log.mutex);
+        for (const SearchEvent &event : log.events)
+            if (event.kind == SearchEvent::Kind::Finished)
+                finished = event.message;
+    }
+    CHECK_MESSAGE(finished.find("nothing could be proposed") != std::string::npos, finished);
+    CHECK_MESSAGE(finished.find("translate: HTTP 401: invalid API key") != std::string::npos, finished);
+
+    // A proposer that fails only now and then still finishes its search.
+    TemporaryDir other;
+    SearchEngine partly(other.filePath("a.kxdb"), std::make_unique<FailingProposer>(true),
+                        std::make_shared<test::FakeEvaluator>(), settingsWithSeed(3), generations(2));
+    REQUIRE(partly.start(test::fakeOp()));
+    partly.wait();
+    CHECK(partly.state() == RunState::Finished);
+}

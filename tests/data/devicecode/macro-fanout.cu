@@ -1,0 +1,2 @@
+#define M M M M M M M M M M M M M M M M M M
+M __device__ int v;
