@@ -30,6 +30,9 @@ usr/share/kernel-explorer/python/kx_inductor_baseline.py
 usr/share/kernel-explorer/sample-archive.json"
 [ "$manpages" = ON ] && expected="$expected
 usr/share/man/man1/kx.1.gz"
+# NVRTC runs in a helper beside kx, in builds with the CUDA toolkit.
+[ -x "$build/bin/kx-nvrtc" ] && expected="$expected
+usr/bin/kx-nvrtc"
 if [ "$gui" = ON ]; then
     expected="$expected
 usr/bin/kernel-explorer
@@ -43,7 +46,7 @@ for file in $expected; do
     [ -f "$root/$file" ] || fail "not installed: /$file"
 done
 unexpected=$(cd "$root" && find . -type f | sed 's|^\./||' | grep -v -E \
-    '^usr/bin/(kx|kernel-explorer)$|^usr/share/(kernel-explorer|applications|metainfo|icons/hicolor|man/man1)/' || true)
+    '^usr/bin/(kx|kx-nvrtc|kernel-explorer)$|^usr/share/(kernel-explorer|applications|metainfo|icons/hicolor|man/man1)/' || true)
 [ -z "$unexpected" ] || fail "installed, but not expected: $unexpected"
 echo "ok: installed into $root"
 
