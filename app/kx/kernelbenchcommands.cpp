@@ -186,7 +186,9 @@ void prebuildInductorPackages(const CoverageOptions &options, const SearchSessio
     std::cerr << "building Inductor packages for " << todo.size() << " ops ..." << std::endl;
     std::atomic<std::size_t> next = 0;
     std::mutex printing;
-    const InductorPackager packager;
+    InductorPackager::Options packagerOptions;
+    packagerOptions.sandbox = options.limits.sandbox;
+    const InductorPackager packager(packagerOptions);
     const std::vector<std::string> runner{selfExecutable(), "baseline-runner"};
     const auto buildSome = [&] {
         for (std::size_t k = next++; k < todo.size(); k = next++) {
@@ -222,6 +224,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
     sessionOptions.workerCommand = {selfExecutable(), "worker"};
     sessionOptions.settings.budget.seconds = options.budgetSeconds;
     sessionOptions.settings.eval = options.eval;
+    sessionOptions.inductor.sandbox = options.limits.sandbox;
     SearchSession session(std::move(sessionOptions), [&](const SearchEvent &event) {
         std::lock_guard lock(mutex);
         if (event.kind == SearchEvent::Kind::Finished && finished)
@@ -397,8 +400,9 @@ int runCoverage(const CoverageOptions &options)
 void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all)
 {
     command.add_flag("!--no-sandbox", limits.sandbox,
-                     "Run the problem file's Python without the bubblewrap sandbox (it is code that runs with all "
-                     "your rights: only for files you trust)");
+                     "Run the problem file's Python (its import, and torch.compile of it for the Inductor baseline) "
+                     "without the bubblewrap sandbox (it is code that runs with all your rights: only for files you "
+                     "trust)");
     if (!all)
         return;
     command.add_option("--timeout", limits.timeoutSeconds, "Seconds the problem file's Python may run")

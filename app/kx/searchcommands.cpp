@@ -270,6 +270,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
     SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile};
+    sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined
     sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
         auto proposer = makeProposer(settings, resources);
         return proposer ? std::move(*proposer) : nullptr;

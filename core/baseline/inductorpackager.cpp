@@ -3,6 +3,7 @@
 #include "core/domain/baseline.h"
 #include "core/domain/domainjson.h"
 #include "core/eval/pythonhelper.h"
+#include "core/eval/sandbox.h"
 #include "core/util/hash.h"
 
 #include <fcntl.h>
@@ -157,9 +158,35 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
     if (error)
         return unavailable("cannot create the package cache " + cacheDir.string() + ": " + error.message());
     // Inductor's own cache beside the packages: a second build of the same graph, and the Python fallback's
-    // compile in the worker, find its kernels there.
-    const std::vector<std::string> helperCommand{"env", "TORCHINDUCTOR_CACHE_DIR=" + (cacheDir / "torchinductor").string(),
-                                                 *python, *helper};
+    // compile in the worker, find its kernels there. It and a home of the helper's own are all it may write.
+    const fs::path inductorCache = cacheDir / "torchinductor";
+    const fs::path home = cacheDir / "home";
+    fs::create_directories(inductorCache, error);
+    fs::create_directories(home, error);
+    std::vector<std::string> helperCommand{*python, *helper};
+    if (m_options.sandbox) {
+        const std::string bwrap = findBubblewrap();
+        if (bwrap.empty())
+            return unavailable(missingSandboxMessage("the op's PyTorch module"));
+        const auto layout = pythonLayout(*python, stop);
+        if (!layout)
+            return unavailable(layout.error().message);
+        SandboxSpec spec;
+        spec.readOnly = layout->paths;
+        spec.readOnly.push_back(*helper);
+        spec.writable = {cacheDir.string()};
+        spec.environment = {{"TORCHINDUCTOR_CACHE_DIR", inductorCache.string()},
+                            {"TRITON_CACHE_DIR", (cacheDir / "triton").string()},
+                            {"HOME", home.string()},
+                            {"TMPDIR", home.string()},
+                            {"XDG_CACHE_HOME", (home / ".cache").string()}};
+        spec.workingDir = home.string();
+        spec.gpu = true;
+        helperCommand.front() = layout->executable;
+        helperCommand = sandboxedCommand(bwrap, helperCommand, spec);
+    } else {
+        helperCommand.insert(helperCommand.begin(), {"env", "TORCHINDUCTOR_CACHE_DIR=" + inductorCache.string()});
+    }
 
     // Without a package the worker times torch.compile in Python, on the same inputs and GPU.
     const auto fallback = [&](const std::string &why) {
@@ -185,7 +212,7 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
     if (!lock.held())
         return unavailable("cancelled while another process built the package");
 
-    const fs::path packagePath = dir / "package.pt2";
+    const fs::path packagePath = dir / "package.pt2"; // in the cache folder: writable inside the sandbox
     const fs::path resultPath = dir / "result.json";
     nlohmann::json built = nlohmann::json::parse(readFile(resultPath), nullptr, false);
     bool fromCache = built.is_object() && (!built.value("ok", false) || fs::is_regular_file(packagePath));

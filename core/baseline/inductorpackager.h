@@ -39,7 +39,8 @@ struct InductorPreparation
  * for, keyed by op definition, architecture, PyTorch version and shapes in a cache folder, so that later runs and
  * other workers reuse it. The workers time the package in a child process (`kx baseline-runner`). Where no package
  * can be built (the op does not export, PyTorch too old) the workers time torch.compile in the Python helper
- * instead; where there is no Python with PyTorch at all the settings say why there is no Inductor baseline.
+ * instead; where there is no Python with PyTorch at all the settings say why there is no Inductor baseline. The
+ * helper runs the op's Python: both the build and the timing in Python run it in a bubblewrap sandbox (see Options).
  * Never fails: a search goes on with eager alone. Blocking (seconds to minutes on a first build).
  */
 class InductorPackager
@@ -50,6 +51,10 @@ public:
         std::string cacheDir;               ///< Empty: defaultCacheDir().
         std::string python;                 ///< Empty: findPythonWithTorch()'s choice.
         std::chrono::seconds timeout{1200}; ///< For one package build.
+        /// The op's module is Python that runs (an imported problem file's code): in a bubblewrap sandbox, with
+        /// the GPU and the cache folder as all it may touch. Without bubblewrap there is no Inductor baseline
+        /// unless this is false (--no-sandbox).
+        bool sandbox = true;
     };
 
     InductorPackager();

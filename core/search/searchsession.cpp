@@ -49,7 +49,8 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
     std::vector<std::string> runner;
     if (m_options.workerCommand.size() == 2 && m_options.workerCommand[1] == "worker")
         runner = {m_options.workerCommand[0], "baseline-runner"};
-    auto evaluator = std::make_shared<ServiceEvaluator>(m_service, std::move(runner));
+    auto evaluator = std::make_shared<ServiceEvaluator>(m_service, std::move(runner),
+                                                        InductorPackager(m_options.inductor));
     m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::move(proposer), std::move(evaluator),
                                               m_options.settings,
                                               std::move(extraStops), m_sink);

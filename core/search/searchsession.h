@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/baseline/inductorpackager.h"
 #include "core/eval/evaluationservice.h"
 #include "core/eval/workerpool.h"
 #include "core/search/searchengine.h"
@@ -23,6 +24,8 @@ struct SearchSessionOptions
     std::function<std::unique_ptr<Proposer>()> makeProposer;
     /// NVRTC's options, its time and memory limits among them (the workers' GPU gives the arch).
     CompileOptions compile;
+    /// How the Inductor baseline is prepared (its package cache, the sandbox for the op's Python).
+    InductorPackager::Options inductor;
 };
 
 /**

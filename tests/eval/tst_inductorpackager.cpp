@@ -4,6 +4,8 @@
 // source there are the fallback or a reason, never a failure.
 #include "core/baseline/inductorpackager.h"
 #include "core/domain/baseline.h"
+#include "core/eval/pythonhelper.h"
+#include "core/eval/sandbox.h"
 #include "core/ops/builtinops.h"
 
 #include "doctestprinters.h"
@@ -14,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
+
+#include <cstdlib>
 
 #include <algorithm>
 #include <sstream>
@@ -52,6 +56,7 @@ InductorPackager packager(const TemporaryDir &dir, const std::string &python)
     InductorPackager::Options options;
     options.cacheDir = dir.filePath("cache");
     options.python = python;
+    options.sandbox = false; // the stand-in cannot answer the sandbox's questions (see the sandboxed case below)
     return InductorPackager(options);
 }
 
@@ -116,6 +121,46 @@ TEST_CASE("an op that does not export is timed as torch.compile in Python, and t
           == "torch.export failed: data-dependent");
     CHECK(packager(dir, python).prepare(op, "sm_90", 0, kRunner).settings.method == baselinemethod::kTorchCompile);
     CHECK(helperCalls(dir) == 1);
+}
+
+TEST_CASE("the op's Python runs in the sandbox: the helper starts there and reads its request")
+{
+    if (findBubblewrap().empty() || !findPythonWithTorch()) {
+        MESSAGE("skipped: needs bubblewrap and a Python with PyTorch");
+        return;
+    }
+    TemporaryDir dir;
+    InductorPackager::Options options;
+    options.cacheDir = dir.filePath("cache");
+    const Op &op = *findBuiltInOp("relu");
+    const auto prepared = InductorPackager(options).prepare(op, "sm_90", 0, kRunner);
+    // No GPU here: the helper, confined, got as far as asking PyTorch for one, and the fallback is confined too.
+    CHECK_FALSE(prepared.package);
+    const auto error = nlohmann::json::parse(prepared.settings.details).value("packageError", "");
+    CHECK_MESSAGE(error.find("no CUDA device") != std::string::npos, error);
+    REQUIRE_FALSE(prepared.settings.command.empty());
+    CHECK(prepared.settings.command.front() == findBubblewrap());
+    CHECK(prepared.settings.command.back() == "time");
+    const auto &command = prepared.settings.command;
+    CHECK(std::find(command.begin(), command.end(), "--unshare-all") != command.end());
+    CHECK(std::find(command.begin(), command.end(), dir.filePath("cache")) != command.end()); // its one writable place
+}
+
+TEST_CASE("without bubblewrap the op's Python does not run, unless the sandbox is switched off")
+{
+    TemporaryDir dir;
+    ::setenv("KX_BWRAP", "", 1);
+    InductorPackager::Options options;
+    options.cacheDir = dir.filePath("cache");
+    options.python = fakePython(dir, "python-unconfined", true);
+    const Op &op = *findBuiltInOp("relu");
+    const auto refused = InductorPackager(options).prepare(op, "sm_90", 0, kRunner);
+    CHECK(refused.settings.command.empty());
+    CHECK(refused.settings.unavailable.find("bubblewrap (bwrap) was not found") != std::string::npos);
+    CHECK(helperCalls(dir) == 0);
+    options.sandbox = false;
+    CHECK(InductorPackager(options).prepare(op, "sm_90", 0, kRunner).package);
+    ::unsetenv("KX_BWRAP");
 }
 
 TEST_CASE("without a package runner, Python or a PyTorch source there is a fallback or a reason")

@@ -6,6 +6,7 @@
 
 #include "core/baseline/inductorpackager.h"
 #include "core/eval/pythonhelper.h"
+#include "core/eval/sandbox.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
@@ -41,6 +42,8 @@ InductorPreparation prepare(const Op &op)
 {
     InductorPackager::Options options;
     options.cacheDir = cacheDir().path();
+    // The op's Python runs confined where bubblewrap is installed (the GPU machine has none).
+    options.sandbox = !findBubblewrap().empty();
     return InductorPackager(options).prepare(op, test::gpuArch(), 0,
                                              {std::string(KX_BINARY_DIR) + "/kx", "baseline-runner"});
 }
