@@ -190,22 +190,34 @@ void prebuildInductorPackages(const CoverageOptions &options, const SearchSessio
     packagerOptions.sandbox = options.limits.sandbox;
     const InductorPackager packager(packagerOptions);
     const std::vector<std::string> runner{selfExecutable(), "baseline-runner"};
-    const auto buildSome = [&] {
-        for (std::size_t k = next++; k < todo.size(); k = next++) {
-            const Op &op = ops[todo[k]];
-            const auto prepared = packager.prepare(op, builder->arch, builder->device, runner);
-            std::lock_guard lock(printing);
-            std::cerr << "Inductor baseline of " << op.name << ": "
-                      << (prepared.package ? "package ready" : singleLine(prepared.settings.details.empty()
-                                                                            ? prepared.settings.unavailable
-                                                                            : prepared.settings.details))
-                      << std::endl;
-        }
+    std::vector<std::size_t> outOfMemory;
+    const auto buildOne = [&](std::size_t k) {
+        const Op &op = ops[todo[k]];
+        const auto prepared = packager.prepare(op, builder->arch, builder->device, runner);
+        std::lock_guard lock(printing);
+        if (prepared.outOfMemory)
+            outOfMemory.push_back(k);
+        std::cerr << "Inductor baseline of " << op.name << ": "
+                  << (prepared.package ? "package ready" : singleLine(prepared.settings.details.empty()
+                                                                        ? prepared.settings.unavailable
+                                                                        : prepared.settings.details))
+                  << std::endl;
     };
     const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
-    std::vector<std::jthread> builders;
-    for (int i = 0; i < std::min<int>(jobs, int(todo.size())); ++i)
-        builders.emplace_back(buildSome);
+    {
+        std::vector<std::jthread> builders;
+        for (int i = 0; i < std::min<int>(jobs, int(todo.size())); ++i)
+            builders.emplace_back([&] {
+                for (std::size_t k = next++; k < todo.size(); k = next++)
+                    buildOne(k);
+            });
+    }
+    // Builds that ran out of GPU memory beside the others (large inputs, Inductor's autotuning) get a second
+    // chance alone, as imports do.
+    for (const std::size_t k : std::vector(outOfMemory)) {
+        std::cerr << "building the Inductor package of " << ops[todo[k]].name << " again, alone ..." << std::endl;
+        buildOne(k);
+    }
 }
 
 // A short search per translated op on one set of workers; fills verified, the times and the speedups.

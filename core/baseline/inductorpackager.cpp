@@ -89,6 +89,12 @@ std::string readFile(const fs::path &path)
     return text.str();
 }
 
+// PyTorch says so in several ways: OutOfMemoryError, "CUDA error: out of memory", Inductor's autotuning message.
+bool isOutOfMemory(const std::string &error)
+{
+    return error.find("out of memory") != std::string::npos || error.find("OutOfMemoryError") != std::string::npos;
+}
+
 bool writeFileAtomically(const fs::path &path, const std::string &text)
 {
     const fs::path temporary = path.string() + ".tmp";
@@ -231,10 +237,16 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
         built["arch"] = arch;
         built["shapes"] = shapes;
         // Failures of the op itself (it does not export) are remembered; the fallback takes over from then on.
-        writeFileAtomically(resultPath, built.dump());
+        // Running out of GPU memory beside other work says nothing about the op: tried again next time.
+        if (!isOutOfMemory(built.value("error", std::string())))
+            writeFileAtomically(resultPath, built.dump());
     }
-    if (!built.value("ok", false))
-        return fallback(built.value("error", std::string("the package could not be built")));
+    if (!built.value("ok", false)) {
+        const std::string why = built.value("error", std::string("the package could not be built"));
+        fallback(why);
+        result.outOfMemory = isOutOfMemory(why);
+        return result;
+    }
 
     InductorPackage package;
     package.path = packagePath.string();

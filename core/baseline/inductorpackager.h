@@ -31,6 +31,8 @@ struct InductorPreparation
 {
     InductorBaselineSettings settings;
     std::optional<InductorPackage> package; ///< Set when a package was built or found.
+    /// The build ran out of GPU memory (beside other work on the GPU): not remembered, worth trying again alone.
+    bool outOfMemory = false;
 };
 
 /**

@@ -32,7 +32,9 @@ const std::vector<std::string> kRunner{"/opt/kx/bin/kx", "baseline-runner"};
 // A stand-in for a Python with PyTorch: answers the version probe, and for the helper's package mode either
 // writes a package or reports that the op does not export. Every helper call is logged to calls.log, every
 // request kept in request.json.
-std::string fakePython(const TemporaryDir &dir, const std::string &name, bool exports)
+enum class Outcome { Exports, DoesNotExport, OutOfMemory };
+
+std::string fakePython(const TemporaryDir &dir, const std::string &name, Outcome outcome)
 {
     const auto path = dir.filePath(name);
     std::ostringstream script;
@@ -40,11 +42,15 @@ std::string fakePython(const TemporaryDir &dir, const std::string &name, bool ex
            << "if [ \"$1\" = -c ]; then echo 9.9.9+fake; exit 0; fi\n"
            << "echo \"$2 $3 $4 $5 cache=$TORCHINDUCTOR_CACHE_DIR\" >> " << dir.filePath("calls.log") << "\n"
            << "cat > " << dir.filePath("request.json") << "\n";
-    if (exports)
+    if (outcome == Outcome::Exports)
         script << "printf 'PK package' > \"$3\"\n"
                << "echo '{\"ok\": true, \"package\": \"'\"$3\"'\", \"exportSeconds\": 1.5, \"compileSeconds\": 9.5}'\n";
-    else
+    else if (outcome == Outcome::DoesNotExport)
         script << "echo '{\"ok\": false, \"stage\": \"export\", \"error\": \"torch.export failed: data-dependent\"}'\n"
+               << "exit 3\n";
+    else
+        script << "echo '{\"ok\": false, \"stage\": \"compile\", \"error\": \"AOTInductor failed: InductorError: "
+                  "RuntimeError: Failed to run autotuning code block: CUDA error: out of memory\"}'\n"
                << "exit 3\n";
     REQUIRE(test::writeFile(path, script.str()));
     ::chmod(path.c_str(), 0755);
@@ -71,7 +77,7 @@ int helperCalls(const TemporaryDir &dir)
 TEST_CASE("a package is built once per op, architecture and PyTorch version, then found in the cache")
 {
     TemporaryDir dir;
-    const auto python = fakePython(dir, "python-exports", true);
+    const auto python = fakePython(dir, "python-exports", Outcome::Exports);
     const Op &op = *findBuiltInOp("layer_norm");
     const auto first = packager(dir, python).prepare(op, "sm_90", 2, kRunner);
     INFO("details: ", first.settings.details, " unavailable: ", first.settings.unavailable);
@@ -106,7 +112,7 @@ TEST_CASE("a package is built once per op, architecture and PyTorch version, the
 TEST_CASE("an op that does not export is timed as torch.compile in Python, and the failure is remembered")
 {
     TemporaryDir dir;
-    const auto python = fakePython(dir, "python-no-export", false);
+    const auto python = fakePython(dir, "python-no-export", Outcome::DoesNotExport);
     const Op &op = *findBuiltInOp("relu");
     const auto prepared = packager(dir, python).prepare(op, "sm_90", 0, kRunner);
     CHECK_FALSE(prepared.package);
@@ -121,6 +127,25 @@ TEST_CASE("an op that does not export is timed as torch.compile in Python, and t
           == "torch.export failed: data-dependent");
     CHECK(packager(dir, python).prepare(op, "sm_90", 0, kRunner).settings.method == baselinemethod::kTorchCompile);
     CHECK(helperCalls(dir) == 1);
+}
+
+TEST_CASE("a build that ran out of GPU memory is not remembered: the next preparation tries again")
+{
+    TemporaryDir dir;
+    const auto python = fakePython(dir, "python-out-of-memory", Outcome::OutOfMemory);
+    const Op &op = *findBuiltInOp("relu");
+    const auto first = packager(dir, python).prepare(op, "sm_90", 0, kRunner);
+    CHECK_FALSE(first.package);
+    CHECK(first.outOfMemory);
+    CHECK(first.settings.method == baselinemethod::kTorchCompile); // this run goes on with the fallback
+    const auto second = packager(dir, python).prepare(op, "sm_90", 0, kRunner);
+    CHECK(second.outOfMemory);
+    CHECK(helperCalls(dir) == 2);
+
+    // An op that does not export is no out-of-memory case.
+    TemporaryDir other;
+    const auto noExport = fakePython(other, "python-no-export", Outcome::DoesNotExport);
+    CHECK_FALSE(packager(other, noExport).prepare(op, "sm_90", 0, kRunner).outOfMemory);
 }
 
 TEST_CASE("the op's Python runs in the sandbox: the helper starts there and reads its request")
@@ -152,7 +177,7 @@ TEST_CASE("without bubblewrap the op's Python does not run, unless the sandbox i
     ::setenv("KX_BWRAP", "", 1);
     InductorPackager::Options options;
     options.cacheDir = dir.filePath("cache");
-    options.python = fakePython(dir, "python-unconfined", true);
+    options.python = fakePython(dir, "python-unconfined", Outcome::Exports);
     const Op &op = *findBuiltInOp("relu");
     const auto refused = InductorPackager(options).prepare(op, "sm_90", 0, kRunner);
     CHECK(refused.settings.command.empty());
@@ -168,7 +193,7 @@ TEST_CASE("without a package runner, Python or a PyTorch source there is a fallb
     TemporaryDir dir;
     const Op &relu = *findBuiltInOp("relu");
 
-    const auto customWorker = packager(dir, fakePython(dir, "python", true)).prepare(relu, "sm_90", 0, {});
+    const auto customWorker = packager(dir, fakePython(dir, "python", Outcome::Exports)).prepare(relu, "sm_90", 0, {});
     CHECK(customWorker.settings.method == baselinemethod::kTorchCompile);
     CHECK(customWorker.settings.details.find("custom worker command") != std::string::npos);
     CHECK(helperCalls(dir) == 0);
@@ -179,7 +204,7 @@ TEST_CASE("without a package runner, Python or a PyTorch source there is a fallb
 
     Op noSource = relu;
     noSource.referenceSource.clear();
-    const auto nothing = packager(dir, fakePython(dir, "python2", true)).prepare(noSource, "sm_90", 0, kRunner);
+    const auto nothing = packager(dir, fakePython(dir, "python2", Outcome::Exports)).prepare(noSource, "sm_90", 0, kRunner);
     CHECK(nothing.settings.command.empty());
     CHECK(nothing.settings.unavailable == "no Inductor baseline: the op has no PyTorch source to compile");
 }

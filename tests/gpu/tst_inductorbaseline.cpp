@@ -146,7 +146,7 @@ TEST_CASE("an op that does not export is timed as torch.compile in Python; a bro
     requireInductorTimed(evaluateWith(op, fallback.settings), baselinemethod::kTorchCompile);
 
     Op broken = *findBuiltInOp("relu");
-    broken.name = "relu_broken_source";
+    // Same name: the worker finds its LibTorch reference by name; the package cache is keyed by the source too.
     broken.referenceSource = "import torch\n\nclass Model(torch.nn.Module):\n    def forward(self, x) return x\n";
     const auto nothing = prepare(broken);
     const auto evaluation = evaluateWith(broken, nothing.settings);
