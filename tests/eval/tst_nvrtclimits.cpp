@@ -8,6 +8,10 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <csignal>
 #include <thread>
 
@@ -94,6 +98,28 @@ TEST_CASE("compiles in child processes give what NVRTC gives, on several threads
     }
 }
 
+// Whether a process whose parent is `parent` runs the program `name` (read from /proc).
+bool hasChildNamed(pid_t parent, const std::string &name)
+{
+    std::error_code error;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc", error)) {
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line))
+            continue;
+        const auto open = line.find('('), close = line.rfind(')');
+        if (open == std::string::npos || close == std::string::npos || close + 4 >= line.size())
+            continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        long ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == parent && line.substr(open + 1, close - open - 1) == name.substr(0, 15))
+            return true;
+    }
+    return false;
+}
+
 TEST_CASE("kx compile: a time limit that is hit exits 1 with the limit; Ctrl-C exits 130" * needsNvrtc())
 {
     const auto limited = test::runProgram({KX_CLI, "compile", kSlowFile, "--compile-timeout", "2"}, {},
@@ -103,7 +129,13 @@ TEST_CASE("kx compile: a time limit that is hit exits 1 with the limit; Ctrl-C e
 
     test::ChildProcess kx;
     REQUIRE(kx.start({KX_CLI, "compile", kSlowFile}));
-    std::this_thread::sleep_for(std::chrono::milliseconds(1500));   // NVRTC is at work by now.
+    // NVRTC is at work once kx has started its compiler child; a fixed wait lost that race on a loaded machine
+    // (SIGINT then met kx before its handler was installed).
+    const auto started = Clock::now();
+    while (!hasChildNamed(kx.pid(), "kx-nvrtc") && secondsSince(started) < 30)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    REQUIRE(hasChildNamed(kx.pid(), "kx-nvrtc"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const auto interrupted = Clock::now();
     kx.sendSignal(SIGINT);
     const test::ProgramResult result = kx.finish(std::chrono::seconds(30));
