@@ -20,9 +20,6 @@ const std::set<std::string> &reserved()
     return names;
 }
 
-// The ATen op that computes the product: b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's.
-std::string libraryOp(const OpRecipe &recipe) { return recipe.transposeB ? "aten::linear" : "aten::mm"; }
-
 } // namespace
 
 bool GemmLibraryTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -46,7 +43,7 @@ std::string GemmLibraryTemplate::check(const Op &op, const OpRecipe &recipe, con
         return "the gemm-library template needs a gemm recipe";
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
-    const std::string library = libraryOp(recipe);
+    const std::string library = gemmLibraryOp(recipe);
     const auto &allowed = op.policy.allowedLibraryOps;
     if (!op.policy.allowLibrarySteps || std::find(allowed.begin(), allowed.end(), library) == allowed.end())
         return "the gemm-library template runs the product as a library step: the op's policy must allow " + library;
@@ -64,7 +61,7 @@ GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &reci
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
     out << "// " << formulaComment(recipe, tensors) << "\n"
-        << "// Step 1 (library): product = " << libraryOp(recipe) << "(" << tensors.a->name << ", " << tensors.b->name
+        << "// Step 1 (library): product = " << gemmLibraryOp(recipe) << "(" << tensors.a->name << ", " << tensors.b->name
         << ") into a scratch buffer [M, N].\n"
         << "// Step 2 (this kernel): everything after the product in one pass over it.\n\n"
         << "constexpr int BLOCK = " << block << ", ITEMS = " << items << ";\n";
@@ -85,7 +82,7 @@ GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &reci
         << "        " << tensors.out->name << "[i] = " << epilogueCall(tensors, "product[i]", "i") << ";\n"
         << "    }\n}\n";
 
-    const auto product = libraryStep(libraryOp(recipe), nlohmann::json::array({inputArg(tensors.a->name),
+    const auto product = libraryStep(gemmLibraryOp(recipe), nlohmann::json::array({inputArg(tensors.a->name),
                                                                                inputArg(tensors.b->name),
                                                                                scratchArg("product")}));
     nlohmann::json args = nlohmann::json::array({scratchArg("product")});

@@ -69,4 +69,10 @@ Expected<OpRecipe> recipeOf(const Op &op)
     }
 }
 
+// b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's.
+std::string gemmLibraryOp(const OpRecipe &recipe)
+{
+    return recipe.transposeB ? "aten::linear" : "aten::mm";
+}
+
 } // namespace kx

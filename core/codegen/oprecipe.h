@@ -49,4 +49,8 @@ std::string toJson(const OpRecipe &recipe);
 /// Parses an op's recipe; an Error names what is missing or unknown.
 Expected<OpRecipe> recipeOf(const Op &op);
 
+/// The library call that computes a gemm recipe's product (what an op's policy must allow for the gemm-library
+/// template): aten::linear for a transposed B (nn.Linear), else aten::mm.
+std::string gemmLibraryOp(const OpRecipe &recipe);
+
 } // namespace kx

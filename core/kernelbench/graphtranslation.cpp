@@ -242,6 +242,10 @@ Expected<Op> Translation::gemm()
     if (ia > ib)
         return Error{"the operands of " + node.kind + " are declared in the other order ("
                      + specB.name + " before " + specA.name + ")"};
+    // The problem computes the product with cuBLAS: the search may too (the gemm-library template), beside
+    // generated products on CUDA cores and tensor cores.
+    m_op.policy.allowLibrarySteps = true;
+    m_op.policy.allowedLibraryOps = {gemmLibraryOp(recipe)};
     const auto k = a->tensor.shape[1];
     return finish(recipe, atencalls::summationAtol(k), k >= 1024 ? 1e-2 : 1e-3);
 }

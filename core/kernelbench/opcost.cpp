@@ -50,14 +50,16 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             continue;
         if (const auto it = elementwiseKinds().find(kind); it != elementwiseKinds().end()) {
             term(it->second, outputShape);
-        } else if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm") {
-            const auto a = inputShape(kind == "aten::addmm" ? 1 : 0);
+        } else if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm"
+                   || kind == "aten::bmm" || kind == "aten::baddbmm") {
+            const bool accumulates = kind == "aten::addmm" || kind == "aten::baddbmm";
+            const auto a = inputShape(accumulates ? 1 : 0);
             if (a.empty())
                 return "0";
             auto shape = outputShape;
             shape.push_back(a.back());
             term(2, shape);
-            if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || kind == "aten::addmm")
+            if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || accumulates)
                 term(1, outputShape);
         } else if (windowcalls::isConvolution(kind)) {
             const auto call = windowcalls::windowCallOf(node);
@@ -80,7 +82,9 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             term(1, inputShape(0));
         } else if (kind.find("softmax") != std::string::npos) {
             term(5, inputShape(0));
-        } else if (kind == "aten::layer_norm") {
+        } else if (kind == "aten::layer_norm" || kind == "aten::group_norm" || kind == "aten::instance_norm"
+                   || kind == "aten::batch_norm") {
+            // Statistics, normalization and the affine step: about eight operations per element.
             term(8, inputShape(0));
         } else {
             return "0";

@@ -97,6 +97,21 @@ Expected<BreedingContext> breedingContext(const Op &op, const ScoredCandidate &p
     return BreedingContext{std::move(*genome), std::move(*context)};
 }
 
+// The other templates that can make a kernel for the op (they support it, and its policy lets them), in
+// registry order.
+std::vector<Context> otherContexts(const Op &op, const std::string &templateName)
+{
+    std::vector<Context> contexts;
+    const auto recipe = recipeOf(op);
+    if (!recipe)
+        return contexts;
+    for (const auto *candidate : kernelTemplates())
+        if (candidate->name() != templateName && candidate->supports(op, *recipe)
+            && candidate->check(op, *recipe, candidate->defaults(op, *recipe)).empty())
+            contexts.push_back(Context{op, *recipe, candidate, candidate->parameters(op, *recipe)});
+    return contexts;
+}
+
 ProposalResult translate(const ProposalRequest &request)
 {
     auto context = contextFor(request.op);
@@ -121,22 +136,19 @@ ProposalResult translate(const ProposalRequest &request)
     }
     if (!valid(*context, params))
         return {{}, context->kernelTemplate->check(request.op, context->recipe, params)};
-    return {{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
-}
-
-// The other templates that can make a kernel for the op (they support it, and its policy lets them), in
-// registry order.
-std::vector<Context> otherContexts(const Op &op, const std::string &templateName)
-{
-    std::vector<Context> contexts;
-    const auto recipe = recipeOf(op);
-    if (!recipe)
-        return contexts;
-    for (const auto *candidate : kernelTemplates())
-        if (candidate->name() != templateName && candidate->supports(op, *recipe)
-            && candidate->check(op, *recipe, candidate->defaults(op, *recipe)).empty())
-            contexts.push_back(Context{op, *recipe, candidate, candidate->parameters(op, *recipe)});
-    return contexts;
+    ProposalResult result{{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
+    // The first generation also holds the defaults of every other template that can make the op (CUDA cores,
+    // tensor cores, a library product): the search compares the families from the start rather than waiting
+    // for a mutation to switch.
+    if (request.generation == 0)
+        for (const auto &other : otherContexts(request.op, context->kernelTemplate->name()))
+            result.candidates.push_back(build(other, other.kernelTemplate->defaults(request.op, other.recipe),
+                                              Origin::Translated, "translate",
+                                              "First kernel from the " + other.kernelTemplate->name()
+                                                  + " template (its defaults), beside the "
+                                                  + context->kernelTemplate->name() + " translation.",
+                                              {}));
+    return result;
 }
 
 // A child on another template (one of otherContexts(), so its defaults are valid): the defaults, keeping each

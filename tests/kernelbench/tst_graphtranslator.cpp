@@ -180,7 +180,28 @@ TEST_CASE("nn.Linear with an epilogue becomes a transposed gemm with bias")
     CHECK(recipe.expression == "fmaxf(acc, 0.0f)");
     CHECK(translated->policy.rtol == doctest::Approx(1e-3));
     CHECK(graphFlopsExpression(graph, op) == "2 * batch * out_f * in_f + batch * out_f + batch * out_f");
+    // The problem runs its product in cuBLAS: the search may use the library product too (gemm-library).
+    CHECK(translated->policy.allowLibrarySteps);
+    CHECK(translated->policy.allowedLibraryOps == std::vector<std::string>{"aten::linear"});
     checkCompiles(*translated);
+}
+
+TEST_CASE("batched products and the norms count their operations, so the roofline and the TF32 tolerance see them")
+{
+    const char *json = R"({
+      "inputs": [{"value": "a", "name": "a"}, {"value": "b", "name": "b"}],
+      "outputs": ["3"],
+      "nodes": [
+        {"kind": "aten::bmm", "inputs": [{"value": "a", "shape": [8, 64, 32], "dtype": "float32"},
+                                         {"value": "b", "shape": [8, 32, 16], "dtype": "float32"}],
+         "outputs": [{"value": "2", "shape": [8, 64, 16], "dtype": "float32"}]},
+        {"kind": "aten::group_norm", "inputs": [{"value": "2", "shape": [8, 64, 16], "dtype": "float32"}, {"const": 4},
+                                                {"const": null}, {"const": null}, {"const": 1e-5}, {"const": true}],
+         "outputs": [{"value": "3", "shape": [8, 64, 16], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("a", {"B", "M", "K"}), tensor("b", {"B", "K", "N"})}, tensor("out", {"B", "M", "N"}),
+                         {{{"B", 8}, {"M", 64}, {"K", 32}, {"N", 16}}});
+    CHECK(graphFlopsExpression(graphOf(json), op) == "2 * B * M * N * K + 8 * B * M * N");
 }
 
 TEST_CASE("matmul, scale, residual add and clamp: a gemm with an epilogue input; large K loosens rtol")

@@ -266,3 +266,38 @@ TEST_CASE("hand-made candidates cannot be mutated")
     CHECK(result.candidates.empty());
     CHECK(result.failure.find("genome") != std::string::npos);
 }
+
+TEST_CASE("the first generation starts every template that can make the op")
+{
+    const auto firstGeneration = [](const char *opName) {
+        ProposalRequest request;
+        request.op = *findBuiltInOp(opName);
+        request.kind = ProposalKind::Translate;
+        request.generation = 0;
+        const auto result = TemplateProposer().propose(request, {});
+        REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+        std::vector<std::string> templates;
+        for (const auto &candidate : result.candidates) {
+            CHECK(candidate.origin == Origin::Translated);
+            CHECK(candidate.parentIds.empty());
+            CHECK(paramsOf(candidate) == findKernelTemplate(genomeFromJson(candidate.genome)->templateName)
+                                             ->defaults(request.op, *recipeOf(request.op)));
+            templates.push_back(genomeFromJson(candidate.genome)->templateName);
+        }
+        CHECK(result.candidates.front().id == translateOp(request.op)->id); // the translation comes first
+        return templates;
+    };
+    // linear_bias_relu allows the library product: CUDA cores, tensor cores and cuBLAS with a fused epilogue.
+    CHECK(firstGeneration("linear_bias_relu") == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-library"});
+    // matmul's policy allows no library step.
+    CHECK(firstGeneration("matmul") == std::vector<std::string>{"gemm", "gemm-tensorcore"});
+    CHECK(firstGeneration("softmax") == std::vector<std::string>{"softmax"});
+
+    // A fresh start later in a run (nothing correct yet) proposes one kernel.
+    ProposalRequest later;
+    later.op = *findBuiltInOp("linear_bias_relu");
+    later.kind = ProposalKind::Translate;
+    later.generation = 3;
+    later.seed = 7;
+    CHECK(TemplateProposer().propose(later, {}).candidates.size() == 1);
+}
