@@ -3,6 +3,7 @@
 #include "ui/format.h"
 
 #include "core/eval/launchplan.h"
+#include "core/eval/roofline.h"
 
 #include <algorithm>
 #include <map>
@@ -241,7 +242,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         RooflinePoint point;
         point.gpu = Format::text(gpu);
         point.bandwidthGBs = evaluation->gpu.measuredBandwidthGBs;
-        point.peakGflops = evaluation->gpu.peakTflops * 1e3;
+        point.peakGflops = peakTflopsFor(evaluation->gpu, evaluation->precision) * 1e3;
         point.medianMs = evaluation->timing.medianMs;
         const double seconds = evaluation->timing.medianMs * 1e-3;
         point.achievedGBs = double(*workload.bytes) / seconds / 1e9;

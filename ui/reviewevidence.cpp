@@ -1,5 +1,6 @@
 #include "ui/reviewevidence.h"
 
+#include "core/eval/roofline.h"
 #include "ui/baselineformat.h"
 #include "ui/format.h"
 #include "ui/plotsdata.h"
@@ -60,19 +61,6 @@ void baselineRows(const Evaluation &evaluation, Row &row)
 
 } // namespace
 
-double ReviewEvidence::rooflineFloorMs(const std::optional<Op> &op, const GpuInfo &gpu)
-{
-    if (!op)
-        return 0;
-    const Workload workload = Workload::of(*op);
-    double floorMs = 0;
-    if (workload.bytes && gpu.measuredBandwidthGBs > 0)
-        floorMs = double(*workload.bytes) / (gpu.measuredBandwidthGBs * 1e9) * 1e3;
-    if (workload.flops && gpu.peakTflops > 0)
-        floorMs = std::max(floorMs, double(*workload.flops) / (gpu.peakTflops * 1e12) * 1e3);
-    return floorMs;
-}
-
 QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Evaluation> &evaluations)
 {
     if (evaluations.empty())
@@ -113,16 +101,22 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
             }
             row(tr("Reference median"), Format::ms(evaluation.baseline.medianMs) + QStringLiteral(" ms"));
             baselineRows(evaluation, row);
-            const double floorMs = rooflineFloorMs(op, evaluation.gpu);
-            if (floorMs > 0) {
-                const bool belowFloor = evaluation.timing.medianMs < floorMs;
-                row(tr("Roofline floor"),
-                    belowFloor ? tr("%1 ms: measured %2 ms is %3× below it")
-                                     .arg(Format::ms(floorMs), Format::ms(evaluation.timing.medianMs),
-                                          Format::number(floorMs / std::max(evaluation.timing.medianMs, 1e-12), 3))
-                               : tr("%1 ms: measured %2 ms is above it")
-                                     .arg(Format::ms(floorMs), Format::ms(evaluation.timing.medianMs)),
-                    belowFloor);
+            // The same floor and slack as the "impossible" flag, so the evidence never contradicts it.
+            if (const auto floor = op ? rooflineFloor(*op, evaluation.gpu, evaluation.precision)
+                                      : Expected<RooflineFloor>(Error{"no op"});
+                floor && floor->floorMs > 0) {
+                const double medianMs = evaluation.timing.medianMs;
+                const QString floorMs = Format::ms(floor->floorMs), measuredMs = Format::ms(medianMs);
+                if (isBelowFloor(medianMs, *floor))
+                    row(tr("Roofline floor"),
+                        tr("%1 ms: measured %2 ms is %3× below it, more than timing slack explains")
+                            .arg(floorMs, measuredMs, Format::number(floor->floorMs / std::max(medianMs, 1e-12), 3)),
+                        true);
+                else if (medianMs < floor->floorMs)
+                    row(tr("Roofline floor"), tr("%1 ms: measured %2 ms is within timing slack (%3 of the floor)")
+                                                  .arg(floorMs, measuredMs, Format::number(kFloorSlack, 2)));
+                else
+                    row(tr("Roofline floor"), tr("%1 ms: measured %2 ms is above it").arg(floorMs, measuredMs));
             }
             row(tr("Samples"), QString::number(evaluation.samplesMs.size()));
         } else {

@@ -21,8 +21,6 @@ class ReviewEvidence
 
 public:
     static QString html(const std::optional<Op> &op, const std::vector<Evaluation> &evaluations);
-    /// The fastest the op can run on a GPU (ms), from its minimal bytes and FLOPs; 0 when unknown.
-    static double rooflineFloorMs(const std::optional<Op> &op, const GpuInfo &gpu);
 };
 
 } // namespace kx::ui

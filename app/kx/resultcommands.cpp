@@ -3,7 +3,7 @@
 #include "format.h"
 
 #include "core/archive/archive.h"
-#include "core/eval/launchplan.h"
+#include "core/eval/roofline.h"
 #include "core/util/clock.h"
 
 #include <nlohmann/json.hpp>
@@ -23,8 +23,8 @@ struct ResultOptions
     bool json = false;
 };
 
-// How close a kernel is to the physical floor of its op on its GPU: floor time / measured time, where the
-// floor is the larger of minimal bytes / measured bandwidth and minimal FLOPs / peak throughput.
+// How close a kernel is to the physical floor of its op on its GPU under its precision policy: floor time /
+// measured time (the floor of core/eval/roofline.h, the one the "impossible" flag uses).
 struct Roofline
 {
     double achievedGBs = 0;
@@ -36,27 +36,19 @@ Roofline rooflineOf(const Archive &archive, const BestKernel &kernel)
 {
     Roofline roofline;
     const auto op = archive.op(kernel.opName);
-    if (!op || op->shapeSets.empty() || kernel.medianMs <= 0)
+    if (!op || kernel.medianMs <= 0)
         return roofline;
-    const auto bytes = evaluateIntExpression(op->bytesMovedExpr, op->shapeSets.front());
-    const auto flops = evaluateIntExpression(op->flopsExpr, op->shapeSets.front());
     GpuInfo gpu;
     for (const auto &evaluation : archive.evaluations(kernel.candidateId))
         if (evaluation.gpu.name == kernel.gpuName)
             gpu = evaluation.gpu;
+    const auto floor = rooflineFloor(*op, gpu, kernel.precision);
+    if (!floor)
+        return roofline;
     const double seconds = kernel.medianMs * 1e-3;
-    double floorSeconds = 0;
-    if (bytes) {
-        roofline.achievedGBs = double(*bytes) / seconds / 1e9;
-        if (gpu.measuredBandwidthGBs > 0)
-            floorSeconds = std::max(floorSeconds, double(*bytes) / (gpu.measuredBandwidthGBs * 1e9));
-    }
-    if (flops) {
-        roofline.achievedTflops = double(*flops) / seconds / 1e12;
-        if (gpu.peakTflops > 0)
-            floorSeconds = std::max(floorSeconds, double(*flops) / (gpu.peakTflops * 1e12));
-    }
-    roofline.fraction = floorSeconds / seconds;
+    roofline.achievedGBs = floor->bytes / seconds / 1e9;
+    roofline.achievedTflops = floor->flops / seconds / 1e12;
+    roofline.fraction = floor->floorMs / kernel.medianMs;
     return roofline;
 }
 

@@ -10,7 +10,6 @@
 #include "core/gpu/candidateverifier.h"
 #include "core/gpu/cudaerror.h"
 #include "core/gpu/cudamodule.h"
-#include "core/gpu/gpuarchitecture.h"
 #include "core/gpu/gpudevice.h"
 #include "core/gpu/reference.h"
 #include "core/gpu/runtimer.h"
@@ -273,8 +272,7 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
         evaluation.speedup = evaluation.baseline.medianMs / evaluation.timing.medianMs;
 
     TimingEvidence evidence{evaluation.timing, evaluation.baseline, evaluation.speedup, std::nullopt};
-    if (auto floor = rooflineFloor(op, op.shapeSets.front(), info.measuredBandwidthGBs,
-                                   peakTflopsFor(info, allowsTf32(settings.precision))))
+    if (auto floor = rooflineFloor(op, info, settings.precision))
         evidence.floor = *floor;
     else
         evaluation.flags.push_back({"no-floor", nlohmann::json{{"error", floor.error().message}}.dump()});

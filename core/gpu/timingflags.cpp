@@ -8,29 +8,6 @@
 
 namespace kx {
 
-Expected<RooflineFloor> rooflineFloor(const Op &op, const ShapeSet &shapes, double bandwidthGBs, double peakTflops)
-{
-    RooflineFloor floor;
-    floor.bandwidthGBs = bandwidthGBs;
-    floor.peakTflops = peakTflops;
-    if (!op.bytesMovedExpr.empty()) {
-        auto bytes = evaluateIntExpression(op.bytesMovedExpr, shapes);
-        if (!bytes)
-            return Error{"bytesMoved: " + bytes.error().message};
-        floor.bytes = double(*bytes);
-    }
-    if (!op.flopsExpr.empty()) {
-        auto flops = evaluateIntExpression(op.flopsExpr, shapes);
-        if (!flops)
-            return Error{"flops: " + flops.error().message};
-        floor.flops = double(*flops);
-    }
-    const double memoryMs = bandwidthGBs > 0 ? floor.bytes / (bandwidthGBs * 1e9) * 1e3 : 0;
-    const double computeMs = peakTflops > 0 ? floor.flops / (peakTflops * 1e12) * 1e3 : 0;
-    floor.floorMs = std::max(memoryMs, computeMs);
-    return floor;
-}
-
 double reductionLength(const Op &op, const ShapeSet &shapes)
 {
     if (op.flopsExpr.empty())
@@ -64,7 +41,7 @@ std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings
     if (candidate.runs == 0)
         return flags;
 
-    if (evidence.floor && evidence.floor->floorMs > 0 && candidate.medianMs < evidence.floor->floorMs * kFloorSlack) {
+    if (evidence.floor && isBelowFloor(candidate.medianMs, *evidence.floor)) {
         const auto &floor = *evidence.floor;
         flags.push_back({"impossible",
                          nlohmann::json{{"floorMs", floor.floorMs},

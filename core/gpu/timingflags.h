@@ -4,26 +4,13 @@
 #include "core/domain/op.h"
 #include "core/domain/precision.h"
 #include "core/eval/evalrequest.h"
+#include "core/eval/roofline.h"
 #include "core/util/expected.h"
 
 #include <optional>
 #include <vector>
 
 namespace kx {
-
-/// The least time an op can take on a GPU: its minimal DRAM traffic at the measured bandwidth, or its
-/// FLOPs at the fp32 peak, whichever is longer.
-struct RooflineFloor
-{
-    double floorMs = 0;
-    double bytes = 0;
-    double flops = 0;
-    double bandwidthGBs = 0;
-    double peakTflops = 0;
-};
-
-/// Evaluates the op's bytesMoved and flops expressions for these shapes (an empty expression counts 0).
-Expected<RooflineFloor> rooflineFloor(const Op &op, const ShapeSet &shapes, double bandwidthGBs, double peakTflops);
 
 /**
  * How many products each output sums: the op's FLOPs over two per output element, at least 1 (elementwise ops
@@ -52,8 +39,5 @@ struct TimingEvidence
  * Each flag carries its numbers as JSON evidence.
  */
 std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings &settings);
-
-/// Kernels may beat cudaMemcpy's bandwidth a little, and writes can still sit in L2 when the stop event fires.
-inline constexpr double kFloorSlack = 0.8;
 
 } // namespace kx

@@ -234,29 +234,29 @@ TEST_CASE("under a policy that allows TF32 the roofline uses the tensor cores' p
     GpuInfo h100;
     h100.computeCapability = "9.0";
     h100.peakTflops = peakFp32Tflops(9, 0, 132, 1980);
-    CHECK(peakTflopsFor(h100, false) == h100.peakTflops);
+    CHECK(peakTflopsFor(h100, Precision::Fp32) == h100.peakTflops);
     // H100 SXM: about 495 TFLOP/s of dense TF32 at 1830 MHz; at the 1980 MHz the worker reads, about 535.
-    CHECK(peakTflopsFor(h100, true) == doctest::Approx(535.3).epsilon(0.01));
+    CHECK(peakTflopsFor(h100, Precision::Tf32) == doctest::Approx(535.3).epsilon(0.01));
     GpuInfo a100 = h100;
     a100.computeCapability = "8.0";
     a100.peakTflops = peakFp32Tflops(8, 0, 108, 1410);
-    CHECK(peakTflopsFor(a100, true) == doctest::Approx(156).epsilon(0.01)); // the A100's datasheet figure
+    CHECK(peakTflopsFor(a100, Precision::Tf32) == doctest::Approx(156).epsilon(0.01)); // the A100's datasheet figure
     GpuInfo ada = h100;
     ada.computeCapability = "8.9";
-    CHECK(peakTflopsFor(ada, true) == 2 * ada.peakTflops);
+    CHECK(peakTflopsFor(ada, Precision::Tf32) == 2 * ada.peakTflops);
     GpuInfo volta = h100;
     volta.computeCapability = "7.0";
-    CHECK(peakTflopsFor(volta, true) == volta.peakTflops); // no TF32 before sm_80
+    CHECK(peakTflopsFor(volta, Precision::Tf32) == volta.peakTflops); // no TF32 before sm_80
     GpuInfo unknown = h100;
     unknown.computeCapability = "";
-    CHECK(peakTflopsFor(unknown, true) >= peakTflopsFor(h100, true)); // err high: the floor stays a lower bound
+    CHECK(peakTflopsFor(unknown, Precision::KernelBench) >= peakTflopsFor(h100, Precision::Tf32)); // err high: the floor stays a lower bound
 
     // A TF32 GEMM at cuBLAS speed (2 * 4096^3 FLOPs in 0.3 ms, 458 TFLOP/s) is under the fp32 floor but not
     // under the TF32 one.
     Op op;
     op.flopsExpr = "2 * 4096 * 4096 * 4096";
-    const auto fp32Floor = rooflineFloor(op, {}, 3350, peakTflopsFor(h100, false));
-    const auto tf32Floor = rooflineFloor(op, {}, 3350, peakTflopsFor(h100, true));
+    const auto fp32Floor = rooflineFloor(op, {}, 3350, peakTflopsFor(h100, Precision::Fp32));
+    const auto tf32Floor = rooflineFloor(op, {}, 3350, peakTflopsFor(h100, Precision::Tf32));
     REQUIRE(fp32Floor);
     REQUIRE(tf32Floor);
     CHECK(fp32Floor->floorMs > 0.3);

@@ -9,12 +9,14 @@
 #include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
 #include "ui/mainwindow.h"
+#include "ui/reviewevidence.h"
 #include "ui/reviewpage.h"
 #include "ui/reviewqueuemodel.h"
 #include "ui/verdictcontroller.h"
 #include "ui/verdictdialog.h"
 
 #include "core/archive/archivejson.h"
+#include "core/eval/roofline.h"
 
 #include <nlohmann/json.hpp>
 
@@ -99,6 +101,7 @@ private slots:
     void init();
     void queueIsOrderedBySuspicion();
     void evidenceShowsFloorTimingAndChecks();
+    void evidenceJudgesTheFloorAsTheFlagDoes();
     void queueAndEvidenceShowBothBaselines();
     void dialogOffersReasonCodes();
     void acceptIsPersistedAndUndone();
@@ -180,6 +183,39 @@ void TestReview::evidenceShowsFloorTimingAndChecks()
     QVERIFY(page.selectCandidate(q(m_ids.suspicious)));
     QTRY_VERIFY(page.evidenceHtml().contains(QLatin1String("suspicious only")));
     QVERIFY(!page.evidenceHtml().contains(QLatin1String("Flag: impossible")));
+}
+
+void TestReview::evidenceJudgesTheFloorAsTheFlagDoes()
+{
+    // A 4096^3 GEMM: 2 * 4096^3 FLOPs at the H100's fp32 peak (66.9 TFLOP/s) take 2.05 ms.
+    Op op;
+    op.name = "gemm4096";
+    op.flopsExpr = "2 * N * N * N";
+    op.shapeSets = {{{"N", 4096}}};
+    Evaluation evaluation;
+    evaluation.status = EvalStatus::Correct;
+    evaluation.gpu.name = "NVIDIA H100 80GB HBM3";
+    evaluation.gpu.computeCapability = "9.0";
+    evaluation.gpu.peakTflops = 66.9;
+    evaluation.gpu.measuredBandwidthGBs = 3000;
+    const auto evidenceAt = [&](double medianMs, Precision precision) {
+        evaluation.timing.medianMs = medianMs;
+        evaluation.precision = precision;
+        return ReviewEvidence::html(op, {evaluation});
+    };
+    const double floorMs = rooflineFloor(op, evaluation.gpu, Precision::Fp32)->floorMs;
+    QVERIFY(std::abs(floorMs - 2.054) < 0.01);
+    // Under the floor but within the slack the flag allows: not called impossible.
+    const QString withinSlack = evidenceAt(0.9 * floorMs, Precision::Fp32);
+    QVERIFY2(withinSlack.contains(QLatin1String("within timing slack")), qPrintable(withinSlack));
+    QVERIFY(!withinSlack.contains(QLatin1String("below it")));
+    QVERIFY(!isBelowFloor(0.9 * floorMs, *rooflineFloor(op, evaluation.gpu, Precision::Fp32)));
+    // Beyond the slack: below the floor, as the flag says.
+    QVERIFY(evidenceAt(0.5 * floorMs, Precision::Fp32).contains(QLatin1String("below it")));
+    QVERIFY(isBelowFloor(0.5 * floorMs, *rooflineFloor(op, evaluation.gpu, Precision::Fp32)));
+    // A TF32 run at cuBLAS speed (0.3 ms) is above the tensor cores' floor.
+    QVERIFY(evidenceAt(0.3, Precision::Tf32).contains(QLatin1String("above it")));
+    QVERIFY(evidenceAt(0.3, Precision::Fp32).contains(QLatin1String("below it")));
 }
 
 void TestReview::queueAndEvidenceShowBothBaselines()
