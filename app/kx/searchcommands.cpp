@@ -364,6 +364,9 @@ void addSearchCommands(CLI::App &app, Action &action)
     search->add_option("--seed", settings.seed, "Random seed (the run is reproducible for a seed)")->capture_default_str();
     search->add_option("--children", settings.childrenPerGeneration, "Candidates per generation")
         ->capture_default_str()->check(CLI::PositiveNumber);
+    search->add_option("--retime-top", settings.retimeTop,
+                       "On several GPUs: time the best this many kernels again on every GPU at the end (0: never)")
+        ->capture_default_str()->check(CLI::NonNegativeNumber);
     search->add_option("--trials", settings.eval.trials, "Correctness trials per candidate")
         ->capture_default_str()->check(CLI::PositiveNumber);
     search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")

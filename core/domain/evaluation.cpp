@@ -7,8 +7,9 @@ namespace kx {
 
 std::string GpuInfo::fingerprint() const
 {
+    // The card too: two GPUs of one model keep their own rows, so their times for the same kernel compare.
     return name + "|sm" + computeCapability + "|driver " + driverVersion + "|cuda " + cudaRuntimeVersion + "|torch "
-           + torchVersion;
+           + torchVersion + (uuid.empty() ? std::string() : "|" + uuid);
 }
 
 namespace {

@@ -23,7 +23,8 @@ struct GpuInfo
     double measuredBandwidthGBs = 0;        ///< Peak DRAM bandwidth from the worker's copy benchmark.
     double peakTflops = 0;                  ///< fp32 peak, from SM count and clock (0 when unknown).
 
-    /// Stable key of the hardware and software identity (name, capability, driver, runtime versions).
+    /// Stable key of the hardware and software identity (name, capability, driver, runtime versions, the card's
+    /// UUID where known).
     std::string fingerprint() const;
 
     bool operator==(const GpuInfo &) const = default;

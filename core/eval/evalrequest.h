@@ -57,6 +57,7 @@ struct EvaluateRequest
     std::string cubin;              ///< NVRTC output (binary).
     CompileStats compile;
     EvalSettings settings;
+    int device = -1;                ///< Routing only (not sent): >= 0 sends it to that device's worker.
 };
 
 /// A worker's answer. workerMustExit is set after a sticky CUDA error: the context is unusable.

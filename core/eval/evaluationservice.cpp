@@ -88,9 +88,9 @@ Status EvaluationService::start()
     return Status::ok();
 }
 
-void EvaluationService::submit(Op op, Candidate candidate, EvalSettings settings, Completion done)
+void EvaluationService::submit(Op op, Candidate candidate, EvalSettings settings, Completion done, int device)
 {
-    Job job{std::move(op), std::move(candidate), settings, std::move(done), 0};
+    Job job{std::move(op), std::move(candidate), settings, std::move(done), 0, device};
     std::string refusal;
     {
         std::lock_guard lock(m_mutex);
@@ -236,6 +236,7 @@ void EvaluationService::process(Job job, std::stop_token stop)
     request.cubin = compiled.cubin;
     request.compile = compiled.stats;
     request.settings = job.settings;
+    request.device = job.device;
     auto shared = std::make_shared<Job>(std::move(job));
     m_pool->submit(std::move(request), [this, shared, stats = compiled.stats](Expected<Evaluation> result) {
         if (result && result->compile == CompileStats{})

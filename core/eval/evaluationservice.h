@@ -74,7 +74,8 @@ public:
      */
     Status start();
 
-    void submit(Op op, Candidate candidate, EvalSettings settings, Completion done);
+    /// device >= 0: evaluate on that device's worker only (see WorkerPool::submit).
+    void submit(Op op, Candidate candidate, EvalSettings settings, Completion done, int device = -1);
     std::future<Expected<Evaluation>> submit(Op op, Candidate candidate, EvalSettings settings);
 
     /// Drops every candidate not yet handed to a worker (waiting for or in compilation, or queued in the pool);
@@ -96,6 +97,7 @@ private:
         EvalSettings settings;
         Completion done;
         std::uint64_t generation = 0;
+        int device = -1;
     };
 
     void runCompiler(std::stop_token stop);

@@ -198,8 +198,8 @@ void WorkerPool::submit(EvaluateRequest request, Completion done)
         std::lock_guard lock(m_mutex);
         if (m_stopping) {
             refusal = "the worker pool is stopped";
-        } else if (m_started && !canServe(job.request.arch)) {
-            refusal = noWorkerReason(job.request.arch);
+        } else if (m_started && !canServe(job.request)) {
+            refusal = noWorkerReason(job.request);
         } else {
             job.request.id = ++m_nextRequestId;
             m_queue.push_back(std::move(job));
@@ -302,11 +302,9 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
         std::optional<Job> job;
         {
             std::unique_lock lock(m_mutex);
-            const std::string arch = slot->status.arch;
             const auto next = [&] {
-                return std::find_if(m_queue.begin(), m_queue.end(), [&](const Job &candidate) {
-                    return candidate.request.arch.empty() || candidate.request.arch == arch;
-                });
+                return std::find_if(m_queue.begin(), m_queue.end(),
+                                    [&](const Job &candidate) { return serves(slot->status, candidate.request); });
             };
             m_wakeWorkers.wait_for(lock, stop, kIdleCheck, [&] { return next() != m_queue.end(); });
             if (stop.stop_requested())
@@ -618,20 +616,30 @@ void WorkerPool::giveUp(Slot *slot, WorkerState state, const std::string &error)
     complete(std::move(failures));
 }
 
-bool WorkerPool::canServe(const std::string &arch) const
+bool WorkerPool::serves(const WorkerStatus &status, const EvaluateRequest &request)
+{
+    return (request.arch.empty() || status.arch == request.arch)
+           && (request.device < 0 || status.device == request.device);
+}
+
+bool WorkerPool::canServe(const EvaluateRequest &request) const
 {
     return std::any_of(m_slots.begin(), m_slots.end(), [&](const auto &slot) {
         const WorkerStatus &status = slot->status;
         if (!isLive(status.state))
             return false;
-        return status.state == WorkerState::Starting || arch.empty() || status.arch == arch;
+        if (status.state == WorkerState::Starting)
+            return request.device < 0 || status.device == request.device;
+        return serves(status, request);
     });
 }
 
-std::string WorkerPool::noWorkerReason(const std::string &arch) const
+std::string WorkerPool::noWorkerReason(const EvaluateRequest &request) const
 {
-    const std::string reason =
-        arch.empty() ? "no GPU worker is running" : "no GPU worker for " + arch + " is running";
+    std::string reason = request.arch.empty() ? "no GPU worker" : "no GPU worker for " + request.arch;
+    if (request.device >= 0)
+        reason += " on device " + std::to_string(request.device);
+    reason += " is running";
     std::string details;
     for (const auto &slot : m_slots) {
         const WorkerStatus &status = slot->status;
@@ -651,11 +659,11 @@ WorkerPool::Failures WorkerPool::takeUnservableJobs()
     if (!m_started)
         return failures;
     for (auto it = m_queue.begin(); it != m_queue.end();) {
-        if (canServe(it->request.arch)) {
+        if (canServe(it->request)) {
             ++it;
             continue;
         }
-        std::string reason = noWorkerReason(it->request.arch);
+        std::string reason = noWorkerReason(it->request);
         failures.emplace_back(std::move(*it), std::move(reason));
         it = m_queue.erase(it);
     }

@@ -89,8 +89,9 @@ public:
     Status start();
 
     /**
-     * Queues a request. Requests with a non-empty arch go only to workers of that arch. The pool assigns the
-     * request id; settings.timeoutMs bounds the evaluation.
+     * Queues a request. Requests with a non-empty arch go only to workers of that arch, those with a device to
+     * that device's worker (re-timing a kernel on every GPU). The pool assigns the request id;
+     * settings.timeoutMs bounds the evaluation.
      */
     void submit(EvaluateRequest request, Completion done);
     std::future<Expected<Evaluation>> submit(EvaluateRequest request);
@@ -140,9 +141,10 @@ private:
     void shutdownWorker(WorkerProcess &process);
     void setState(Slot *slot, WorkerState state);
     void giveUp(Slot *slot, WorkerState state, const std::string &error);
+    static bool serves(const WorkerStatus &status, const EvaluateRequest &request);
     // The next three: caller holds m_mutex.
-    bool canServe(const std::string &arch) const;
-    std::string noWorkerReason(const std::string &arch) const;
+    bool canServe(const EvaluateRequest &request) const;
+    std::string noWorkerReason(const EvaluateRequest &request) const;
     Failures takeUnservableJobs();
     static void complete(Failures failures);
     static void complete(Job &job, Expected<Evaluation> result);

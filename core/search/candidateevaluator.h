@@ -34,6 +34,14 @@ public:
     virtual std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings) = 0;
     /// The GPUs evaluations run on (recorded with the run).
     virtual std::vector<GpuInfo> gpus() = 0;
+    /// Evaluates on one GPU, gpus()[gpu]: how a search times its best kernels again on every GPU it has. The
+    /// default evaluates wherever evaluate() does.
+    virtual std::future<Evaluation> evaluateOn(std::size_t gpu, const Op &op, const Candidate &candidate,
+                                               const EvalSettings &settings)
+    {
+        (void)gpu;
+        return evaluate(op, candidate, settings);
+    }
     /// Gets op's baselines ready (an Inductor package for the GPUs: minutes on a first build; a stop request ends
     /// it early). Never fails: what cannot be prepared is said in the settings. The default prepares nothing.
     virtual BaselinePreparation prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token stop)

@@ -47,6 +47,9 @@ struct SearchSettings
     std::vector<std::string> similarOps; ///< Ops whose best kernels also count as stepping stones.
     SearchBudget budget;
     EvalSettings eval;
+    /// On several GPUs: once the budget is spent, the best this many kernels are timed again on every GPU, so
+    /// the GPUs compare on the same kernels (0: never).
+    int retimeTop = 3;
 };
 
 std::string toJson(const SearchSettings &settings);

@@ -8,7 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -84,6 +86,11 @@ private:
     void finishSearch(const std::string &reason)
     {
         if (m_answeredProposals > 0 || m_failedProposals == 0) {
+            retimeBestOnEveryGpu();
+            if (m_stop.stop_requested()) {
+                finish(RunState::Cancelled, "cancelled");
+                return;
+            }
             finish(RunState::Finished, reason);
             return;
         }
@@ -93,6 +100,74 @@ private:
             message += (i ? " | " : "") + m_lastFailures[i];
         emitError(message);
         finish(RunState::Failed, message);
+    }
+
+    // On several GPUs each candidate ran on one of them: the best kernels run again on every GPU, so the
+    // per-GPU comparison (and the spread between two cards of one model) is of the same kernels. These
+    // evaluations are recorded with the run but leave the population's fitness alone.
+    void retimeBestOnEveryGpu()
+    {
+        const int top = m_engine.m_settings.retimeTop;
+        const auto gpus = m_engine.m_evaluator->gpus();
+        if (top <= 0 || gpus.size() < 2 || m_stop.stop_requested())
+            return;
+        const auto best = m_population.elite(std::size_t(top));
+        if (best.empty())
+            return;
+        emitMessage(SearchEvent::Kind::Note, "timing the best " + std::to_string(best.size()) + " kernels again on each of "
+                                                 + std::to_string(gpus.size()) + " GPUs");
+        std::vector<std::future<Evaluation>> pending;
+        for (const auto &scored : best)
+            for (std::size_t gpu = 0; gpu < gpus.size(); ++gpu)
+                pending.push_back(m_engine.m_evaluator->evaluateOn(gpu, m_op, scored.candidate, m_eval));
+        std::size_t next = 0;
+        for (const auto &scored : best) {
+            std::vector<Evaluation> timings;
+            for (std::size_t gpu = 0; gpu < gpus.size(); ++gpu, ++next) {
+                while (pending[next].wait_for(kPollInterval) != std::future_status::ready)
+                    if (m_stop.stop_requested())
+                        return;
+                Evaluation evaluation = pending[next].get();
+                evaluation.candidateId = scored.candidate.id;
+                evaluation.runId = m_run.id;
+                auto tx = m_archive->begin();
+                evaluation.id = m_archive->addEvaluation(tx, evaluation);
+                tx.commit();
+                SearchEvent event = makeEvent(SearchEvent::Kind::Evaluated);
+                event.candidate = scored.candidate;
+                event.evaluation = evaluation;
+                emit(event);
+                timings.push_back(std::move(evaluation));
+            }
+            emitMessage(SearchEvent::Kind::Note, retimingLine(scored.candidate, timings));
+        }
+    }
+
+    // "best kernel 1a2b3c4d on 2 GPUs: 0.1234 ms (NVIDIA H200 GPU-e049), 0.1250 ms (...); spread 1.3%"
+    static std::string retimingLine(const Candidate &candidate, const std::vector<Evaluation> &timings)
+    {
+        std::string line = "kernel " + candidate.id.substr(0, 8) + " on " + std::to_string(timings.size()) + " GPUs:";
+        double fastest = 0, slowest = 0;
+        for (std::size_t i = 0; i < timings.size(); ++i) {
+            const auto &evaluation = timings[i];
+            const std::string card = evaluation.gpu.name + (evaluation.gpu.uuid.empty() ? "" : " " + evaluation.gpu.uuid.substr(0, 12));
+            line += (i ? ", " : " ");
+            if (evaluation.status != EvalStatus::Correct) {
+                line += std::string(toString(evaluation.status)) + " (" + card + ")";
+                continue;
+            }
+            char ms[32];
+            std::snprintf(ms, sizeof ms, "%.4g ms", evaluation.timing.medianMs);
+            line += std::string(ms) + " (" + card + ")";
+            fastest = fastest == 0 ? evaluation.timing.medianMs : std::min(fastest, evaluation.timing.medianMs);
+            slowest = std::max(slowest, evaluation.timing.medianMs);
+        }
+        if (fastest > 0 && slowest > fastest) {
+            char spread[48];
+            std::snprintf(spread, sizeof spread, "; spread %.1f%%", (slowest / fastest - 1) * 100);
+            line += spread;
+        }
+        return line;
     }
 
     void noteProposal(const ProposalResult &result, ProposalKind kind)

@@ -15,6 +15,7 @@ std::string toJson(const SearchSettings &settings)
                            {"crossoverRate", settings.crossoverRate},
                            {"steppingStones", settings.steppingStones},
                            {"similarOps", settings.similarOps},
+                           {"retimeTop", settings.retimeTop},
                            {"budget",
                             {{"generations", settings.budget.generations},
                              {"candidates", settings.budget.candidates},
@@ -36,6 +37,7 @@ Expected<SearchSettings> searchSettingsFromJson(const std::string &json)
         settings.crossoverRate = j.value("crossoverRate", settings.crossoverRate);
         settings.steppingStones = j.value("steppingStones", settings.steppingStones);
         settings.similarOps = j.value("similarOps", settings.similarOps);
+        settings.retimeTop = j.value("retimeTop", settings.retimeTop);
         if (const auto it = j.find("budget"); it != j.end()) {
             auto &budget = settings.budget;
             budget.generations = it->value("generations", budget.generations);

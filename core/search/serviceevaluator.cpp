@@ -14,30 +14,59 @@ ServiceEvaluator::ServiceEvaluator(std::shared_ptr<EvaluationService> service, s
     , m_packager(std::move(packager))
 {}
 
-std::future<Evaluation> ServiceEvaluator::evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings)
+namespace {
+
+// The workers that report a GPU, in the pool's order: gpus() and evaluateOn() count in it.
+std::vector<WorkerStatus> gpuWorkers(EvaluationService &service)
+{
+    std::vector<WorkerStatus> result;
+    for (const auto &worker : service.pool().workers())
+        if (!worker.gpu.name.empty())
+            result.push_back(worker);
+    return result;
+}
+
+std::future<Evaluation> submitTo(EvaluationService &service, int device, const Op &op, const Candidate &candidate,
+                                 const EvalSettings &settings)
 {
     auto promise = std::make_shared<std::promise<Evaluation>>();
     auto future = promise->get_future();
-    m_service->submit(op, candidate, settings, [promise, id = candidate.id](Expected<Evaluation> result) {
-        if (result) {
-            promise->set_value(std::move(*result));
-            return;
-        }
-        Evaluation evaluation;
-        evaluation.candidateId = id;
-        evaluation.status = EvalStatus::Crashed;
-        evaluation.message = "not evaluated: " + result.error().message;
-        promise->set_value(std::move(evaluation));
-    });
+    service.submit(
+        op, candidate, settings,
+        [promise, id = candidate.id](Expected<Evaluation> result) {
+            if (result) {
+                promise->set_value(std::move(*result));
+                return;
+            }
+            Evaluation evaluation;
+            evaluation.candidateId = id;
+            evaluation.status = EvalStatus::Crashed;
+            evaluation.message = "not evaluated: " + result.error().message;
+            promise->set_value(std::move(evaluation));
+        },
+        device);
     return future;
+}
+
+} // namespace
+
+std::future<Evaluation> ServiceEvaluator::evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings)
+{
+    return submitTo(*m_service, -1, op, candidate, settings);
+}
+
+std::future<Evaluation> ServiceEvaluator::evaluateOn(std::size_t gpu, const Op &op, const Candidate &candidate,
+                                                     const EvalSettings &settings)
+{
+    const auto workers = gpuWorkers(*m_service);
+    return submitTo(*m_service, gpu < workers.size() ? workers[gpu].device : -1, op, candidate, settings);
 }
 
 std::vector<GpuInfo> ServiceEvaluator::gpus()
 {
     std::vector<GpuInfo> result;
-    for (const auto &worker : m_service->pool().workers())
-        if (!worker.gpu.name.empty())
-            result.push_back(worker.gpu);
+    for (const auto &worker : gpuWorkers(*m_service))
+        result.push_back(worker.gpu);
     return result;
 }
 

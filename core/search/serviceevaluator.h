@@ -20,6 +20,8 @@ public:
                               InductorPackager packager = {});
     std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings) override;
     std::vector<GpuInfo> gpus() override;
+    std::future<Evaluation> evaluateOn(std::size_t gpu, const Op &op, const Candidate &candidate,
+                                       const EvalSettings &settings) override;
     BaselinePreparation prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token stop) override;
 
 private:

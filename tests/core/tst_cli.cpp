@@ -212,6 +212,24 @@ TEST_CASE("searches with a worker command")
     CHECK(after.front().value("candidates", 0) == before);
 }
 
+TEST_CASE("a search on two GPUs times its best kernels again on both")
+{
+    // The fake worker poses as two GPUs of one model (it tells the cards apart by their UUIDs).
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("two.kxdb");
+    const auto search = runKx({"search", "gelu_tanh", "-a", archive, "--worker", std::string(KX_FAKE_WORKER) + " --gpus 2",
+                               "--gpus", "0,1", "--generations", "2", "--children", "3", "--seed", "4",
+                               "--retime-top", "2"});
+    CHECK_MESSAGE(search.exitCode == 0, search.err);
+    CHECK_MESSAGE(contains(search.out, "timing the best 2 kernels again on each of 2 GPUs"), search.out);
+    CHECK(contains(search.out, "on 2 GPUs:"));
+    CHECK(contains(search.out, "GPU-fake-0"));
+    CHECK(contains(search.out, "GPU-fake-1"));
+    const auto runs = parseJson(runKx({"runs", "-a", archive, "--json"}).out);
+    REQUIRE(runs.size() == std::size_t(1));
+    CHECK(runs.front().value("state", std::string()) == std::string("finished"));
+}
+
 TEST_CASE("a search without a GPU exits 4")
 {
     TemporaryDir dir;

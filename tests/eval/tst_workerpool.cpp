@@ -461,6 +461,28 @@ private slots:
         QVERIFY2(accepted->message.find("for sm_90") != std::string::npos, accepted->message.c_str());
     }
 
+    void requestsForADeviceGoOnlyToItsWorker()
+    {
+        WorkerPool pool(fakeOptions({"--gpus", "2"}, {0, 1}));
+        QVERIFY(pool.start().isOk());
+        for (int i = 0; i < 4; ++i) {
+            EvaluateRequest pinned = request("ok");
+            pinned.device = 1;
+            const auto result = await(pool.submit(pinned));
+            VERIFY_EVALUATION(result);
+            QCOMPARE(result->gpu.name, std::string("Fake GPU 1"));
+        }
+        QCOMPARE(pool.workers()[0].requestsSent, std::int64_t(0));
+        QCOMPARE(pool.workers()[1].requestsSent, std::int64_t(4));
+
+        EvaluateRequest absent = request("ok");
+        absent.device = 5;
+        const auto refused = await(pool.submit(absent));
+        QVERIFY(!refused.hasValue());
+        QVERIFY2(refused.error().message.find("no GPU worker on device 5 is running") != std::string::npos,
+                 refused.error().message.c_str());
+    }
+
     void cancelPending()
     {
         QTemporaryDir barrier;

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <csignal>
 #include <map>
+#include <set>
 #include <mutex>
 #include <thread>
 
@@ -506,6 +507,7 @@ TEST_CASE("settings round-trip")
 {
     SearchSettings settings = settingsWithSeed(99);
     settings.similarOps = {"gelu"};
+    settings.retimeTop = 5;
     settings.eval.trials = 7;
     settings.eval.precision = Precision::KernelBench;
     settings.eval.inductorBaseline = false;
@@ -516,6 +518,7 @@ TEST_CASE("settings round-trip")
     REQUIRE(back);
     CHECK(back->seed == std::uint64_t(99));
     CHECK(back->similarOps == settings.similarOps);
+    CHECK(back->retimeTop == 5);
     CHECK(back->eval == settings.eval);
     CHECK(back->budget == settings.budget);
     CHECK(makeStopConditions(settings.budget).size() == std::size_t(4));
@@ -579,4 +582,91 @@ TEST_CASE("a search in which nothing could be proposed fails with the proposer's
     REQUIRE(partly.start(test::fakeOp()));
     partly.wait();
     CHECK(partly.state() == RunState::Finished);
+}
+
+namespace {
+
+// Two cards of one model: evaluate() runs wherever, evaluateOn() on the card asked for (the second 2% slower).
+class TwoCardEvaluator : public test::FakeEvaluator
+{
+public:
+    std::vector<GpuInfo> gpus() override { return {card(0), card(1)}; }
+    std::future<Evaluation> evaluateOn(std::size_t gpu, const Op &, const Candidate &candidate,
+                                       const EvalSettings &) override
+    {
+        ++retimed[gpu];
+        Evaluation evaluation = fakeEvaluation(test::genomeValue(candidate));
+        evaluation.gpu = card(int(gpu));
+        evaluation.timing.medianMs *= gpu == 0 ? 1.0 : 1.02;
+        std::promise<Evaluation> promise;
+        promise.set_value(evaluation);
+        return promise.get_future();
+    }
+    static GpuInfo card(int index)
+    {
+        GpuInfo gpu = fakeEvaluation(1).gpu;
+        gpu.uuid = "GPU-card-" + std::to_string(index);
+        return gpu;
+    }
+    std::atomic<int> retimed[2]{0, 0};
+};
+
+} // namespace
+
+TEST_CASE("on several GPUs the best kernels are timed again on every GPU")
+{
+    TemporaryDir dir;
+    const std::string path = dir.filePath("a.kxdb");
+    EventLog log;
+    auto evaluator = std::make_shared<TwoCardEvaluator>();
+    auto settings = settingsWithSeed(3);
+    settings.retimeTop = 3;
+    SearchEngine engine(path, std::make_unique<test::FakeProposer>(), evaluator, settings, generations(3), log.sink());
+    const auto runId = engine.start(test::fakeOp());
+    REQUIRE(runId);
+    engine.wait();
+    CHECK(engine.state() == RunState::Finished);
+    CHECK(evaluator->retimed[0] == 3);
+    CHECK(evaluator->retimed[1] == 3);
+
+    auto archive = openArchive(path);
+    int retimedKernels = 0;
+    for (const auto &candidate : archive->candidatesOfRun(*runId)) {
+        const auto evaluations = archive->evaluations(candidate.id);
+        if (evaluations.size() == 1)
+            continue;
+        ++retimedKernels;
+        // The search's own evaluation and one on each card, each with its card: two GPUs of one model stay apart.
+        REQUIRE(evaluations.size() == 3);
+        std::set<std::string> cards;
+        for (const auto &evaluation : evaluations) {
+            CHECK(evaluation.runId == *runId);
+            cards.insert(evaluation.gpu.uuid);
+        }
+        CHECK(cards.count("GPU-card-0") == 1);
+        CHECK(cards.count("GPU-card-1") == 1);
+    }
+    CHECK(retimedKernels == 3);
+    // One line per kernel with both times and their spread.
+    std::lock_guard lock(log.mutex);
+    const auto lines = std::count_if(log.events.begin(), log.events.end(), [](const SearchEvent &event) {
+        return event.kind == SearchEvent::Kind::Note && event.message.find("on 2 GPUs:") != std::string::npos
+               && event.message.find("GPU-card-1") != std::string::npos
+               && event.message.find("spread 2.0%") != std::string::npos;
+    });
+    CHECK(lines == 3);
+}
+
+TEST_CASE("re-timing is off with one GPU or a top of 0")
+{
+    TemporaryDir dir;
+    auto evaluator = std::make_shared<TwoCardEvaluator>();
+    auto settings = settingsWithSeed(3);
+    settings.retimeTop = 0;
+    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<test::FakeProposer>(), evaluator, settings,
+                        generations(2));
+    REQUIRE(engine.start(test::fakeOp()));
+    engine.wait();
+    CHECK(engine.state() == RunState::Finished);
+    CHECK(evaluator->retimed[0] + evaluator->retimed[1] == 0);
 }
