@@ -2018,10 +2018,6 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
         <translation>Roofline-Untergrenze</translation>
     </message>
     <message>
-        <source>%1 ms: measured %2 ms is %3× below it</source>
-        <translation>%1 ms: gemessene %2 ms liegen %3× darunter</translation>
-    </message>
-    <message>
         <source>%1 ms: measured %2 ms is above it</source>
         <translation>%1 ms: gemessene %2 ms liegen darüber</translation>
     </message>
@@ -2072,6 +2068,14 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
     <message>
         <source>Standing</source>
         <translation>Einordnung</translation>
+    </message>
+    <message>
+        <source>%1 ms: measured %2 ms is %3× below it, more than timing slack explains</source>
+        <translation>%1 ms: gemessene %2 ms liegen %3× darunter, mehr als Messtoleranz erklärt</translation>
+    </message>
+    <message>
+        <source>%1 ms: measured %2 ms is within timing slack (%3 of the floor)</source>
+        <translation>%1 ms: gemessene %2 ms liegen innerhalb der Messtoleranz (%3 der Untergrenze)</translation>
     </message>
 </context>
 <context>
