@@ -2448,6 +2448,10 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>This build has no NVRTC (the CUDA toolkit was missing when it was built).</source>
         <translation>Dieser Build enthält kein NVRTC (das CUDA-Toolkit fehlte beim Erstellen).</translation>
     </message>
+    <message>
+        <source>%1 is open read-only, and a search writes to its archive. Open it with File &gt; Open Archive to search.</source>
+        <translation>%1 ist schreibgeschützt geöffnet, eine Suche schreibt aber in das Archiv. Zum Suchen über Datei &gt; Archiv öffnen … erneut öffnen.</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::SecretStore</name>

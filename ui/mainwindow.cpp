@@ -552,7 +552,7 @@ void MainWindow::onArchiveChanged()
     m_loader->clear();
     m_kernelsPage->setArchivePath(path);
     m_lineagePage->setArchivePath(path);
-    m_searchBridge->setArchivePath(path);
+    m_searchBridge->setArchivePath(path, m_session->isReadOnly());
     m_diffView->setArchivePath(path);
     m_plotsPage->setArchivePath(path);
     m_reviewPage->setArchivePath(path);

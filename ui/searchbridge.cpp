@@ -132,6 +132,12 @@ std::optional<CostLedger::Totals> SearchBridge::modelCost() const
     return m_job->ledger->totals();
 }
 
+QString SearchBridge::readOnlyRefusal() const
+{
+    return tr("%1 is open read-only, and a search writes to its archive. Open it with File > Open Archive to search.")
+        .arg(QDir::toNativeSeparators(m_archivePath));
+}
+
 bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices)
 {
     return launch([op](Job &job) {
@@ -183,6 +189,8 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     };
     if (m_archivePath.isEmpty())
         return refuse(tr("No archive is open."), false);
+    if (m_archiveReadOnly)
+        return refuse(readOnlyRefusal(), false);
     if (m_workerCommand.isEmpty())
         return refuse(tr("No worker program is set."), true);
     if (!NvrtcCompiler::available())
@@ -283,6 +291,8 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
     };
     if (m_archivePath.isEmpty())
         return refuse(tr("No archive is open."), false);
+    if (m_archiveReadOnly)
+        return refuse(readOnlyRefusal(), false);
     if (m_workerCommand.isEmpty())
         return refuse(tr("No worker program is set."), true);
     if (!NvrtcCompiler::available())

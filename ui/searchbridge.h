@@ -37,9 +37,15 @@ public:
     explicit SearchBridge(QObject *parent = nullptr);
     ~SearchBridge() override;
 
-    /// The archive the search writes (through the engine's own connection).
-    void setArchivePath(const QString &path) { m_archivePath = path; }
+    /// The archive the search writes (through the engine's own connection). One the GUI opened read-only is
+    /// never written: searches and evaluations refuse it with a message.
+    void setArchivePath(const QString &path, bool readOnly = false)
+    {
+        m_archivePath = path;
+        m_archiveReadOnly = readOnly;
+    }
     QString archivePath() const { return m_archivePath; }
+    bool isArchiveReadOnly() const { return m_archiveReadOnly; }
     /// Program and leading arguments of a GPU worker; the pool appends --device N.
     void setWorkerCommand(const QStringList &command) { m_workerCommand = command; }
     QStringList workerCommand() const { return m_workerCommand; }
@@ -108,6 +114,7 @@ signals:
     void finished(kx::RunState state, const QString &message);
 
 private:
+    QString readOnlyRefusal() const;
     struct Link;
     struct Job;
     struct Launch;
@@ -123,6 +130,7 @@ private:
                       const Expected<Evaluation> &result, bool noGpu);
 
     QString m_archivePath;
+    bool m_archiveReadOnly = false;
     QStringList m_workerCommand;
     ProposerSettings m_proposer;
     std::optional<CostLedger::Totals> m_lastCost;

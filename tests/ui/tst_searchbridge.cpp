@@ -2,6 +2,7 @@
 // SQLite. Events must reach the GUI thread as signals; pause, resume and stop must work; no GPU must be reported.
 #include "qtestprinters.h"
 
+#include "ui/mainwindow.h"
 #include "ui/searchbridge.h"
 
 #include "core/archive/archive.h"
@@ -59,6 +60,7 @@ private slots:
     void reportsNoGpu();
     void stopsWhileStarting();
     void refusesWithoutArchive();
+    void refusesAnArchiveOpenedReadOnly();
 
 private:
     void requireNvrtc();
@@ -343,6 +345,49 @@ void TestSearchBridge::refusesWithoutArchive()
     QCOMPARE(failed.size(), 1);
     QVERIFY(!failed.first().at(1).toBool());
     QCOMPARE(bridge.state(), SearchBridge::State::Idle);
+}
+
+// File > Open Archive Read-Only, then Search > Start: the search is refused and the file stays as it was.
+void TestSearchBridge::refusesAnArchiveOpenedReadOnly()
+{
+    requireNvrtc();
+    const QString path = newArchive(QStringLiteral("readonly.kxdb"));
+    {
+        auto archive = Archive::open(QFile::encodeName(path).toStdString());
+        QVERIFY(archive);
+    }
+    const auto bytes = [&] {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray before = bytes();
+    QVERIFY(!before.isEmpty());
+
+    MainWindow window;
+    QVERIFY(window.openArchive(path, ArchiveSession::Access::ReadOnly));
+    SearchBridge *bridge = window.searchBridge();
+    bridge->setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
+    QSignalSpy failed(bridge, &SearchBridge::startFailed);
+    QVERIFY(!bridge->start(*findBuiltInOp("relu"), smallSearch(1, 2)));
+    QCOMPARE(failed.size(), 1);
+    QVERIFY2(failed.first().at(0).toString().contains(QLatin1String("read-only")),
+             qPrintable(failed.first().at(0).toString()));
+    QCOMPARE(bridge->state(), SearchBridge::State::Idle);
+
+    QSignalSpy manualFailed(bridge, &SearchBridge::manualEvaluationFailed);
+    Candidate candidate;
+    candidate.id = "hand-made";
+    bridge->evaluateManual(*findBuiltInOp("relu"), candidate);
+    QTRY_COMPARE(manualFailed.size(), 1);
+    QVERIFY(manualFailed.first().at(1).toString().contains(QLatin1String("read-only")));
+
+    window.close();
+    QCOMPARE(bytes(), before);
+
+    // Opened for writing, the same file searches as before.
+    MainWindow writable;
+    QVERIFY(writable.openArchive(path));
+    QVERIFY(!writable.searchBridge()->isArchiveReadOnly());
 }
 
 QTEST_MAIN(TestSearchBridge)
