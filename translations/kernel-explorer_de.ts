@@ -2322,10 +2322,6 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <translation>Keine Op gewählt: Datei ▸ Op öffnen …</translation>
     </message>
     <message>
-        <source>&apos;%1&apos; is not a GPU number (use all, or numbers such as 0,1)</source>
-        <translation>„%1“ ist keine GPU-Nummer (alle, oder Nummern wie 0,1)</translation>
-    </message>
-    <message>
         <source>Choose an op first (File ▸ Open Op…).</source>
         <translation>Wählen Sie zuerst eine Op (Datei ▸ Op öffnen …).</translation>
     </message>

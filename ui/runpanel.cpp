@@ -10,6 +10,8 @@
 #include "ui/workerslist.h"
 #include "ui/uiresources.h"
 
+#include "core/eval/devicelist.h"
+
 #include <QAction>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -323,24 +325,6 @@ void RunPanel::setSettings(const SearchSettings &settings)
     m_baselines->setSettings(BaselineSettings::of(settings.eval));
 }
 
-Expected<std::vector<int>> RunPanel::parseDevices(const QString &text)
-{
-    const QString trimmed = text.trimmed();
-    if (trimmed.isEmpty() || trimmed.compare(QLatin1String("all"), Qt::CaseInsensitive) == 0)
-        return std::vector<int>{};
-    std::vector<int> devices;
-    std::set<int> seen;
-    for (const QString &part : trimmed.split(QLatin1Char(','))) {
-        bool ok = false;
-        const int device = part.trimmed().toInt(&ok);
-        if (!ok || device < 0)
-            return Error{tr("'%1' is not a GPU number (use all, or numbers such as 0,1)").arg(part.trimmed()).toStdString()};
-        if (seen.insert(device).second)
-            devices.push_back(device);
-    }
-    return devices;
-}
-
 void RunPanel::setDevicesText(const QString &text)
 {
     m_devices->setText(text);
@@ -437,7 +421,7 @@ bool RunPanel::startSearch()
         showMessage(tr("Choose an op first (File ▸ Open Op…)."), true);
         return false;
     }
-    const auto devices = parseDevices(m_devices->text());
+    const auto devices = parseDeviceList(m_devices->text().toStdString());
     if (!devices) {
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;
@@ -456,7 +440,7 @@ bool RunPanel::continueSelectedRun()
         showMessage(tr("Select a run in the lineage first."), true);
         return false;
     }
-    const auto devices = parseDevices(m_devices->text());
+    const auto devices = parseDeviceList(m_devices->text().toStdString());
     if (!devices) {
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;

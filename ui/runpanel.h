@@ -50,8 +50,6 @@ public:
 
     SearchSettings settings() const;
     void setSettings(const SearchSettings &settings);
-    /// "" or "all": every GPU; else a comma-separated list of device numbers.
-    static Expected<std::vector<int>> parseDevices(const QString &text);
     void setDevicesText(const QString &text);
 
     /// The proposer of the next run, as saved in the settings (QSettings) and shown in the summary line.

@@ -6,6 +6,7 @@
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
 #include "core/util/executablepath.h"
+#include "core/eval/devicelist.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/propose/proposerfactory.h"
@@ -51,23 +52,6 @@ Expected<double> parseDuration(const std::string &text)
     if (scale < 0 || value < 0)
         return Error{"--time: '" + text + "' is not a duration (e.g. 90s, 10m, 1h)"};
     return value * scale;
-}
-
-Expected<std::vector<int>> parseGpus(const std::string &text)
-{
-    std::vector<int> devices;
-    if (text.empty() || text == "all")
-        return devices;
-    std::stringstream stream(text);
-    std::string item;
-    while (std::getline(stream, item, ',')) {
-        try {
-            devices.push_back(std::stoi(item));
-        } catch (const std::exception &) {
-            return Error{"--gpus: '" + text + "' is not a list of device numbers (e.g. 0,1)"};
-        }
-    }
-    return devices;
 }
 
 std::string selfExecutable()
@@ -228,9 +212,9 @@ void addProposerOptions(CLI::App &command, ProposerSettings &settings)
 // Starts workers, runs (or continues) the search in the foreground, Ctrl-C cancels (the run can be resumed).
 int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::optional<std::int64_t> runToContinue)
 {
-    const auto devices = parseGpus(options.gpus);
+    const auto devices = parseDeviceList(options.gpus);
     if (!devices) {
-        std::cerr << "kx: " << devices.error().message << '\n';
+        std::cerr << "kx: --gpus: " << devices.error().message << '\n';
         return Usage;
     }
     const std::string archivePath = options.archive.empty() ? defaultArchivePath() : options.archive;
