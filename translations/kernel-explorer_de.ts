@@ -1641,6 +1641,22 @@
         <source>Reference (eager PyTorch)</source>
         <translation>Referenz (Eager-PyTorch)</translation>
     </message>
+    <message>
+        <source>Rejected or flagged (not to scale)</source>
+        <translation>Abgelehnt oder markiert (nicht maßstabsgetreu)</translation>
+    </message>
+    <message>
+        <source>rejected</source>
+        <translation>abgelehnt</translation>
+    </message>
+    <message>
+        <source>flagged impossible</source>
+        <translation>als unmöglich markiert</translation>
+    </message>
+    <message>
+        <source>%1: %2, %3</source>
+        <translation>%1: %2, %3</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::PromptTemplateCopier</name>

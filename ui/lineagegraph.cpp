@@ -60,6 +60,7 @@ int LineageGraph::addNode(const LineageNode &node, bool *added)
             old.speedupByGpu.insert(it.key(), std::max(old.speedupByGpu.value(it.key()), *it));
         if (node.accepted)
             old.accepted = node.accepted;
+        old.flaggedImpossible = old.flaggedImpossible || node.flaggedImpossible;
         if (added)
             *added = false;
         return existing;
@@ -110,6 +111,7 @@ bool LineageGraph::addEvaluation(const Evaluation &evaluation)
     update.statusByGpu.insert(gpu, evaluation.status);
     if (evaluation.status == EvalStatus::Correct)
         update.speedupByGpu.insert(gpu, evaluation.speedup);
+    update.flaggedImpossible = evaluation.status == EvalStatus::Correct && !countsTowardsBest(evaluation);
     addNode(update);
     return true;
 }
@@ -173,7 +175,7 @@ int LineageGraph::bestNode(const QString &gpu) const
     int best = -1;
     double bestSpeedup = 0;
     for (int i = 0; i < size(); ++i) {
-        if (outcome(i, gpu) != LineageOutcome::Correct)
+        if (outcome(i, gpu) != LineageOutcome::Correct || !m_nodes.at(i).canBeBest())
             continue;
         const double s = speedup(i, gpu);
         if (best < 0 || s > bestSpeedup) {

@@ -27,6 +27,10 @@ struct LineageNode
     QHash<QString, EvalStatus> statusByGpu; ///< The most favourable status per GPU name.
     QHash<QString, double> speedupByGpu;    ///< The best speedup per GPU name (correct evaluations only).
     std::optional<bool> accepted;           ///< Current verdict.
+    bool flaggedImpossible = false;         ///< An evaluation ran faster than the roofline allows.
+
+    /// Whether it can be the run's best (kx::countsTowardsBest, and not rejected).
+    bool canBeBest() const { return !flaggedImpossible && accepted != std::optional<bool>(false); }
 };
 
 /**

@@ -13,12 +13,6 @@ namespace kx::ui {
 
 namespace {
 
-bool hasFlag(const Evaluation &evaluation, const char *kind)
-{
-    return std::any_of(evaluation.flags.begin(), evaluation.flags.end(),
-                       [kind](const Flag &flag) { return flag.kind == kind; });
-}
-
 /// The newest correct evaluation with timings on each GPU, in GPU name order.
 std::map<std::string, const Evaluation *> latestCorrectPerGpu(const std::vector<Evaluation> &evaluations)
 {
@@ -149,7 +143,9 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     struct Row
     {
         const Candidate *candidate;
-        std::map<std::string, double> bestPerGpu;
+        std::map<std::string, double> bestPerGpu; ///< Results that count towards the best.
+        double discounted = 0;                    ///< Its best result that does not (rejected, impossible).
+        QString discountReason;
         double best = 0;
     };
     std::vector<Row> rows;
@@ -165,20 +161,25 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
         const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
         const bool rejected = verdict && !verdict->accepted;
-        Row row{&candidate, {}, 0};
+        Row row{&candidate, {}, 0, {}, 0};
         for (const Evaluation &evaluation : evaluations) {
             gpuNames.insert(evaluation.gpu.name);
             inductorPairs[evaluation.gpu.name].add(evaluation);
             const bool correct = evaluation.status == EvalStatus::Correct && evaluation.speedup > 0;
-            const bool counts = correct && !rejected && !hasFlag(evaluation, "impossible");
+            const bool counts = !rejected && countsTowardsBest(evaluation);
             events[evaluation.gpu.name].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
-            if (correct) {
+            if (!correct)
+                continue;
+            row.best = std::max(row.best, evaluation.speedup);
+            if (counts) {
                 double &best = row.bestPerGpu[evaluation.gpu.name];
                 best = std::max(best, evaluation.speedup);
-                row.best = std::max(row.best, evaluation.speedup);
+            } else if (evaluation.speedup > row.discounted) {
+                row.discounted = evaluation.speedup;
+                row.discountReason = rejected ? QStringLiteral("rejected") : QStringLiteral("flagged impossible");
             }
         }
-        if (!row.bestPerGpu.empty())
+        if (!row.bestPerGpu.empty() || row.discounted > 0)
             rows.push_back(std::move(row));
     }
     if (int(rows.size()) > kMaxBarCandidates) {
@@ -210,6 +211,8 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         data.progress.push_back(std::move(progress));
     }
     for (const Row &row : rows) {
+        data.discounted.push_back(row.discounted);
+        data.discountReasons << row.discountReason;
         data.candidateIds << Format::text(row.candidate->id);
         QString label = Format::shortId(row.candidate->id).left(8);
         if (!row.candidate->operatorName.empty())

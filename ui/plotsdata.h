@@ -41,6 +41,10 @@ struct PlotsData
     QStringList candidateIds;
     QStringList candidateLabels;
     std::vector<std::vector<double>> speedups;
+    /// Per candidate: its best speedup where it does not count towards the best (rejected, or flagged
+    /// impossible; drawn apart and left out of the axis range so it cannot flatten the honest bars), else 0.
+    std::vector<double> discounted;
+    QStringList discountReasons;            ///< "rejected" or "flagged impossible", per candidate.
 
     /// torch.compile against eager on one GPU: eager's median over Inductor's, both as the evaluations in scope
     /// met them. A kernel whose speedup over eager lies above it beats Inductor too.

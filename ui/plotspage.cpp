@@ -339,7 +339,8 @@ void PlotsPage::buildSpeedupBars()
     plot->xAxis->setTicker(ticker);
     qDeleteAll(plot->findChildren<QCPBarsGroup *>());
     auto group = new QCPBarsGroup(plot);
-    const double width = 0.8 / std::max<qsizetype>(1, m_data.gpus.size());
+    const bool discounted = std::any_of(m_data.discounted.begin(), m_data.discounted.end(), [](double s) { return s > 0; });
+    const double width = 0.8 / std::max<qsizetype>(1, m_data.gpus.size() + (discounted ? 1 : 0));
     double top = 1;
     for (int g = 0; g < m_data.gpus.size(); ++g) {
         auto bars = new QCPBars(plot->xAxis, plot->yAxis);
@@ -361,6 +362,7 @@ void PlotsPage::buildSpeedupBars()
         }
         m_tips.insert(bars, tips);
     }
+    addDiscountedBars(plot, group, keys, width);
     const double left = 0.4, right = m_data.candidateIds.size() + 0.6;
     top = std::max(top, addInductorLines(plot, left, right));
     // The 1x line: above it the kernel beats PyTorch.
@@ -372,6 +374,30 @@ void PlotsPage::buildSpeedupBars()
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot->xAxis->setRange(left, right);
     plot->yAxis->setRange(0, top * 1.15);
+}
+
+// Rejected and impossibly fast kernels: grey and hatched beside the GPUs' bars, and not in the axis range (a
+// rejected 90x kernel would flatten every honest bar); the tooltip gives the number and the reason.
+void PlotsPage::addDiscountedBars(QCustomPlot *plot, QCPBarsGroup *group, const QVector<double> &keys, double width)
+{
+    if (std::none_of(m_data.discounted.begin(), m_data.discounted.end(), [](double speedup) { return speedup > 0; }))
+        return;
+    auto bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(tr("Rejected or flagged (not to scale)"));
+    bars->setWidth(width);
+    bars->setBarsGroup(group);
+    const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
+    bars->setPen(QPen(grey));
+    bars->setBrush(QBrush(grey, Qt::BDiagPattern));
+    bars->setData(keys, QVector<double>(m_data.discounted.begin(), m_data.discounted.end()), true);
+    QStringList tips;
+    for (int c = 0; c < m_data.candidateIds.size(); ++c) {
+        const QString reason = m_data.discountReasons.value(c) == QLatin1String("rejected") ? tr("rejected")
+                                                                                             : tr("flagged impossible");
+        tips << tr("%1: %2, %3").arg(Format::shortId(m_data.candidateIds.at(c).toStdString()),
+                                     Format::speedup(m_data.discounted[std::size_t(c)]), reason);
+    }
+    m_tips.insert(bars, tips);
 }
 
 double PlotsPage::addInductorLines(QCustomPlot *plot, double left, double right)

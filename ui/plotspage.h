@@ -7,6 +7,7 @@
 
 class QComboBox;
 class QCPAbstractPlottable;
+class QCPBarsGroup;
 class QCustomPlot;
 class QLabel;
 class QMenu;
@@ -61,6 +62,7 @@ private:
     void buildDistribution();
     void buildRoofline();
     /// A dashed line per GPU at torch.compile's speedup over eager; returns the highest (0: none).
+    void addDiscountedBars(QCustomPlot *plot, QCPBarsGroup *group, const QVector<double> &keys, double width);
     double addInductorLines(QCustomPlot *plot, double left, double right);
     void updateScopeChoices();
     void showToolTip(Plot which, const QPoint &pos);

@@ -64,4 +64,15 @@ std::optional<double> speedupOverInductor(const Evaluation &evaluation)
     return inductor->timing.medianMs / evaluation.timing.medianMs;
 }
 
+bool hasFlag(const Evaluation &evaluation, const std::string &kind)
+{
+    return std::any_of(evaluation.flags.begin(), evaluation.flags.end(),
+                       [&](const Flag &flag) { return flag.kind == kind; });
+}
+
+bool countsTowardsBest(const Evaluation &evaluation)
+{
+    return evaluation.status == EvalStatus::Correct && evaluation.speedup > 0 && !hasFlag(evaluation, "impossible");
+}
+
 } // namespace kx

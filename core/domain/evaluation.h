@@ -87,6 +87,12 @@ struct Evaluation
 /// The Inductor baseline's median over the kernel's, when both were measured: the speedup over torch.compile.
 std::optional<double> speedupOverInductor(const Evaluation &evaluation);
 
+bool hasFlag(const Evaluation &evaluation, const std::string &kind);
+
+/// Whether an evaluation may make its kernel the best: correct, with a speedup, not flagged "impossible". A
+/// kernel whose current verdict rejects it never counts. One rule for the lineage, the plots and `kx best`.
+bool countsTowardsBest(const Evaluation &evaluation);
+
 const char *toString(EvalStatus status);
 EvalStatus evalStatusFromString(const std::string &text); ///< Throws std::invalid_argument.
 

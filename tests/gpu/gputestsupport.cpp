@@ -86,10 +86,4 @@ std::string statusText(EvalStatus status)
     return toString(status);
 }
 
-bool hasFlag(const Evaluation &evaluation, const std::string &kind)
-{
-    return std::any_of(evaluation.flags.begin(), evaluation.flags.end(),
-                       [&](const Flag &flag) { return flag.kind == kind; });
-}
-
 } // namespace kx::test

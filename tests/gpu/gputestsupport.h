@@ -34,7 +34,4 @@ std::string elementwisePlan(const std::string &kernel, const std::string &argsJs
 /// The status as text: doctest prints it when a check fails (kx::toString would confuse doctest's own).
 std::string statusText(EvalStatus status);
 
-/// Whether the evaluation carries a flag of this kind.
-bool hasFlag(const Evaluation &evaluation, const std::string &kind);
-
 } // namespace kx::test

@@ -101,6 +101,7 @@ private slots:
     void keyboardNavigation();
     void search();
     void pathToBest();
+    void bestSkipsRejectedAndImpossibleKernels();
     void collapseFailed();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
@@ -344,6 +345,29 @@ void TestLineage::pathToBest()
     QCOMPARE(page.scene()->nodeItem(g.indexOf(QStringLiteral("bbbb2222")))->look().fill,
              LineageScene::outcomeColor(LineageOutcome::Correct, 3.0));
     QVERIFY(LineageScene::outcomeColor(LineageOutcome::Correct, 3.0) != LineageScene::outcomeColor(LineageOutcome::Correct, 1.2));
+}
+
+// The lineage's "Best" is the best kernel that counts: not one rejected, not one flagged impossible.
+void TestLineage::bestSkipsRejectedAndImpossibleKernels()
+{
+    LineageGraph graph;
+    for (const auto &c : {candidate("root", {}, "translate", Origin::Translated), candidate("fast", {"root"}, "mutate"),
+                          candidate("honest", {"root"}, "mutate"), candidate("exploit", {"root"}, "mutate")})
+        graph.addNode(LineageGraph::nodeFromCandidate(c, c.parentIds.empty() ? 0 : 1));
+    graph.addEvaluation(evaluation("root", "GPU X", EvalStatus::Correct, 1.0));
+    graph.addEvaluation(evaluation("honest", "GPU X", EvalStatus::Correct, 1.2));
+    Evaluation flagged = evaluation("fast", "GPU X", EvalStatus::Correct, 90.0);
+    flagged.flags.push_back({"impossible", "{}"});
+    graph.addEvaluation(flagged);
+    graph.addEvaluation(evaluation("exploit", "GPU X", EvalStatus::Correct, 5.0));
+    QCOMPARE(graph.node(graph.bestNode()).id, QStringLiteral("exploit"));
+    graph.setVerdict(QStringLiteral("exploit"), false); // rejected as exploiting the harness
+    QCOMPARE(graph.node(graph.bestNode()).id, QStringLiteral("honest"));
+    QCOMPARE(graph.node(graph.bestNode(QStringLiteral("GPU X"))).id, QStringLiteral("honest"));
+    // Accepting it again makes it best again; the flagged one never is.
+    graph.setVerdict(QStringLiteral("exploit"), true);
+    QCOMPARE(graph.node(graph.bestNode()).id, QStringLiteral("exploit"));
+    QVERIFY(graph.node(graph.indexOf(QStringLiteral("fast"))).flaggedImpossible);
 }
 
 void TestLineage::collapseFailed()

@@ -102,8 +102,11 @@ void TestPlots::speedupsPerCandidateAndGpu()
     QCOMPARE(data.candidateLabels.size(), 4);
     QVERIFY(data.candidateLabels.first().contains(QLatin1String("translate")));
     QCOMPARE(data.speedups.size(), std::size_t(2));
-    compareSeries(data.speedups[0], {0.9839, 1.0488, 1.0529, 90.0});
+    // The 90x kernel is flagged impossible: it does not count towards the best, so it stands apart.
+    compareSeries(data.speedups[0], {0.9839, 1.0488, 1.0529, 0.0});
     compareSeries(data.speedups[1], {0.995, 1.0584, 1.0814, 0.0});
+    compareSeries(data.discounted, {0, 0, 0, 90.0});
+    QCOMPARE(data.discountReasons.last(), QStringLiteral("flagged impossible"));
 }
 
 void TestPlots::bestSpeedupSkipsImpossibleAndRejected()
@@ -133,6 +136,10 @@ void TestPlots::bestSpeedupSkipsImpossibleAndRejected()
     data = PlotsData::prepare(*openArchive(copy), {QStringLiteral("relu"), std::nullopt, {}});
     compareSeries(data.progress[0].bestSpeedup, {0.9839, 1.0488, 1.0488, 1.0488, 1.0488});
     compareSeries(data.progress[1].bestSpeedup, {0.995, 1.0584, 1.0584});
+    // Its bars move apart too: the best of its results, with the reason.
+    compareSeries(data.speedups[0], {0.9839, 1.0488, 0.0, 0.0});
+    compareSeries(data.discounted, {0, 0, 1.0814, 90.0});
+    QCOMPARE(data.discountReasons.at(2), QStringLiteral("rejected"));
 }
 
 void TestPlots::distributionAndRoofline()
@@ -290,13 +297,20 @@ void TestPlots::pageBuildsPlotsWithToolTips()
     QVERIFY(!page.isLoading());
 
     QCustomPlot *bars = page.plot(PlotsPage::SpeedupBarsPlot);
-    QCOMPARE(bars->plottableCount(), 2); // One bar series per GPU.
+    QCOMPARE(bars->plottableCount(), 3); // One bar series per GPU, and the rejected or flagged kernels'.
     auto h100 = qobject_cast<QCPBars *>(bars->plottable(0));
     QVERIFY(h100);
     QCOMPARE(h100->name(), kH100);
     QCOMPARE(h100->dataCount(), 4);
-    QVERIFY(page.toolTipFor(PlotsPage::SpeedupBarsPlot, h100, 3).contains(QLatin1String("90")));
+    auto discounted = qobject_cast<QCPBars *>(bars->plottable(2));
+    QVERIFY(discounted);
+    QVERIFY(discounted->name().contains(QLatin1String("not to scale")));
+    const QString flaggedTip = page.toolTipFor(PlotsPage::SpeedupBarsPlot, discounted, 3);
+    QVERIFY2(flaggedTip.contains(QLatin1String("90")) && flaggedTip.contains(QLatin1String("flagged impossible")),
+             qPrintable(flaggedTip));
     QVERIFY(page.toolTipFor(PlotsPage::ProgressPlot, h100, 3).isEmpty()); // Wrong plot.
+    // The honest bars set the scale: the flagged 90x kernel does not flatten them.
+    QVERIFY2(bars->yAxis->range().upper < 2.0, qPrintable(QString::number(bars->yAxis->range().upper)));
 
     QCustomPlot *progress = page.plot(PlotsPage::ProgressPlot);
     QCOMPARE(progress->graphCount(), 2);
@@ -314,10 +328,10 @@ void TestPlots::pageBuildsPlotsWithToolTips()
 
     // Hovering over a bar finds it: the tooltip logic resolves the plottable under the mouse.
     int index = -1;
-    const double x = bars->xAxis->coordToPixel(4 - 0.2), y = bars->yAxis->coordToPixel(45);
+    const double x = bars->xAxis->coordToPixel(3 - 0.2), y = bars->yAxis->coordToPixel(0.5);
     QCPAbstractPlottable *under = bars->plottableAt(QPointF(x, y), false, &index);
     QCOMPARE(under, static_cast<QCPAbstractPlottable *>(h100));
-    QCOMPARE(index, 3);
+    QCOMPARE(index, 2);
     test::saveScreenshot(&page, QStringLiteral("plots.png"));
 }
 
