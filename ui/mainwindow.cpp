@@ -309,6 +309,13 @@ void MainWindow::createReviewParts()
         if (!id.isEmpty() && m_pages->currentWidget() == m_reviewPage)
             showCandidate(id);
     });
+    // The queue may have chosen its kernel while another page was shown: on the Review page the docks show
+    // the queue's kernel, the one A and R judge.
+    connect(m_pages, &QTabWidget::currentChanged, this, [this] {
+        const QString id = m_reviewPage->currentCandidateId();
+        if (m_pages->currentWidget() == m_reviewPage && !id.isEmpty() && id != m_shownCandidateId)
+            showCandidate(id);
+    });
     connect(m_verdicts, &VerdictController::errorOccurred, this,
             [this](const QString &message) { m_errors.report(tr("Verdict"), message); });
     // A verdict changes the badges, the queue and the details: read them again.

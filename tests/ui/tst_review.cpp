@@ -108,6 +108,7 @@ private slots:
     void rejectAndRedoAddAgain();
     void refusesBadVerdicts();
     void badgesFollowVerdictsAndUndo();
+    void docksFollowTheQueueOnTheReviewPage();
 
 private:
     QTemporaryDir m_dir;
@@ -406,6 +407,34 @@ void TestReview::refusesBadVerdicts()
     QVERIFY(errors.last().first().toString().contains(QLatin1String("read-only")));
     QCOMPARE(errors.count(), 4);
     QVERIFY(!reader(m_path)->currentVerdict(m_ids.suspicious));
+}
+
+// Select a kernel on the Kernels page, then open Review: the Source and Evaluations docks show the queue's
+// kernel, the one Accept and Reject judge, not the one selected before.
+void TestReview::docksFollowTheQueueOnTheReviewPage()
+{
+    MainWindow window;
+    window.resize(1400, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy shown(&window, &MainWindow::candidateShown);
+    QVERIFY(window.openArchive(m_path));
+    KernelsPage *kernels = window.kernelsPage();
+    QTRY_COMPARE(kernels->model()->rowCount(), 7);
+    QTRY_COMPARE(window.reviewPage()->model()->rowCount(), 3);
+    QVERIFY(kernels->selectCandidate(q(m_ids.suspicious)));
+    QTRY_VERIFY(!shown.isEmpty() && shown.last().first().toString() == q(m_ids.suspicious));
+    QCOMPARE(window.reviewPage()->currentCandidateId(), q(m_ids.impossible));
+
+    auto pages = window.findChild<QTabWidget *>(QStringLiteral("pages"));
+    pages->setCurrentWidget(window.reviewPage());
+    QTRY_COMPARE(shown.last().first().toString(), q(m_ids.impossible));
+    QCOMPARE(window.reviewCandidateId(), q(m_ids.impossible));
+
+    // Back on Kernels the docks follow that page's selection again when it changes.
+    pages->setCurrentWidget(kernels);
+    QVERIFY(kernels->selectCandidate(q(m_ids.alsoImpossible)));
+    QTRY_COMPARE(shown.last().first().toString(), q(m_ids.alsoImpossible));
 }
 
 void TestReview::badgesFollowVerdictsAndUndo()
