@@ -4,6 +4,8 @@
 #include "ui/verdictcommand.h"
 #include "ui/verdictdialog.h"
 
+#include "core/archive/archive.h"
+
 #include <QUndoStack>
 
 namespace kx::ui {
@@ -27,6 +29,11 @@ void VerdictController::review(const QString &candidateId, bool accept)
         return;
     }
     VerdictDialog dialog(candidateId, accept, m_dialogParent);
+    try { // one candidate's rows, on the session's own connection (verdicts are written through it too)
+        dialog.setRejectReason(VerdictDialog::rejectReasonFor(m_session->archive()->evaluations(candidateId.toStdString())));
+    } catch (const std::exception &) {
+        // The reason stays "incorrect results"; the reviewer picks another.
+    }
     if (dialog.exec() == QDialog::Accepted)
         record(dialog.verdict());
 }

@@ -13,6 +13,8 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kx::ui {
 
 VerdictDialog::VerdictDialog(const QString &candidateId, bool accept, QWidget *parent)
@@ -95,8 +97,28 @@ void VerdictDialog::updateDefaultReason()
     // Until the reviewer picks a reason, offer the usual one for the chosen verdict.
     if (m_reasonTouched)
         return;
-    m_reason->setCurrentIndex(m_reason->findData(m_accept->isChecked() ? QStringLiteral("verified-speedup")
-                                                                       : QStringLiteral("incorrect")));
+    m_reason->setCurrentIndex(m_reason->findData(m_accept->isChecked() ? QStringLiteral("verified-speedup") : m_rejectReason));
+}
+
+void VerdictDialog::setRejectReason(const QString &code)
+{
+    if (m_reason->findData(code) < 0)
+        return;
+    m_rejectReason = code;
+    updateDefaultReason();
+}
+
+QString VerdictDialog::rejectReasonFor(const std::vector<Evaluation> &evaluations)
+{
+    const auto flagged = [&](const char *kind) {
+        return std::any_of(evaluations.begin(), evaluations.end(),
+                           [kind](const Evaluation &evaluation) { return hasFlag(evaluation, kind); });
+    };
+    if (flagged("impossible") || flagged("suspicious"))
+        return QStringLiteral("suspicious-timing");
+    if (flagged("input-insensitive"))
+        return QStringLiteral("exploits-harness");
+    return QStringLiteral("incorrect");
 }
 
 QString VerdictDialog::reasonText(const QString &code)

@@ -1,8 +1,11 @@
 #pragma once
 
+#include "core/domain/evaluation.h"
 #include "core/domain/verdict.h"
 
 #include <QDialog>
+
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -24,9 +27,14 @@ public:
     void setAccepted(bool accept);
     void setReasonCode(const QString &code);
     void setNote(const QString &note);
+    /// The reason offered for a rejection until the reviewer picks one (default: incorrect results).
+    void setRejectReason(const QString &code);
 
     /// A reason code in words, for people.
     static QString reasonText(const QString &code);
+    /// The likeliest reason to reject a kernel, from its evaluations' flags: suspicious timing for "impossible"
+    /// or "suspicious", exploiting the harness for "input-insensitive", else incorrect results.
+    static QString rejectReasonFor(const std::vector<Evaluation> &evaluations);
 
 private:
     void updateDefaultReason();
@@ -37,6 +45,7 @@ private:
     QComboBox *m_reason;
     QPlainTextEdit *m_note;
     bool m_reasonTouched = false;
+    QString m_rejectReason = QStringLiteral("incorrect");
 };
 
 } // namespace kx::ui

@@ -311,6 +311,26 @@ void TestReview::dialogOffersReasonCodes()
     QCOMPARE(verdict.accepted, false);
     QCOMPARE(verdict.note, std::string("same as 1a2b"));
     test::saveScreenshot(&dialog, QStringLiteral("verdict-dialog.png"));
+
+    // A flagged kernel's rejection is offered the reason its flags suggest, not "incorrect results".
+    const auto flaggedWith = [](const char *kind) {
+        Evaluation evaluation;
+        evaluation.status = EvalStatus::Correct;
+        evaluation.flags.push_back({kind, "{}"});
+        return std::vector<Evaluation>{Evaluation{}, evaluation};
+    };
+    QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("impossible")), QStringLiteral("suspicious-timing"));
+    QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("suspicious")), QStringLiteral("suspicious-timing"));
+    QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("input-insensitive")), QStringLiteral("exploits-harness"));
+    QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("no-floor")), QStringLiteral("incorrect"));
+    QCOMPARE(VerdictDialog::rejectReasonFor({}), QStringLiteral("incorrect"));
+    VerdictDialog flagged(q(m_ids.impossible), false);
+    flagged.setRejectReason(QStringLiteral("suspicious-timing"));
+    QCOMPARE(flagged.verdict().reasonCode, std::string("suspicious-timing"));
+    flagged.setAccepted(true);
+    QCOMPARE(flagged.verdict().reasonCode, std::string("verified-speedup"));
+    flagged.setAccepted(false);
+    QCOMPARE(flagged.verdict().reasonCode, std::string("suspicious-timing"));
 }
 
 void TestReview::acceptIsPersistedAndUndone()
