@@ -29,8 +29,9 @@ packages=(
 # Importing KernelBench problem files runs a Python helper that needs PyTorch (bubblewrap, above, confines it).
 # The packaging tests validate the desktop entry and the AppStream metadata, render the man pages and run the
 # installed programs with the source tree hidden (bubblewrap again).
+# Qt's own dialogs and buttons follow the user's language with Qt's translations.
 if [ "$mode" = run ] || [ "$mode" = test ]; then
-  packages+=(python3-torch desktop-file-utils appstream man-db)
+  packages+=(python3-torch desktop-file-utils appstream man-db qt6-translations-l10n)
 fi
 
 install_missing() {

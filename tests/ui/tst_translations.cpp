@@ -14,6 +14,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
+#include <QDialogButtonBox>
+#include <QLibraryInfo>
+#include <QPushButton>
 #include <QTranslator>
 #include <QXmlStreamReader>
 
@@ -106,6 +109,7 @@ private slots:
     void tsFileHasEverySourceString();
     void everyEntryIsTranslated();
     void mainWindowIsGerman();
+    void qtsOwnButtonsAreGerman();
 
 private:
     QTemporaryDir m_dir;
@@ -228,6 +232,20 @@ void TestTranslations::mainWindowIsGerman()
     QCOMPARE(window.findChild<QToolBar *>(QStringLiteral("mainToolBar"))->windowTitle(),
              QStringLiteral("Hauptwerkzeugleiste"));
     QCoreApplication::removeTranslator(&translator);
+}
+
+// Qt's own texts (dialog buttons, the file dialog) come from Qt's translations, which the bootstrap installs
+// (qt6-translations-l10n) and the application loads as main.cpp does.
+void TestTranslations::qtsOwnButtonsAreGerman()
+{
+    QTranslator qtTranslator;
+    QVERIFY2(qtTranslator.load(QLocale(QLocale::German), QStringLiteral("qtbase"), QStringLiteral("_"),
+                               QLibraryInfo::path(QLibraryInfo::TranslationsPath)),
+             "no qtbase_de.qm: install qt6-translations-l10n (packaging/bootstrap.sh does)");
+    QVERIFY(QCoreApplication::installTranslator(&qtTranslator));
+    QDialogButtonBox buttons(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    QCOMPARE(buttons.button(QDialogButtonBox::Cancel)->text(), QStringLiteral("Abbrechen"));
+    QCoreApplication::removeTranslator(&qtTranslator);
 }
 
 QTEST_MAIN(TestTranslations)
