@@ -31,12 +31,12 @@ int runOps(bool json)
         std::cout << nlohmann::json(builtInOps()).dump(2) << '\n';
         return Ok;
     }
-    std::cout << column("OP", 36) << column("KIND", 14) << column("DEFAULT SHAPES", 40) << "DESCRIPTION\n";
+    TextTable table({"OP", "KIND", "DEFAULT SHAPES", "DESCRIPTION"});
     for (const auto &op : builtInOps()) {
         const auto recipe = recipeOf(op);
-        std::cout << column(op.name, 36) << column(recipe ? recipe->family : "?", 14) << column(shapeText(op), 40)
-                  << op.description << '\n';
+        table.addRow({op.name, recipe ? recipe->family : "?", shapeText(op), op.description});
     }
+    table.print(std::cout);
     std::cout << builtInOps().size() << " built-in op(s)\n";
     return Ok;
 }

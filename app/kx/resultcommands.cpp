@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace kx::cli {
 namespace {
@@ -87,22 +88,20 @@ int runBest(const ResultOptions &options)
                   << (options.gpu.empty() ? "" : " on " + options.gpu) << " in " << archive->path() << '\n';
         return options.op.empty() ? Ok : Failure;
     }
-    std::cout << column("OP", 32) << column("GPU", 24) << column("PRECISION", 12) << column("CANDIDATE", 14)
-              << column("KERNEL", 12) << column("EAGER", 12) << column("INDUCTOR", 12) << column("X EAGER", 9)
-              << column("X INDUCTOR", 12) << column("ROOFLINE", 10) << "STANDING\n";
+    TextTable table({"OP", "GPU", "PRECISION", "CANDIDATE", "KERNEL", "EAGER", "INDUCTOR", "X EAGER", "X INDUCTOR",
+                     "ROOFLINE", "STANDING"});
     for (const auto &kernel : best) {
         const Roofline roofline = rooflineOf(*archive, kernel);
         const auto overInductor = kernel.speedupOverInductor();
         char fraction[16];
         std::snprintf(fraction, sizeof fraction, "%.0f%%", roofline.fraction * 100);
-        std::cout << column(kernel.opName, 32) << column(kernel.gpuName, 24) << column(toString(kernel.precision), 12)
-                  << column(shortId(kernel.candidateId), 14) << column(formatMs(kernel.medianMs), 12)
-                  << column(formatMs(kernel.baselineMs), 12)
-                  << column(kernel.inductorMs ? formatMs(*kernel.inductorMs) : "-", 12)
-                  << column(formatSpeedup(kernel.speedup), 9)
-                  << column(overInductor ? formatSpeedup(*overInductor) : "-", 12) << column(fraction, 10)
-                  << standingText(kernel.speedup, overInductor) << '\n';
+        table.addRow({kernel.opName, kernel.gpuName, toString(kernel.precision), shortId(kernel.candidateId),
+                      formatMs(kernel.medianMs), formatMs(kernel.baselineMs),
+                      kernel.inductorMs ? formatMs(*kernel.inductorMs) : "-", formatSpeedup(kernel.speedup),
+                      overInductor ? formatSpeedup(*overInductor) : "-", fraction,
+                      standingText(kernel.speedup, overInductor)});
     }
+    table.print(std::cout);
     return Ok;
 }
 
@@ -113,9 +112,7 @@ int runRuns(const ResultOptions &options)
         return BadInput;
     const auto runs = archive->runs(options.op);
     nlohmann::json out = nlohmann::json::array();
-    if (!options.json)
-        std::cout << column("RUN", 6) << column("OP", 32) << column("STATE", 11) << column("SEED", 8)
-                  << column("CANDIDATES", 12) << column("BEST", 9) << "STARTED\n";
+    TextTable table({"RUN", "OP", "STATE", "SEED", "CANDIDATES", "BEST", "STARTED"});
     for (const auto &run : runs) {
         CandidateFilter filter;
         filter.runId = run.id;
@@ -141,16 +138,19 @@ int runRuns(const ResultOptions &options)
                            {"createdAt", isoUtc(run.createdAtMs)}});
             continue;
         }
-        std::cout << column(std::to_string(run.id), 6) << column(run.opName, 32) << column(toString(run.state), 11)
-                  << column(std::to_string(run.seed), 8) << column(std::to_string(candidates), 12)
-                  << column(best > 0 ? formatSpeedup(best) : "-", 9) << isoUtc(run.createdAtMs) << '\n';
-        if (cost.candidates > 0)
-            std::cout << column("", 6) << cost.candidates << " candidate(s) from models or commands: "
-                      << cost.promptTokens << " prompt + " << cost.completionTokens << " completion tokens, estimated cost "
-                      << cost.cost << '\n';
+        table.addRow({std::to_string(run.id), run.opName, toString(run.state), std::to_string(run.seed),
+                      std::to_string(candidates), best > 0 ? formatSpeedup(best) : "-", isoUtc(run.createdAtMs)});
+        if (cost.candidates > 0) {
+            std::ostringstream note;
+            note << cost.candidates << " candidate(s) from models or commands: " << cost.promptTokens << " prompt + "
+                 << cost.completionTokens << " completion tokens, estimated cost " << cost.cost;
+            table.addNote(note.str());
+        }
     }
     if (options.json)
         std::cout << out.dump(2) << '\n';
+    else
+        table.print(std::cout);
     return Ok;
 }
 
