@@ -220,7 +220,7 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
     if (!endpoint)
         return endpoint.error();
     if (m_settings.model.empty())
-        return Error{"no model given (e.g. --model gpt-4o)"};
+        return Error{"no model given (a model name such as gpt-4o)"};
 #ifndef KX_HAVE_HTTPLIB
     (void)messages;
     (void)stop;

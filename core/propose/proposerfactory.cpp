@@ -48,14 +48,16 @@ Status checkProposerSettings(const ProposerSettings &settings)
     const bool llm = kind == "llm" || (kind == "mix" && !mixUsesCommand(settings));
     if (llm) {
         if (settings.llm.model.empty())
-            return Error{"the " + kind + " proposer needs a model (--model)"};
+            return Error{"the " + kind + " proposer needs a model name (Model in Proposer Settings; kx: --model)"};
         if (const auto endpoint = ChatClient::checkEndpoint(settings.llm.endpoint); !endpoint)
             return Error{"--endpoint: " + endpoint.error().message};
         if (settings.llm.maxTokens <= 0 || settings.llm.timeoutSeconds <= 0 || settings.llm.deadlineSeconds <= 0
             || settings.llm.concurrency <= 0)
             return Error{"--max-tokens, --llm-timeout, --llm-deadline and --concurrency must be positive"};
     } else if (settings.command.command.empty()) {
-        return Error{"the " + kind + " proposer needs a command (--command) or a model (--model)"};
+        return Error{"the " + kind
+                     + " proposer needs a command or a model name (Command or Model in Proposer Settings; kx: --command or "
+                       "--model)"};
     }
     if (kind == "mix" && (settings.llmShare < 0 || settings.llmShare > 1))
         return Error{"--llm-share must be between 0 and 1"};
