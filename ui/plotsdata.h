@@ -82,7 +82,7 @@ struct PlotsData
     {
         QString gpu;
         double bandwidthGBs = 0;            ///< Measured DRAM bandwidth of the GPU.
-        double peakGflops = 0;              ///< fp32 peak (0 when unknown).
+        double peakGflops = 0;              ///< Peak under the evaluation's precision policy (0 when unknown).
         double medianMs = 0;
         double achievedGBs = 0;
         double achievedGflops = 0;

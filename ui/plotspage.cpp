@@ -277,6 +277,7 @@ void PlotsPage::reload()
                 return;
             }
             m_data = result.value;
+            m_gpuColors = gpuColors(m_data.gpus);
             showData();
             emit loaded();
         });
@@ -314,11 +315,37 @@ void PlotsPage::updateScopeChoices()
     m_updatingChoices = false;
 }
 
-QColor PlotsPage::gpuColor(int index)
+namespace {
+const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+                           QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
+constexpr int kPaletteSize = int(std::size(kPalette));
+} // namespace
+
+QColor PlotsPage::seriesColor(int index)
 {
-    static const QColor colors[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
-                                    QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
-    return colors[index % int(std::size(colors))];
+    return kPalette[index % kPaletteSize];
+}
+
+QHash<QString, QColor> PlotsPage::gpuColors(const QStringList &gpus)
+{
+    QStringList sorted = gpus;
+    sorted.sort();
+    sorted.removeDuplicates();
+    QHash<QString, QColor> colors;
+    QVector<bool> taken(kPaletteSize, false);
+    for (const QString &gpu : sorted) {
+        int slot = int(qChecksum(gpu.toUtf8()) % kPaletteSize);
+        for (int probe = 0; probe < kPaletteSize && taken[slot]; ++probe)
+            slot = (slot + 1) % kPaletteSize;
+        taken[slot] = true; // beyond six GPUs colours repeat
+        colors.insert(gpu, kPalette[slot]);
+    }
+    return colors;
+}
+
+QColor PlotsPage::gpuColor(const QString &gpu) const
+{
+    return m_gpuColors.value(gpu, kPalette[0]);
 }
 
 void PlotsPage::buildSpeedupBars()
@@ -347,8 +374,8 @@ void PlotsPage::buildSpeedupBars()
         bars->setName(m_data.gpus.at(g));
         bars->setWidth(width);
         bars->setBarsGroup(group);
-        bars->setPen(QPen(gpuColor(g).darker(130)));
-        bars->setBrush(gpuColor(g));
+        bars->setPen(QPen(gpuColor(m_data.gpus.at(g)).darker(130)));
+        bars->setBrush(gpuColor(m_data.gpus.at(g)));
         const std::vector<double> &speedups = m_data.speedups[std::size_t(g)];
         bars->setData(keys, QVector<double>(speedups.begin(), speedups.end()), true);
         QStringList tips;
@@ -408,7 +435,7 @@ double PlotsPage::addInductorLines(QCustomPlot *plot, double left, double right)
         if (reference.speedupOverEager <= 0)
             continue;
         const QString gpu = m_data.gpus.at(int(g));
-        auto line = addReferenceLine(plot, tr("Inductor on %1").arg(gpu), gpuColor(int(g)), left, right,
+        auto line = addReferenceLine(plot, tr("Inductor on %1").arg(gpu), gpuColor(gpu), left, right,
                                      reference.speedupOverEager);
         const QString tip = tr("torch.compile (Inductor) on %1: %2 over eager (%3); above this line a kernel "
                                "beats Inductor too")
@@ -433,7 +460,7 @@ void PlotsPage::buildProgress()
         const PlotsData::Progress &progress = m_data.progress[g];
         auto graph = plot->addGraph();
         graph->setName(progress.gpu);
-        graph->setPen(QPen(gpuColor(int(g)), 2));
+        graph->setPen(QPen(gpuColor(progress.gpu), 2));
         graph->setLineStyle(QCPGraph::lsStepLeft);
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
         graph->setData(QVector<double>(progress.evaluated.begin(), progress.evaluated.end()),
@@ -468,17 +495,17 @@ void PlotsPage::buildDistribution()
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     auto kernelBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
     kernelBoxes->setName(tr("Kernel"));
-    kernelBoxes->setBrush(gpuColor(0).lighter(150));
+    kernelBoxes->setBrush(seriesColor(0).lighter(150));
     auto referenceBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
     referenceBoxes->setName(tr("Eager PyTorch"));
-    referenceBoxes->setBrush(gpuColor(1).lighter(150));
+    referenceBoxes->setBrush(seriesColor(1).lighter(150));
     const bool withInductor = std::any_of(m_data.distributions.begin(), m_data.distributions.end(),
                                           [](const PlotsData::Distribution &d) { return !d.inductorMs.empty(); });
     QCPStatisticalBox *inductorBoxes = nullptr;
     if (withInductor) {
         inductorBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
         inductorBoxes->setName(tr("torch.compile (Inductor)"));
-        inductorBoxes->setBrush(gpuColor(2).lighter(150));
+        inductorBoxes->setBrush(seriesColor(2).lighter(150));
     }
     QStringList kernelTips, referenceTips, inductorTips;
     auto describe = [](const QString &what, const QString &gpu, const BoxStats &stats, std::size_t count) {
@@ -554,7 +581,7 @@ void PlotsPage::buildRoofline()
     const double left = minX / 100, right = std::max(maxX * 100, 100.0);
     for (std::size_t g = 0; g < m_data.roofline.size(); ++g) {
         const PlotsData::RooflinePoint &point = m_data.roofline[g];
-        const QColor color = gpuColor(int(g));
+        const QColor color = gpuColor(point.gpu);
         // The roof: bandwidth-bound slope up to the ridge, then the compute peak (when known).
         QVector<double> xs, ys;
         const int steps = 60;

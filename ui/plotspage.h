@@ -25,6 +25,9 @@ class PlotsPage : public QWidget
     Q_OBJECT
 
 public:
+    /// A colour per GPU that depends on its name only, so a GPU keeps its colour from archive to archive (two
+    /// GPUs whose names pick the same colour get the next free ones, in name order).
+    static QHash<QString, QColor> gpuColors(const QStringList &gpus);
     enum Plot { SpeedupBarsPlot, ProgressPlot, DistributionPlot, RooflinePlot, PlotCount };
 
     explicit PlotsPage(QWidget *parent = nullptr);
@@ -67,11 +70,13 @@ private:
     void updateScopeChoices();
     void showToolTip(Plot which, const QPoint &pos);
     void chooseExport(Plot which);
-    static QColor gpuColor(int index);
+    static QColor seriesColor(int index);
+    QColor gpuColor(const QString &gpu) const;
 
     QString m_archivePath;
     PlotsScope m_scope;
     PlotsData m_data;
+    QHash<QString, QColor> m_gpuColors;
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_updatingChoices = false;

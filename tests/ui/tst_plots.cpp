@@ -71,6 +71,7 @@ private slots:
     void pageDrawsInductorReference();
     void pageBuildsPlotsWithToolTips();
     void exportsPngAndPdf();
+    void gpuColoursDependOnTheNameOnly();
 
 private:
     QTemporaryDir m_dir;
@@ -357,6 +358,27 @@ void TestPlots::exportsPngAndPdf()
     // A folder that does not exist: an error, no crash.
     QVERIFY(!page.exportPlot(PlotsPage::RooflinePlot, m_dir.filePath(QStringLiteral("no/such/dir/x.png")), &error));
     QVERIFY(error.contains(QLatin1String("x.png")));
+}
+
+void TestPlots::gpuColoursDependOnTheNameOnly()
+{
+    const QString h100 = QStringLiteral("NVIDIA H100 80GB HBM3"), h200 = QStringLiteral("NVIDIA H200");
+    const auto both = PlotsPage::gpuColors({h200, h100});
+    QCOMPARE(both.size(), 2);
+    QVERIFY(both.value(h100) != both.value(h200));
+    // Alone, or beside another GPU, each keeps its colour (in this archive and the next).
+    QCOMPARE(PlotsPage::gpuColors({h100}).value(h100), both.value(h100));
+    QCOMPARE(PlotsPage::gpuColors({h200}).value(h200), both.value(h200));
+    QCOMPARE(PlotsPage::gpuColors({QStringLiteral("NVIDIA A100-SXM4-80GB"), h100}).value(h100), both.value(h100));
+    // Six GPUs get six colours.
+    QStringList six;
+    for (int i = 0; i < 6; ++i)
+        six << QStringLiteral("GPU %1").arg(i);
+    const auto colors = PlotsPage::gpuColors(six);
+    QSet<QRgb> distinct;
+    for (const QColor &color : colors)
+        distinct.insert(color.rgb());
+    QCOMPARE(distinct.size(), 6);
 }
 
 QTEST_MAIN(TestPlots)
