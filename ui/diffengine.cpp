@@ -19,6 +19,43 @@ void appendRange(std::vector<DiffRange> &ranges, int position)
         ranges.push_back({position, 1});
 }
 
+bool isIdentifierChar(uint c)
+{
+    return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// A line as the character diff compares it: one token per code point, except that a number (a digit not
+// inside an identifier, with what follows it: 0x1F, 1.5f, 128u) is one token, so 128 -> 256 is not shown as
+// changes inside the number.
+struct Tokens
+{
+    std::vector<std::u32string> text;
+    std::vector<int> start;                 ///< Code point index of each token.
+};
+
+Tokens tokenize(const QList<uint> &line)
+{
+    Tokens tokens;
+    for (int i = 0; i < line.size();) {
+        int end = i + 1;
+        const bool number = line[i] >= '0' && line[i] <= '9' && (i == 0 || !isIdentifierChar(line[i - 1]));
+        if (number)
+            while (end < line.size() && (isIdentifierChar(line[end]) || line[end] == '.'))
+                ++end;
+        tokens.text.emplace_back(line.begin() + i, line.begin() + end);
+        tokens.start.push_back(i);
+        i = end;
+    }
+    return tokens;
+}
+
+void appendToken(std::vector<DiffRange> &ranges, const Tokens &tokens, long long index)
+{
+    const auto token = std::size_t(index);
+    for (std::size_t c = 0; c < tokens.text[token].size(); ++c)
+        appendRange(ranges, tokens.start[token] + int(c));
+}
+
 } // namespace
 
 QStringList DiffEngine::splitLines(const QString &text)
@@ -34,19 +71,19 @@ QStringList DiffEngine::splitLines(const QString &text)
 std::pair<std::vector<DiffRange>, std::vector<DiffRange>> DiffEngine::diffLine(const QString &left,
                                                                                 const QString &right)
 {
-    const QList<uint> a = left.toUcs4();
-    const QList<uint> b = right.toUcs4();
-    dtl::Diff<uint, std::vector<uint>> diff(std::vector<uint>(a.begin(), a.end()), std::vector<uint>(b.begin(), b.end()));
-    if (std::size_t(a.size() + b.size()) > kHugeSequence)
+    const Tokens a = tokenize(left.toUcs4());
+    const Tokens b = tokenize(right.toUcs4());
+    dtl::Diff<std::u32string, std::vector<std::u32string>> diff(a.text, b.text);
+    if (a.text.size() + b.text.size() > kHugeSequence)
         diff.onHuge();
     diff.compose();
 
     std::pair<std::vector<DiffRange>, std::vector<DiffRange>> ranges;
     for (const auto &[element, info] : diff.getSes().getSequence()) {
         if (info.type == dtl::SES_DELETE)
-            appendRange(ranges.first, int(info.beforeIdx - 1));
+            appendToken(ranges.first, a, info.beforeIdx - 1);
         else if (info.type == dtl::SES_ADD)
-            appendRange(ranges.second, int(info.afterIdx - 1));
+            appendToken(ranges.second, b, info.afterIdx - 1);
     }
     return ranges;
 }

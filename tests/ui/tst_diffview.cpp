@@ -133,6 +133,14 @@ void TestDiffView::characterRanges_data()
                                     << std::vector<DiffRange>{} << std::vector<DiffRange>{{6, 3}};
     QTest::newRow("two places") << QStringLiteral("int a = 1; int b = 2;") << QStringLiteral("int a = 7; int b = 9;")
                                 << std::vector<DiffRange>{{8, 1}, {19, 1}} << std::vector<DiffRange>{{8, 1}, {19, 1}};
+    // A number changes as a whole: 128 -> 256 is not "1" and "8" around a common "2".
+    QTest::newRow("numbers stay whole") << QStringLiteral("constexpr int BLOCK = 128;")
+                                        << QStringLiteral("constexpr int BLOCK = 256;")
+                                        << std::vector<DiffRange>{{22, 3}} << std::vector<DiffRange>{{22, 3}};
+    QTest::newRow("literals with suffixes") << QStringLiteral("y = x * 0.25f;") << QStringLiteral("y = x * 0.5f;")
+                                            << std::vector<DiffRange>{{8, 5}} << std::vector<DiffRange>{{8, 4}};
+    QTest::newRow("digits in names stay characters") << QStringLiteral("float4 v;") << QStringLiteral("float2 v;")
+                                                     << std::vector<DiffRange>{{5, 1}} << std::vector<DiffRange>{{5, 1}};
     // Ranges count code points: the two-byte µ and the four-byte emoji are one each.
     QTest::newRow("non-ASCII") << QStringLiteral("µs 😀 = 1") << QStringLiteral("µs 😀 = 2")
                                << std::vector<DiffRange>{{7, 1}} << std::vector<DiffRange>{{7, 1}};
