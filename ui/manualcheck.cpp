@@ -18,14 +18,6 @@ struct ManualCheck
     Q_DECLARE_TR_FUNCTIONS(kx::ui::ManualCheck)
 };
 
-QString shapesText(const ShapeSet &shapes)
-{
-    QStringList parts;
-    for (const auto &[symbol, value] : shapes)
-        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(symbol)).arg(value);
-    return parts.join(QStringLiteral(", "));
-}
-
 } // namespace
 
 QString withLineNumbers(const QString &compilerLog)
@@ -77,18 +69,9 @@ ManualCheckResult checkManualCandidate(const Op &op, const QString &source, cons
     result.kernels = int(compiled.kernels.size());
     result.registers = compiled.stats.registers;
 
-    if (plan) {
-        if (op.shapeSets.empty())
-            result.problems << ManualCheck::tr("The op has no shape sets to check the launch plan against.");
-        for (const ShapeSet &shapes : op.shapeSets) {
-            const auto resolved = resolveLaunchPlan(*plan, op, shapes, compiled.kernels);
-            if (!resolved) {
-                result.problems << ManualCheck::tr("Launch plan for %1: %2")
-                                       .arg(shapesText(shapes), QString::fromStdString(resolved.error().message));
-                break; // The same mistake usually fails every shape set.
-            }
-        }
-    }
+    if (plan)
+        if (const Status fits = checkLaunchPlanFits(*plan, op, compiled.kernels); !fits)
+            result.problems << ManualCheck::tr("Launch plan: %1").arg(QString::fromStdString(fits.error().message));
     result.ok = result.problems.isEmpty();
     return result;
 }

@@ -8,18 +8,6 @@
 #include <iostream>
 
 namespace kx {
-namespace {
-
-std::string describeShapes(const ShapeSet &shapes)
-{
-    std::string text = "{";
-    for (const auto &[name, size] : shapes)
-        text += (text.size() > 1 ? ", " : "") + name + "=" + std::to_string(size);
-    return text + "}";
-}
-
-} // namespace
-
 EvaluationService::EvaluationService(std::unique_ptr<WorkerPool> pool, EvaluationServiceOptions options,
                                      EvaluationObserver *observer)
     : m_pool(std::move(pool))
@@ -212,13 +200,8 @@ void EvaluationService::process(Job job, std::stop_token stop)
     const Expected<LaunchPlan> plan = parseLaunchPlan(job.candidate.launchPlan);
     if (!plan)
         return planError("launch plan: " + plan.error().message);
-    if (job.op.shapeSets.empty())
-        return planError("the op " + job.op.name + " has no shape sets to check the launch plan against");
-    for (const ShapeSet &shapes : job.op.shapeSets) {
-        const auto resolved = resolveLaunchPlan(*plan, job.op, shapes, compiled.kernels, m_options.limits);
-        if (!resolved)
-            return planError("launch plan for shapes " + describeShapes(shapes) + ": " + resolved.error().message);
-    }
+    if (const Status fits = checkLaunchPlanFits(*plan, job.op, compiled.kernels, m_options.limits); !fits)
+        return planError(fits.error().message);
 
     std::string cancelled;
     {

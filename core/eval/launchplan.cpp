@@ -572,4 +572,20 @@ Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan, const Op &op, c
     }
 }
 
+Status checkLaunchPlanFits(const LaunchPlan &plan, const Op &op, const std::vector<KernelSignature> &kernels,
+                           const DeviceLimits &limits)
+{
+    if (op.shapeSets.empty())
+        return Error{"the op " + op.name + " has no shape sets to check the launch plan against"};
+    for (const ShapeSet &shapes : op.shapeSets) {
+        if (const auto resolved = resolveLaunchPlan(plan, op, shapes, kernels, limits); !resolved) {
+            std::string text;
+            for (const auto &[name, size] : shapes)
+                text += (text.empty() ? "" : ", ") + name + "=" + std::to_string(size);
+            return Error{"launch plan for shapes {" + text + "}: " + resolved.error().message};
+        }
+    }
+    return {};
+}
+
 } // namespace kx

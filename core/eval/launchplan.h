@@ -158,6 +158,14 @@ Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan, const Op &op, c
                                          const std::vector<KernelSignature> &kernels,
                                          const DeviceLimits &limits = {});
 
+/**
+ * Whether a candidate's plan fits its op: resolveLaunchPlan() on every shape set of the op (a plan that fits only
+ * the first would fail in the worker). The one check of the evaluation service, the hand-edit check and the
+ * language-model answer parser; the Error names the shape set that fails ("launch plan for shapes {N=100}: ...").
+ */
+Status checkLaunchPlanFits(const LaunchPlan &plan, const Op &op, const std::vector<KernelSignature> &kernels,
+                           const DeviceLimits &limits = {});
+
 /// Evaluates one integer expression over shape symbols (the plan's expression language).
 Expected<std::int64_t> evaluateIntExpression(const std::string &expression, const ShapeSet &symbols);
 

@@ -216,11 +216,9 @@ Expected<ParsedCandidate> ResponseParser::parse(const std::string &rawResponse, 
         const auto plan = parseLaunchPlan(parsed->launchPlan);
         if (!plan)
             return Error{"the launch plan is invalid: " + plan.error().message};
-        if (op && !op->shapeSets.empty()) {
-            const auto resolved = resolveLaunchPlan(*plan, *op, op->shapeSets.front(), parseKernelSignatures(parsed->source));
-            if (!resolved)
-                return Error{"the launch plan does not fit the op: " + resolved.error().message};
-        }
+        if (op)
+            if (const Status fits = checkLaunchPlanFits(*plan, *op, parseKernelSignatures(parsed->source)); !fits)
+                return Error{"the launch plan does not fit the op: " + fits.error().message};
         return parsed;
     } catch (const std::exception &error) {
         return Error{std::string("the answer could not be read: ") + error.what()};

@@ -70,6 +70,19 @@ TEST_CASE("bad answers give a reason")
     }
 }
 
+TEST_CASE("a plan that fits only the first shape set is refused, as the worker would refuse it")
+{
+    // relu's shape sets: N = 2^26 and N = 1000003; the grid is 33 blocks for the first and 0 for the second.
+    const std::string answer =
+        "```cuda\nextern \"C\" __global__ void k(const float* x, float* out, int n) {}\n```\n```json\n{\"steps\": "
+        "[{\"kernel\": \"k\", \"grid\": [\"N / 2000000\"], \"block\": [\"256\"], \"args\": [{\"input\": \"x\"}, "
+        "{\"output\": \"out\"}, {\"int\": \"N\"}]}]}\n```\n";
+    const auto parsed = ResponseParser::parse(answer, &relu());
+    REQUIRE_FALSE(parsed);
+    CHECK_MESSAGE(parsed.error().message.find("does not fit the op") != std::string::npos, parsed.error().message);
+    CHECK_MESSAGE(parsed.error().message.find("N=1000003") != std::string::npos, parsed.error().message);
+}
+
 TEST_CASE("random bytes and mangled answers never crash the parser")
 {
     std::mt19937 random(12345);
