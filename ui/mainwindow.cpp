@@ -44,6 +44,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <utility>
 
 namespace kx::ui {
 
@@ -119,6 +120,7 @@ MainWindow::MainWindow(QWidget *parent)
             statusBar()->showMessage(tr("Candidate %1 is not in the kernels table.").arg(id.left(12)), 5000);
     });
     connect(m_loader, &CandidateLoader::loaded, this, [this](const CandidateDetails &details) {
+        m_shownRunId = details.candidate.runId.value_or(0);
         m_candidateView->showDetails(details);
         m_evaluationsPanel->showDetails(details);
         emit candidateShown(QString::fromStdString(details.candidate.id));
@@ -315,6 +317,15 @@ void MainWindow::createReviewParts()
         const QString id = m_reviewPage->currentCandidateId();
         if (m_pages->currentWidget() == m_reviewPage && !id.isEmpty() && id != m_shownCandidateId)
             showCandidate(id);
+        // The lineage opens on the run of the kernel shown, not on "No run".
+        if (m_pages->currentWidget() == m_lineagePage && m_lineagePage->runId() == 0 && m_shownRunId > 0) {
+            m_selectInLineage = m_shownCandidateId;
+            m_lineagePage->showRun(m_shownRunId);
+        }
+    });
+    connect(m_lineagePage, &LineagePage::layoutApplied, this, [this] {
+        if (!m_selectInLineage.isEmpty())
+            m_lineagePage->selectCandidate(std::exchange(m_selectInLineage, QString()));
     });
     connect(m_verdicts, &VerdictController::errorOccurred, this,
             [this](const QString &message) { m_errors.report(tr("Verdict"), message); });

@@ -6,6 +6,7 @@
 #include "screenshotsupport.h"
 #include "qtestprinters.h"
 
+#include "ui/candidateview.h"
 #include "ui/diffpane.h"
 #include "ui/diffview.h"
 #include "ui/format.h"
@@ -230,15 +231,24 @@ void TestRunFlow::openStartWatchFinishReopen()
     QTRY_COMPARE(lineageBadge(lineage, picked), std::optional<bool>(true));
     QTRY_COMPARE(kernelsBadge(window.kernelsPage(), picked), Format::verdict(true));
 
-    // Reopen the archive: the run is listed and its lineage reads back complete.
+    // Reopen the archive: the run is listed and its lineage reads back complete. Choosing a kernel in the
+    // table and then opening the Lineage page shows that kernel's run with the kernel selected, not "No run".
     window.closeArchive();
     QCOMPARE(lineage->runId(), 0);
     QVERIFY(window.openArchive(path));
     auto *runs = lineage->findChild<QComboBox *>(QStringLiteral("lineageRun"));
     QTRY_VERIFY(runs->findData(QVariant::fromValue<qint64>(runId)) >= 0);
+    auto *pages = window.findChild<QTabWidget *>(QStringLiteral("pages"));
+    pages->setCurrentWidget(window.kernelsPage());
+    QTRY_VERIFY(!window.kernelsPage()->isLoading());
+    QVERIFY(window.kernelsPage()->selectCandidate(picked));
+    QTRY_COMPARE(window.candidateView()->candidateId(), picked);
     QSignalSpy loaded(lineage, &LineagePage::loaded);
-    lineage->showRun(runId);
+    QCOMPARE(lineage->runId(), 0);
+    pages->setCurrentWidget(lineage);
     QTRY_VERIFY(!loaded.isEmpty());
+    QCOMPARE(lineage->runId(), runId);
+    QTRY_COMPARE(lineage->currentCandidateId(), picked);
     QCOMPARE(loaded.first().first().toInt(), stored);
     QTRY_COMPARE(lineage->scene()->nodeItemCount(), stored);
     int correct = 0;
