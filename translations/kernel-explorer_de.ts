@@ -1239,14 +1239,6 @@
         <source>NVRTC: %1</source>
         <translation>NVRTC: %1</translation>
     </message>
-    <message>
-        <source>The op has no shape sets to check the launch plan against.</source>
-        <translation>Die Op hat keine Form-Sätze, gegen die der Startplan geprüft werden könnte.</translation>
-    </message>
-    <message>
-        <source>Launch plan for %1: %2</source>
-        <translation>Startplan für %1: %2</translation>
-    </message>
 </context>
 <context>
     <name>kx::ui::ManualEditDialog</name>
