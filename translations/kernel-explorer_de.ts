@@ -2097,14 +2097,6 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
         <translation>Ablehnen …</translation>
     </message>
     <message>
-        <source>Accept the selected kernel (A)</source>
-        <translation>Den gewählten Kernel annehmen (A)</translation>
-    </message>
-    <message>
-        <source>Reject the selected kernel (R)</source>
-        <translation>Den gewählten Kernel ablehnen (R)</translation>
-    </message>
-    <message>
         <source>The review queue could not be read: %1</source>
         <translation>Die Prüfliste konnte nicht gelesen werden: %1</translation>
     </message>
@@ -2118,6 +2110,14 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
     <message>
         <source>Select a kernel to see the evidence.</source>
         <translation>Wählen Sie einen Kernel, um die Belege zu sehen.</translation>
+    </message>
+    <message>
+        <source>Accept the selected kernels (A)</source>
+        <translation>Die ausgewählten Kernel annehmen (A)</translation>
+    </message>
+    <message>
+        <source>Reject the selected kernels (R)</source>
+        <translation>Die ausgewählten Kernel ablehnen (R)</translation>
     </message>
 </context>
 <context>
@@ -2488,6 +2488,13 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     <message>
         <source>Verdicts need an archive opened for writing.</source>
         <translation>Urteile brauchen ein zum Schreiben geöffnetes Archiv.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Verdict on %n kernel(s)</source>
+        <translation>
+            <numerusform>Urteil über %n Kernel</numerusform>
+            <numerusform>Urteil über %n Kernel</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -307,6 +307,7 @@ void MainWindow::createReviewParts()
         m_plotsPage->setCandidate(id);
     });
     connect(m_reviewPage, &ReviewPage::reviewRequested, m_verdicts, &VerdictController::review);
+    connect(m_reviewPage, &ReviewPage::batchReviewRequested, m_verdicts, &VerdictController::reviewMany);
     connect(m_reviewPage, &ReviewPage::currentCandidateChanged, this, [this](const QString &id) {
         if (!id.isEmpty() && m_pages->currentWidget() == m_reviewPage)
             showCandidate(id);
@@ -354,12 +355,12 @@ void MainWindow::createReviewParts()
 
     QMenu *review = new QMenu(tr("&Review"), this);
     QAction *accept = review->addAction(tr("&Accept Kernel…"), this,
-                                        [this] { m_verdicts->review(reviewCandidateId(), true); });
+                                        [this] { m_verdicts->reviewMany(reviewCandidateIds(), true); });
     accept->setShortcut(QKeySequence(Qt::Key_A));
     accept->setObjectName(QStringLiteral("acceptAction"));
     accept->setIcon(icon(QStringLiteral("kernel-accept")));
     QAction *reject = review->addAction(tr("&Reject Kernel…"), this,
-                                        [this] { m_verdicts->review(reviewCandidateId(), false); });
+                                        [this] { m_verdicts->reviewMany(reviewCandidateIds(), false); });
     reject->setShortcut(QKeySequence(Qt::Key_R));
     reject->setObjectName(QStringLiteral("rejectAction"));
     reject->setIcon(icon(QStringLiteral("kernel-reject")));
@@ -423,6 +424,14 @@ QString MainWindow::reviewCandidateId() const
     if (m_pages->currentWidget() == m_reviewPage && !m_reviewPage->currentCandidateId().isEmpty())
         return m_reviewPage->currentCandidateId();
     return m_shownCandidateId;
+}
+
+QStringList MainWindow::reviewCandidateIds() const
+{
+    if (m_pages->currentWidget() == m_reviewPage && m_reviewPage->selectedCandidateIds().size() > 1)
+        return m_reviewPage->selectedCandidateIds();
+    const QString id = reviewCandidateId();
+    return id.isEmpty() ? QStringList() : QStringList{id};
 }
 
 void MainWindow::exportKernel(const QString &candidateId, const QString &parentFolder)

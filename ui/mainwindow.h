@@ -74,6 +74,8 @@ public:
     VerdictController *verdicts() const { return m_verdicts; }
     /// The kernel that review and export act on: the review page's while it is shown, else the selection.
     QString reviewCandidateId() const;
+    /// What A and R judge: the review page's selected rows where several are selected, else reviewCandidateId().
+    QStringList reviewCandidateIds() const;
     /// Writes the accepted kernel as a folder under parentFolder (off the GUI thread for the reads).
     void exportKernel(const QString &candidateId, const QString &parentFolder);
     RunPanel *runPanel() const { return m_runPanel; }

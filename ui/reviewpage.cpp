@@ -15,6 +15,8 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace kx::ui {
 
 namespace {
@@ -40,7 +42,7 @@ ReviewPage::ReviewPage(QWidget *parent)
     m_view->setObjectName(QStringLiteral("reviewQueue"));
     m_view->setModel(m_model);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_view->verticalHeader()->hide();
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setAlternatingRowColors(true);
@@ -49,10 +51,17 @@ ReviewPage::ReviewPage(QWidget *parent)
     m_evidence->setOpenLinks(false);
     m_accept->setObjectName(QStringLiteral("reviewAccept"));
     m_reject->setObjectName(QStringLiteral("reviewReject"));
-    m_accept->setToolTip(tr("Accept the selected kernel (A)"));
-    m_reject->setToolTip(tr("Reject the selected kernel (R)"));
-    connect(m_accept, &QPushButton::clicked, this, [this] { emit reviewRequested(m_currentId, true); });
-    connect(m_reject, &QPushButton::clicked, this, [this] { emit reviewRequested(m_currentId, false); });
+    m_accept->setToolTip(tr("Accept the selected kernels (A)"));
+    m_reject->setToolTip(tr("Reject the selected kernels (R)"));
+    const auto requestVerdict = [this](bool accept) {
+        const QStringList selected = selectedCandidateIds();
+        if (selected.size() > 1)
+            emit batchReviewRequested(selected, accept);
+        else
+            emit reviewRequested(m_currentId, accept);
+    };
+    connect(m_accept, &QPushButton::clicked, this, [requestVerdict] { requestVerdict(true); });
+    connect(m_reject, &QPushButton::clicked, this, [requestVerdict] { requestVerdict(false); });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ReviewPage::onCurrentRowChanged);
     connect(m_model, &QAbstractItemModel::modelReset, this, &ReviewPage::onCurrentRowChanged);
 
@@ -125,6 +134,16 @@ bool ReviewPage::selectCandidate(const QString &candidateId)
         return false;
     m_view->setCurrentIndex(m_model->index(row, ReviewQueueModel::IdColumn));
     return true;
+}
+
+QStringList ReviewPage::selectedCandidateIds() const
+{
+    QModelIndexList rows = m_view->selectionModel()->selectedRows(ReviewQueueModel::IdColumn);
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex &a, const QModelIndex &b) { return a.row() < b.row(); });
+    QStringList ids;
+    for (const QModelIndex &row : rows)
+        ids << m_model->data(row, ReviewQueueModel::CandidateIdRole).toString();
+    return ids;
 }
 
 QString ReviewPage::evidenceHtml() const

@@ -26,6 +26,8 @@ public:
     void reload();
 
     QString currentCandidateId() const { return m_currentId; }
+    /// The kernels of the selected rows, in queue order (Shift or Ctrl selects several for one verdict).
+    QStringList selectedCandidateIds() const;
     bool selectCandidate(const QString &candidateId);
     bool isLoading() const { return m_loading || m_evidenceLoading; }
 
@@ -35,6 +37,8 @@ public:
 
 signals:
     void reviewRequested(const QString &candidateId, bool accept);
+    /// Accept or Reject with several rows selected: one verdict for all of them.
+    void batchReviewRequested(const QStringList &candidateIds, bool accept);
     void currentCandidateChanged(const QString &candidateId);
     void loaded(int rows);
 

@@ -20,22 +20,57 @@ VerdictController::VerdictController(ArchiveSession *session, QWidget *dialogPar
     connect(m_session, &ArchiveSession::archiveChanged, m_stack, &QUndoStack::clear);
 }
 
+bool VerdictController::canRecord()
+{
+    if (m_session->isOpen() && !m_session->isReadOnly())
+        return true;
+    emit errorOccurred(tr("Verdicts need an archive opened for writing."));
+    return false;
+}
+
+// From the kernels' flags (one candidate's rows each, on the session's own connection, which verdicts are
+// written through too); "incorrect" when they cannot be read.
+QString VerdictController::rejectReasonFor(const QStringList &candidateIds) const
+{
+    std::vector<Evaluation> evaluations;
+    try {
+        for (const QString &id : candidateIds)
+            for (auto &evaluation : m_session->archive()->evaluations(id.toStdString()))
+                evaluations.push_back(std::move(evaluation));
+    } catch (const std::exception &) {
+        return QStringLiteral("incorrect");
+    }
+    return VerdictDialog::rejectReasonFor(evaluations);
+}
+
 void VerdictController::review(const QString &candidateId, bool accept)
 {
-    if (candidateId.isEmpty())
+    if (candidateId.isEmpty() || !canRecord())
         return;
-    if (!m_session->isOpen() || m_session->isReadOnly()) {
-        emit errorOccurred(tr("Verdicts need an archive opened for writing."));
-        return;
-    }
     VerdictDialog dialog(candidateId, accept, m_dialogParent);
-    try { // one candidate's rows, on the session's own connection (verdicts are written through it too)
-        dialog.setRejectReason(VerdictDialog::rejectReasonFor(m_session->archive()->evaluations(candidateId.toStdString())));
-    } catch (const std::exception &) {
-        // The reason stays "incorrect results"; the reviewer picks another.
-    }
+    dialog.setRejectReason(rejectReasonFor({candidateId}));
     if (dialog.exec() == QDialog::Accepted)
         record(dialog.verdict());
+}
+
+void VerdictController::reviewMany(const QStringList &candidateIds, bool accept)
+{
+    if (candidateIds.isEmpty() || !canRecord())
+        return;
+    if (candidateIds.size() == 1)
+        return review(candidateIds.first(), accept);
+    VerdictDialog dialog(candidateIds.first(), accept, m_dialogParent);
+    dialog.setWindowTitle(tr("Verdict on %n kernel(s)", nullptr, int(candidateIds.size())));
+    dialog.setRejectReason(rejectReasonFor(candidateIds));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    std::vector<Verdict> verdicts;
+    for (const QString &id : candidateIds) {
+        Verdict verdict = dialog.verdict();
+        verdict.candidateId = id.toStdString();
+        verdicts.push_back(std::move(verdict));
+    }
+    recordAll(verdicts);
 }
 
 bool VerdictController::record(const Verdict &verdict)
@@ -45,6 +80,19 @@ bool VerdictController::record(const Verdict &verdict)
         m_lastWriteFailed = true;
         emit errorOccurred(message);
     }));
+    return !m_lastWriteFailed;
+}
+
+bool VerdictController::recordAll(const std::vector<Verdict> &verdicts)
+{
+    m_lastWriteFailed = false;
+    m_stack->beginMacro(tr("Verdict on %n kernel(s)", nullptr, int(verdicts.size())));
+    for (const Verdict &verdict : verdicts)
+        m_stack->push(new VerdictCommand(m_session, verdict, [this](const QString &message) {
+            m_lastWriteFailed = true;
+            emit errorOccurred(message);
+        }));
+    m_stack->endMacro();
     return !m_lastWriteFailed;
 }
 

@@ -25,11 +25,13 @@
 #include <QFile>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRadioButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QMenu>
 #include <QMenuBar>
@@ -109,6 +111,7 @@ private slots:
     void refusesBadVerdicts();
     void badgesFollowVerdictsAndUndo();
     void docksFollowTheQueueOnTheReviewPage();
+    void batchVerdictsOnASelection();
 
 private:
     QTemporaryDir m_dir;
@@ -455,6 +458,51 @@ void TestReview::docksFollowTheQueueOnTheReviewPage()
     pages->setCurrentWidget(kernels);
     QVERIFY(kernels->selectCandidate(q(m_ids.alsoImpossible)));
     QTRY_COMPARE(shown.last().first().toString(), q(m_ids.alsoImpossible));
+}
+
+// Several flagged kernels at once: select them in the queue, Reject once; one Undo takes every verdict back.
+void TestReview::batchVerdictsOnASelection()
+{
+    const QString path = m_dir.filePath(QStringLiteral("batch.kxdb"));
+    const auto ids = ReviewArchive::write(path);
+    ReviewPage page;
+    QSignalSpy loaded(&page, &ReviewPage::loaded);
+    page.setArchivePath(path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    QCOMPARE(page.model()->rowCount(), 3);
+    QTableView *view = page.view();
+    view->selectionModel()->select(page.model()->index(0, 0),
+                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    view->selectionModel()->select(page.model()->index(1, 0),
+                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QCOMPARE(page.selectedCandidateIds(), (QStringList{q(ids.impossible), q(ids.alsoImpossible)}));
+    QSignalSpy batch(&page, &ReviewPage::batchReviewRequested);
+    QSignalSpy single(&page, &ReviewPage::reviewRequested);
+    page.findChild<QPushButton *>(QStringLiteral("reviewReject"))->click();
+    QCOMPARE(single.count(), 0);
+    QCOMPARE(batch.count(), 1);
+    QCOMPARE(batch.first().at(0).toStringList(), (QStringList{q(ids.impossible), q(ids.alsoImpossible)}));
+    QCOMPARE(batch.first().at(1).toBool(), false);
+
+    ArchiveSession session;
+    QVERIFY(session.open(path));
+    QWidget parent;
+    VerdictController controller(&session, &parent);
+    std::vector<Verdict> verdicts;
+    for (const auto &id : {ids.impossible, ids.alsoImpossible})
+        verdicts.push_back(test::makeVerdict(id, false, "suspicious-timing", "both below the roofline"));
+    QVERIFY(controller.recordAll(verdicts));
+    QCOMPARE(controller.undoStack()->count(), 1); // one step for the batch
+    auto archive = reader(path);
+    QVERIFY(archive->currentVerdict(ids.impossible) && !archive->currentVerdict(ids.impossible)->accepted);
+    QVERIFY(archive->currentVerdict(ids.alsoImpossible) && !archive->currentVerdict(ids.alsoImpossible)->accepted);
+    QVERIFY(!archive->currentVerdict(ids.suspicious));
+    controller.undoStack()->undo();
+    QVERIFY(!archive->currentVerdict(ids.impossible));
+    QVERIFY(!archive->currentVerdict(ids.alsoImpossible));
+    controller.undoStack()->redo();
+    QVERIFY(archive->currentVerdict(ids.impossible));
+    QVERIFY(archive->currentVerdict(ids.alsoImpossible));
 }
 
 void TestReview::badgesFollowVerdictsAndUndo()
