@@ -343,6 +343,13 @@ QHash<QString, QColor> PlotsPage::gpuColors(const QStringList &gpus)
     return colors;
 }
 
+int PlotsPage::labelStep(int bars, int widthPx)
+{
+    constexpr int kLabelWidthPx = 72; // an 8-character id and an operator name, in the default font
+    const int fit = std::max(1, widthPx / kLabelWidthPx);
+    return std::max(1, (bars + fit - 1) / fit);
+}
+
 QColor PlotsPage::gpuColor(const QString &gpu) const
 {
     return m_gpuColors.value(gpu, kPalette[0]);
@@ -359,9 +366,11 @@ void PlotsPage::buildSpeedupBars()
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QVector<double> keys;
+    const int step = labelStep(int(m_data.candidateLabels.size()), plot->axisRect()->width());
     for (int i = 0; i < m_data.candidateLabels.size(); ++i) {
         keys << i + 1;
-        ticker->addTick(i + 1, m_data.candidateLabels.at(i));
+        if (i % step == 0) // the others are named by their tooltips
+            ticker->addTick(i + 1, m_data.candidateLabels.at(i));
     }
     plot->xAxis->setTicker(ticker);
     qDeleteAll(plot->findChildren<QCPBarsGroup *>());

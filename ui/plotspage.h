@@ -28,6 +28,8 @@ public:
     /// A colour per GPU that depends on its name only, so a GPU keeps its colour from archive to archive (two
     /// GPUs whose names pick the same colour get the next free ones, in name order).
     static QHash<QString, QColor> gpuColors(const QStringList &gpus);
+    /// Every how many bars the speedup chart names one, so that names do not overlap at this width.
+    static int labelStep(int bars, int widthPx);
     enum Plot { SpeedupBarsPlot, ProgressPlot, DistributionPlot, RooflinePlot, PlotCount };
 
     explicit PlotsPage(QWidget *parent = nullptr);

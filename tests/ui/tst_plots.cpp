@@ -71,7 +71,7 @@ private slots:
     void pageDrawsInductorReference();
     void pageBuildsPlotsWithToolTips();
     void exportsPngAndPdf();
-    void gpuColoursDependOnTheNameOnly();
+    void gpuColoursFollowNamesAndBarNamesThinOut();
 
 private:
     QTemporaryDir m_dir;
@@ -360,7 +360,7 @@ void TestPlots::exportsPngAndPdf()
     QVERIFY(error.contains(QLatin1String("x.png")));
 }
 
-void TestPlots::gpuColoursDependOnTheNameOnly()
+void TestPlots::gpuColoursFollowNamesAndBarNamesThinOut()
 {
     const QString h100 = QStringLiteral("NVIDIA H100 80GB HBM3"), h200 = QStringLiteral("NVIDIA H200");
     const auto both = PlotsPage::gpuColors({h200, h100});
@@ -370,6 +370,11 @@ void TestPlots::gpuColoursDependOnTheNameOnly()
     QCOMPARE(PlotsPage::gpuColors({h100}).value(h100), both.value(h100));
     QCOMPARE(PlotsPage::gpuColors({h200}).value(h200), both.value(h200));
     QCOMPARE(PlotsPage::gpuColors({QStringLiteral("NVIDIA A100-SXM4-80GB"), h100}).value(h100), both.value(h100));
+    // Bar names thin out so they do not overlap: all of a few, every few of many.
+    QCOMPARE(PlotsPage::labelStep(4, 700), 1);
+    QCOMPARE(PlotsPage::labelStep(9, 700), 1);
+    QCOMPARE(PlotsPage::labelStep(30, 700), 4);
+    QCOMPARE(PlotsPage::labelStep(30, 0), 30);
     // Six GPUs get six colours.
     QStringList six;
     for (int i = 0; i < 6; ++i)
