@@ -978,6 +978,22 @@
         <source>&amp;New Candidate From This One…</source>
         <translation>&amp;Neuer Kandidat aus diesem …</translation>
     </message>
+    <message>
+        <source>&amp;Accept…</source>
+        <translation>&amp;Annehmen …</translation>
+    </message>
+    <message>
+        <source>&amp;Reject…</source>
+        <translation>A&amp;blehnen …</translation>
+    </message>
+    <message>
+        <source>Open in &amp;Kernels</source>
+        <translation>In &amp;Kernels öffnen</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Id</source>
+        <translation>Id &amp;kopieren</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::LineageScene</name>

@@ -10,6 +10,8 @@
 #include "ui/uiresources.h"
 
 #include <QAction>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -402,11 +404,28 @@ void LineagePage::showNodeMenu(const QPoint &position)
     selectCandidate(id);
     onSelectionChanged();
     QMenu menu(this);
-    // The shortcut belongs to the source view's action, which acts on the selection just made.
-    QAction *newCandidate = menu.addAction(tr("&New Candidate From This One…") + QLatin1Char('\t')
-                                           + QKeySequence(Qt::CTRL | Qt::Key_E).toString(QKeySequence::NativeText));
-    connect(newCandidate, &QAction::triggered, this, [this, id] { emit newCandidateRequested(id); });
+    fillNodeMenu(menu, id);
     menu.exec(m_view->viewport()->mapToGlobal(position));
+}
+
+void LineagePage::fillNodeMenu(QMenu &menu, const QString &id)
+{
+    const auto add = [&](const QString &text, const char *name, auto &&handler) {
+        QAction *action = menu.addAction(text);
+        action->setObjectName(QLatin1String(name));
+        connect(action, &QAction::triggered, this, handler);
+        return action;
+    };
+    // The shortcut belongs to the source view's action, which acts on the selection just made.
+    add(tr("&New Candidate From This One…") + QLatin1Char('\t')
+            + QKeySequence(Qt::CTRL | Qt::Key_E).toString(QKeySequence::NativeText),
+        "nodeNewCandidate", [this, id] { emit newCandidateRequested(id); });
+    menu.addSeparator();
+    add(tr("&Accept…"), "nodeAccept", [this, id] { emit reviewRequested(id, true); });
+    add(tr("&Reject…"), "nodeReject", [this, id] { emit reviewRequested(id, false); });
+    menu.addSeparator();
+    add(tr("Open in &Kernels"), "nodeOpenInKernels", [this, id] { emit openInKernelsRequested(id); });
+    add(tr("&Copy Id"), "nodeCopyId", [id] { QGuiApplication::clipboard()->setText(id); });
 }
 
 void LineagePage::scheduleLayout()

@@ -17,6 +17,8 @@ struct Candidate;
 struct Evaluation;
 }
 
+class QMenu;
+
 namespace kx::ui {
 
 class LineageOverview;
@@ -52,6 +54,8 @@ public:
 
     /// Selects the candidate's node (false when it is not in this lineage); does not emit.
     bool selectCandidate(const QString &candidateId);
+    /// The actions of a node's context menu (new candidate, accept, reject, open in Kernels, copy id).
+    void fillNodeMenu(QMenu &menu, const QString &candidateId);
     QString currentCandidateId() const;
 
     void setGpu(const QString &gpu);
@@ -89,6 +93,10 @@ signals:
     void loadFailed(const QString &message);
     /// "New Candidate From This One" was chosen in a node's context menu.
     void newCandidateRequested(const QString &candidateId);
+    /// Accept or Reject in a node's context menu.
+    void reviewRequested(const QString &candidateId, bool accept);
+    /// "Open in Kernels" in a node's context menu.
+    void openInKernelsRequested(const QString &candidateId);
     /// The badges show the verdicts read by refreshVerdicts().
     void verdictsRefreshed();
 

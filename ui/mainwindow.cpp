@@ -389,6 +389,12 @@ void MainWindow::connectManualEdits()
     m_manualEdits = new ManualEdits(m_session, m_searchBridge, this);
     connect(m_candidateView, &CandidateView::newCandidateRequested, m_manualEdits, &ManualEdits::open);
     connect(m_lineagePage, &LineagePage::newCandidateRequested, m_manualEdits, &ManualEdits::open);
+    connect(m_lineagePage, &LineagePage::reviewRequested, m_verdicts, &VerdictController::review);
+    connect(m_lineagePage, &LineagePage::openInKernelsRequested, this, [this](const QString &id) {
+        m_pages->setCurrentWidget(m_kernelsPage);
+        if (!m_kernelsPage->selectCandidate(id))
+            statusBar()->showMessage(tr("Candidate %1 is not in the kernels table.").arg(id.left(12)), 5000);
+    });
     connect(m_evaluationsPanel, &EvaluationsPanel::currentEvaluationChanged, m_candidateView,
             &CandidateView::selectEvaluation);
     connect(m_manualEdits, &ManualEdits::candidateStored, this, [this](const Candidate &candidate, int generation) {

@@ -7,6 +7,9 @@
 #include "ui/lineagescene.h"
 #include "ui/lineageview.h"
 
+#include <QMenu>
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -102,6 +105,7 @@ private slots:
     void search();
     void pathToBest();
     void bestSkipsRejectedAndImpossibleKernels();
+    void nodeMenuJudgesOpensAndCopies();
     void collapseFailed();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
@@ -368,6 +372,33 @@ void TestLineage::bestSkipsRejectedAndImpossibleKernels()
     graph.setVerdict(QStringLiteral("exploit"), true);
     QCOMPARE(graph.node(graph.bestNode()).id, QStringLiteral("exploit"));
     QVERIFY(graph.node(graph.indexOf(QStringLiteral("fast"))).flaggedImpossible);
+}
+
+void TestLineage::nodeMenuJudgesOpensAndCopies()
+{
+    LineagePage page;
+    QMenu menu;
+    page.fillNodeMenu(menu, QStringLiteral("aaaa1111"));
+    const auto trigger = [&menu](const char *name) {
+        QAction *action = menu.findChild<QAction *>(QLatin1String(name));
+        QVERIFY2(action, name);
+        action->trigger();
+    };
+    QSignalSpy review(&page, &LineagePage::reviewRequested);
+    QSignalSpy open(&page, &LineagePage::openInKernelsRequested);
+    QSignalSpy edit(&page, &LineagePage::newCandidateRequested);
+    trigger("nodeReject");
+    QCOMPARE(review.count(), 1);
+    QCOMPARE(review.first().at(0).toString(), QStringLiteral("aaaa1111"));
+    QCOMPARE(review.first().at(1).toBool(), false);
+    trigger("nodeAccept");
+    QCOMPARE(review.last().at(1).toBool(), true);
+    trigger("nodeOpenInKernels");
+    QCOMPARE(open.count(), 1);
+    trigger("nodeNewCandidate");
+    QCOMPARE(edit.count(), 1);
+    trigger("nodeCopyId");
+    QCOMPARE(QGuiApplication::clipboard()->text(), QStringLiteral("aaaa1111"));
 }
 
 void TestLineage::collapseFailed()
