@@ -502,20 +502,26 @@ void PlotsPage::buildDistribution()
         return;
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    auto kernelBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
-    kernelBoxes->setName(tr("Kernel"));
-    kernelBoxes->setBrush(seriesColor(0).lighter(150));
-    auto referenceBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
-    referenceBoxes->setName(tr("Eager PyTorch"));
-    referenceBoxes->setBrush(seriesColor(1).lighter(150));
+    // Outlines, whiskers and medians in the palette's text colour: QCustomPlot's black vanishes on a dark palette.
+    const QColor ink = palette().color(QPalette::Text);
+    const auto boxes = [&](const QString &name, int series) {
+        auto box = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
+        box->setName(name);
+        box->setBrush(seriesColor(series).lighter(150));
+        box->setPen(QPen(ink));
+        box->setWhiskerPen(QPen(ink, 0, Qt::DashLine));
+        box->setWhiskerBarPen(QPen(ink));
+        box->setMedianPen(QPen(ink, 2));
+        box->setOutlierStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, ink, 5));
+        return box;
+    };
+    auto kernelBoxes = boxes(tr("Kernel"), 0);
+    auto referenceBoxes = boxes(tr("Eager PyTorch"), 1);
     const bool withInductor = std::any_of(m_data.distributions.begin(), m_data.distributions.end(),
                                           [](const PlotsData::Distribution &d) { return !d.inductorMs.empty(); });
     QCPStatisticalBox *inductorBoxes = nullptr;
-    if (withInductor) {
-        inductorBoxes = new QCPStatisticalBox(plot->xAxis, plot->yAxis);
-        inductorBoxes->setName(tr("torch.compile (Inductor)"));
-        inductorBoxes->setBrush(seriesColor(2).lighter(150));
-    }
+    if (withInductor)
+        inductorBoxes = boxes(tr("torch.compile (Inductor)"), 2);
     QStringList kernelTips, referenceTips, inductorTips;
     auto describe = [](const QString &what, const QString &gpu, const BoxStats &stats, std::size_t count) {
         return tr("%1 on %2: median %3 ms, IQR %4–%5 ms, %6 samples")

@@ -72,6 +72,7 @@ private slots:
     void pageBuildsPlotsWithToolTips();
     void exportsPngAndPdf();
     void gpuColoursFollowNamesAndBarNamesThinOut();
+    void boxPlotsUseThePalettesInk();
 
 private:
     QTemporaryDir m_dir;
@@ -384,6 +385,32 @@ void TestPlots::gpuColoursFollowNamesAndBarNamesThinOut()
     for (const QColor &color : colors)
         distinct.insert(color.rgb());
     QCOMPARE(distinct.size(), 6);
+}
+
+// On a dark palette the box plots' outlines, whiskers and medians are drawn in its light text colour.
+void TestPlots::boxPlotsUseThePalettesInk()
+{
+    PlotsPage page;
+    QPalette dark = page.palette();
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    dark.setColor(QPalette::Window, QColor(40, 40, 40));
+    dark.setColor(QPalette::Text, QColor(230, 230, 230));
+    dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
+    page.setPalette(dark);
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    page.setCandidate(QString::fromStdString(m_impossible));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
+    QVERIFY(distribution->plottableCount() >= 2);
+    for (int i = 0; i < distribution->plottableCount(); ++i) {
+        auto boxes = qobject_cast<QCPStatisticalBox *>(distribution->plottable(i));
+        QVERIFY(boxes);
+        QCOMPARE(boxes->whiskerPen().color(), QColor(230, 230, 230));
+        QCOMPARE(boxes->medianPen().color(), QColor(230, 230, 230));
+        QCOMPARE(boxes->pen().color(), QColor(230, 230, 230));
+    }
 }
 
 QTEST_MAIN(TestPlots)
