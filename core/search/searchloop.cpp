@@ -53,7 +53,7 @@ public:
                     break;
                 // A continued run may already be within its budget's limits.
                 if (const auto reason = stopReason(); !reason.empty() && generation > 0) {
-                    finishSearch(reason);
+                    finishSearch(reason, Retime::No); // continued within its limits: not timed again
                     return;
                 }
                 updateProgress([&](SearchProgress &p) { p.generation = generation; });
@@ -83,10 +83,12 @@ public:
 private:
     // A search in which every proposal failed (a wrong key, a server error, a broken command) has not found
     // anything: it fails with the proposer's last errors instead of finishing with no candidates.
-    void finishSearch(const std::string &reason)
+    enum class Retime { Yes, No };
+    void finishSearch(const std::string &reason, Retime retime = Retime::Yes)
     {
         if (m_answeredProposals > 0 || m_failedProposals == 0) {
-            retimeBestOnEveryGpu();
+            if (retime == Retime::Yes)
+                retimeBestOnEveryGpu();
             if (m_stop.stop_requested()) {
                 finish(RunState::Cancelled, "cancelled");
                 return;
@@ -124,9 +126,8 @@ private:
         for (const auto &scored : best) {
             std::vector<Evaluation> timings;
             for (std::size_t gpu = 0; gpu < gpus.size(); ++gpu, ++next) {
-                while (pending[next].wait_for(kPollInterval) != std::future_status::ready)
-                    if (m_stop.stop_requested())
-                        return;
+                if (!waitFor(pending[next]))
+                    return;
                 Evaluation evaluation = pending[next].get();
                 evaluation.candidateId = scored.candidate.id;
                 evaluation.runId = m_run.id;
@@ -143,7 +144,7 @@ private:
         }
     }
 
-    // "best kernel 1a2b3c4d on 2 GPUs: 0.1234 ms (NVIDIA H200 GPU-e049), 0.1250 ms (...); spread 1.3%"
+    // "kernel 1a2b3c4d on 2 GPUs: 0.1234 ms (NVIDIA H200 GPU-e049), 0.1250 ms (...); spread 1.3%"
     static std::string retimingLine(const Candidate &candidate, const std::vector<Evaluation> &timings)
     {
         std::string line = "kernel " + candidate.id.substr(0, 8) + " on " + std::to_string(timings.size()) + " GPUs:";
@@ -418,12 +419,20 @@ private:
     }
 
     // Records results in submission order: deterministic whatever finishes first.
+    // Waits for an evaluation; false when the run is stopped first.
+    bool waitFor(std::future<Evaluation> &pending) const
+    {
+        while (pending.wait_for(kPollInterval) != std::future_status::ready)
+            if (m_stop.stop_requested())
+                return false;
+        return true;
+    }
+
     void collect(const std::vector<Candidate> &candidates, std::vector<std::future<Evaluation>> &pending)
     {
         for (std::size_t i = 0; i < pending.size(); ++i) {
-            while (pending[i].wait_for(kPollInterval) != std::future_status::ready)
-                if (m_stop.stop_requested())
-                    return;
+            if (!waitFor(pending[i]))
+                return;
             Evaluation evaluation = pending[i].get();
             evaluation.candidateId = candidates[i].id;
             evaluation.runId = m_run.id;

@@ -655,6 +655,16 @@ TEST_CASE("on several GPUs the best kernels are timed again on every GPU")
                && event.message.find("spread 2.0%") != std::string::npos;
     });
     CHECK(lines == 3);
+
+    // Continuing the finished run, already within its limits, times nothing again and adds no evaluation.
+    const auto before = archive->info().evaluations;
+    auto again = std::make_shared<TwoCardEvaluator>();
+    SearchEngine continued(path, std::make_unique<test::FakeProposer>(), again, settings, generations(3));
+    REQUIRE(continued.continueRun(*runId));
+    continued.wait();
+    CHECK(continued.state() == RunState::Finished);
+    CHECK(again->retimed[0] + again->retimed[1] == 0);
+    CHECK(openArchive(path)->info().evaluations == before);
 }
 
 TEST_CASE("re-timing is off with one GPU or a top of 0")
