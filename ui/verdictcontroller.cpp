@@ -28,19 +28,18 @@ bool VerdictController::canRecord()
     return false;
 }
 
-// From the kernels' flags (one candidate's rows each, on the session's own connection, which verdicts are
-// written through too); "incorrect" when they cannot be read.
+// From the kinds of flag the kernels carry (a small indexed read of the flags alone, on the session's own
+// connection, which verdicts are written through too); "incorrect" when they cannot be read.
 QString VerdictController::rejectReasonFor(const QStringList &candidateIds) const
 {
-    std::vector<Evaluation> evaluations;
+    std::set<std::string> kinds;
     try {
         for (const QString &id : candidateIds)
-            for (auto &evaluation : m_session->archive()->evaluations(id.toStdString()))
-                evaluations.push_back(std::move(evaluation));
+            kinds.merge(m_session->archive()->flagKinds(id.toStdString()));
     } catch (const std::exception &) {
         return QStringLiteral("incorrect");
     }
-    return VerdictDialog::rejectReasonFor(evaluations);
+    return VerdictDialog::rejectReasonFor(kinds);
 }
 
 void VerdictController::review(const QString &candidateId, bool accept)

@@ -13,8 +13,6 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
-#include <algorithm>
-
 namespace kx::ui {
 
 VerdictDialog::VerdictDialog(const QString &candidateId, bool accept, QWidget *parent)
@@ -108,12 +106,9 @@ void VerdictDialog::setRejectReason(const QString &code)
     updateDefaultReason();
 }
 
-QString VerdictDialog::rejectReasonFor(const std::vector<Evaluation> &evaluations)
+QString VerdictDialog::rejectReasonFor(const std::set<std::string> &flagKinds)
 {
-    const auto flagged = [&](const char *kind) {
-        return std::any_of(evaluations.begin(), evaluations.end(),
-                           [kind](const Evaluation &evaluation) { return hasFlag(evaluation, kind); });
-    };
+    const auto flagged = [&](const char *kind) { return flagKinds.count(kind) > 0; };
     if (flagged("impossible") || flagged("suspicious"))
         return QStringLiteral("suspicious-timing");
     if (flagged("input-insensitive"))

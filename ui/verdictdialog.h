@@ -1,11 +1,11 @@
 #pragma once
 
-#include "core/domain/evaluation.h"
 #include "core/domain/verdict.h"
 
 #include <QDialog>
 
-#include <vector>
+#include <set>
+#include <string>
 
 class QComboBox;
 class QLabel;
@@ -32,9 +32,9 @@ public:
 
     /// A reason code in words, for people.
     static QString reasonText(const QString &code);
-    /// The likeliest reason to reject a kernel, from its evaluations' flags: suspicious timing for "impossible"
-    /// or "suspicious", exploiting the harness for "input-insensitive", else incorrect results.
-    static QString rejectReasonFor(const std::vector<Evaluation> &evaluations);
+    /// The likeliest reason to reject kernels with these kinds of flag: suspicious timing for "impossible" or
+    /// "suspicious", exploiting the harness for "input-insensitive", else incorrect results.
+    static QString rejectReasonFor(const std::set<std::string> &flagKinds);
 
 private:
     void updateDefaultReason();

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -212,6 +213,9 @@ public:
     std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;
     /// A candidate's evaluations, each with the baseline measurements it was compared with.
     std::vector<Evaluation> evaluations(const std::string &candidateId) const;
+    /// The kinds of flag any evaluation of the candidate carries ("impossible", ...): a cheap read of the flags
+    /// alone, without samples.
+    std::set<std::string> flagKinds(const std::string &candidateId) const;
     /// The baseline measurements of a run in the order they were made (every GPU, kind and re-measurement).
     std::vector<BaselineMeasurement> baselines(std::int64_t runId) const;
     /// The Inductor packages kept with an op, without their bytes.

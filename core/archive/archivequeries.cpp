@@ -335,6 +335,17 @@ BaselineMeasurement readBaseline(const Statement &row)
 
 } // namespace
 
+std::set<std::string> Archive::flagKinds(const std::string &candidateId) const
+{
+    Statement query(m_db, R"sql(
+        SELECT DISTINCT f.kind FROM flags f JOIN evaluations e ON e.id = f.evaluation_id WHERE e.candidate_id=?1)sql");
+    query.bind(1, candidateId);
+    std::set<std::string> kinds;
+    while (query.step())
+        kinds.insert(query.text(0));
+    return kinds;
+}
+
 std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) const
 {
     Statement query(m_db, R"sql(

@@ -316,12 +316,7 @@ void TestReview::dialogOffersReasonCodes()
     test::saveScreenshot(&dialog, QStringLiteral("verdict-dialog.png"));
 
     // A flagged kernel's rejection is offered the reason its flags suggest, not "incorrect results".
-    const auto flaggedWith = [](const char *kind) {
-        Evaluation evaluation;
-        evaluation.status = EvalStatus::Correct;
-        evaluation.flags.push_back({kind, "{}"});
-        return std::vector<Evaluation>{Evaluation{}, evaluation};
-    };
+    const auto flaggedWith = [](const char *kind) { return std::set<std::string>{kind}; };
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("impossible")), QStringLiteral("suspicious-timing"));
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("suspicious")), QStringLiteral("suspicious-timing"));
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("input-insensitive")), QStringLiteral("exploits-harness"));
@@ -494,6 +489,10 @@ void TestReview::batchVerdictsOnASelection()
     QVERIFY(controller.recordAll(verdicts));
     QCOMPARE(controller.undoStack()->count(), 1); // one step for the batch
     auto archive = reader(path);
+    // The flags the offered reason comes from: read without the evaluations' samples.
+    QCOMPARE(archive->flagKinds(ids.impossible), (std::set<std::string>{"impossible", "suspicious"}));
+    QCOMPARE(archive->flagKinds(ids.suspicious), std::set<std::string>{"suspicious"});
+    QCOMPARE(VerdictDialog::rejectReasonFor(archive->flagKinds(ids.impossible)), QStringLiteral("suspicious-timing"));
     QVERIFY(archive->currentVerdict(ids.impossible) && !archive->currentVerdict(ids.impossible)->accepted);
     QVERIFY(archive->currentVerdict(ids.alsoImpossible) && !archive->currentVerdict(ids.alsoImpossible)->accepted);
     QVERIFY(!archive->currentVerdict(ids.suspicious));
