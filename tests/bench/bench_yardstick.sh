@@ -4,6 +4,7 @@
 #   tests/bench/bench_yardstick.sh KX KERNELBENCH_DIR OUT_PREFIX [PRECISION] [BUDGET_SECONDS] [LEVEL]
 # KERNELBENCH_DIR holds level1/ and level2/ (KernelBench's KernelBench/ folder); LEVEL (1 or 2) runs one half.
 # Writes OUT_PREFIX.md (the table and its summary lines), .csv, .log and the archive OUT_PREFIX.kxdb.
+# KX_LIST names another list of the same form (a part of the yardstick, to measure one change quickly).
 # Run it on the GPU machine; record the table in docs/benchmarks.md with the date, GPU and commit.
 set -euo pipefail
 kx=${1:?usage: bench_yardstick.sh KX KERNELBENCH_DIR OUT_PREFIX [PRECISION] [BUDGET] [LEVEL]}
@@ -12,7 +13,7 @@ out=${3:?output prefix}
 precision=${4:-fp32}
 budget=${5:-30}
 level=${6:-}
-list="$(dirname "${BASH_SOURCE[0]}")/yardstick.txt"
+list=${KX_LIST:-"$(dirname "${BASH_SOURCE[0]}")/yardstick.txt"}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 while read -r path; do
