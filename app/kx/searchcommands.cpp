@@ -253,7 +253,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
             workerCommand.push_back(word);
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
-    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile};
+    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile, {}};
     sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined
     sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
         auto proposer = makeProposer(settings, resources);

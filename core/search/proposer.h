@@ -5,6 +5,7 @@
 #include "core/domain/op.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -44,6 +45,11 @@ struct ProposalRequest
     std::vector<ScoredCandidate> steppingStones;    ///< Good kernels of earlier runs (the innovation archive).
     std::uint64_t seed = 0;                         ///< Derived from the run's seed, generation and slot.
     int generation = 0;                             ///< 0: the run's first translation.
+    /// Whether a candidate of this id is in the run already (or earlier in this generation). A proposer that
+    /// can choose looks past such children instead of handing back a duplicate. Empty: nothing is known.
+    std::function<bool(const std::string &candidateId)> isKnown;
+
+    bool knows(const std::string &candidateId) const { return isKnown && isKnown(candidateId); }
 };
 
 struct ProposalResult

@@ -361,6 +361,7 @@ private:
             for (int attempt = 0; attempt <= kDuplicateRetries; ++attempt) {
                 SplitMix random(deriveSeed(m_engine.m_settings.seed ^ kSelectionStream, generation, slot + 1000 * attempt));
                 auto request = requestFor(generation, slot + 1000 * attempt, random);
+                request.isKnown = [&](const std::string &id) { return m_population.contains(id) || ids.count(id) > 0; };
                 const auto result = m_engine.m_proposer->propose(request, m_stop);
                 noteProposal(result, request.kind);
                 if (result.candidates.empty() && !result.failure.empty())

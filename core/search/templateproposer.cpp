@@ -4,6 +4,7 @@
 #include "core/search/population.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace kx {
 namespace {
@@ -174,6 +175,70 @@ Candidate switchTemplate(const Context &target, const Genome &genome, const Scor
                  {&parent});
 }
 
+// A random valid point of the context's space that the run does not have; how many parameters change from
+// `from` is up to chance (all, for a fresh start).
+std::optional<Params> randomPoint(const ProposalRequest &request, const Context &context, const Params &from,
+                                  int changes, SplitMix &random)
+{
+    std::vector<const ParamDef *> movable;
+    for (const auto &definition : context.definitions)
+        if (definition.values.size() > 1)
+            movable.push_back(&definition);
+    if (movable.empty())
+        return std::nullopt;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        Params params = from;
+        for (int change = 0; change < changes; ++change) {
+            const auto &definition = *movable[random.below(movable.size())];
+            params[definition.name] = definition.values[random.below(definition.values.size())];
+        }
+        if (params != from && valid(context, params)
+            && !request.knows(build(context, params, Origin::Mutated, {}, {}, {}).id))
+            return params;
+    }
+    return std::nullopt;
+}
+
+std::string changes(const Context &context, const Params &from, const Params &to)
+{
+    std::string text;
+    for (const auto &[name, value] : to)
+        if (const auto old = from.find(name); old != from.end() && old->second != value)
+            if (const auto *def = definition(context, name))
+                text += (text.empty() ? "" : ", ") + change(*def, old->second, value);
+    return text;
+}
+
+// When every single change tried is in the run already (a template with few parameters uses up its
+// neighbourhood quickly), several parameters change at once; failing that, the child is a fresh random point
+// of the parent's or another template. Without this a search stops early with "found nothing new".
+ProposalResult widerMutation(const ProposalRequest &request, const Context &context, const Genome &genome,
+                             const ScoredCandidate &parent, SplitMix &random)
+{
+    if (const auto params = randomPoint(request, context, genome.params, 2 + int(random.below(2)), random))
+        return {{build(context, *params, Origin::Mutated, "mutate-wide",
+                       "Wider mutation (the single changes tried are in the run already): "
+                           + changes(context, genome.params, *params) + ".",
+                       {&parent})},
+                {}};
+    const auto others = otherContexts(request.op, genome.templateName);
+    std::vector<const Context *> contexts{&context};
+    for (const auto &other : others)
+        contexts.push_back(&other);
+    for (const auto *candidateContext : contexts) {
+        const Context &target = *candidateContext;
+        const Params defaults = target.kernelTemplate->defaults(request.op, target.recipe);
+        if (const auto params = randomPoint(request, target, defaults, int(target.definitions.size()) * 2, random))
+            return {{build(target, *params, Origin::Mutated, "explore",
+                           "Fresh point of the " + target.kernelTemplate->name()
+                               + " template (the neighbourhood of " + parent.candidate.id.substr(0, 8)
+                               + " is in the run already).",
+                           {&parent})},
+                    {}};
+    }
+    return {{}, "no new valid mutation of " + parent.candidate.id.substr(0, 12) + " found"};
+}
+
 ProposalResult mutate(const ProposalRequest &request)
 {
     const auto &parent = request.parents.front();
@@ -185,8 +250,11 @@ ProposalResult mutate(const ProposalRequest &request)
     SplitMix random(request.seed);
 
     if (const auto others = otherContexts(request.op, genome->templateName);
-        !others.empty() && random.unit() < kTemplateSwitchRate)
-        return {{switchTemplate(others[random.below(others.size())], *genome, parent)}, {}};
+        !others.empty() && random.unit() < kTemplateSwitchRate) {
+        auto child = switchTemplate(others[random.below(others.size())], *genome, parent);
+        if (!request.knows(child.id))
+            return {{std::move(child)}, {}};
+    }
 
     // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
     std::vector<const ScoredCandidate *> donors;
@@ -206,11 +274,12 @@ ProposalResult mutate(const ProposalRequest &request)
             params[def.name] = to->second;
             if (!valid(*context, params))
                 continue;
-            return {{build(*context, params, Origin::Mutated, "transplant",
-                           "Transplant from " + donor->candidate.id.substr(0, 8) + ": "
-                               + change(def, from->second, to->second) + ".",
-                           {&parent})},
-                    {}};
+            auto child = build(*context, params, Origin::Mutated, "transplant",
+                               "Transplant from " + donor->candidate.id.substr(0, 8) + ": "
+                                   + change(def, from->second, to->second) + ".",
+                               {&parent});
+            if (!request.knows(child.id))
+                return {{std::move(child)}, {}};
         }
     }
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -232,11 +301,12 @@ ProposalResult mutate(const ProposalRequest &request)
         params[def.name] = def.values[next];
         if (!valid(*context, params))
             continue;
-        return {{build(*context, params, Origin::Mutated, "mutate-" + def.name, "Mutation: " + change(def, current, def.values[next]) + ".",
-                       {&parent})},
-                {}};
+        auto child = build(*context, params, Origin::Mutated, "mutate-" + def.name,
+                           "Mutation: " + change(def, current, def.values[next]) + ".", {&parent});
+        if (!request.knows(child.id))
+            return {{std::move(child)}, {}};
     }
-    return {{}, "no valid mutation of " + parent.candidate.id.substr(0, 12) + " found"};
+    return widerMutation(request, *context, *genome, parent, random);
 }
 
 ProposalResult crossover(const ProposalRequest &request)
@@ -264,11 +334,12 @@ ProposalResult crossover(const ProposalRequest &request)
         std::string taken;
         for (const auto &name : fromSecond)
             taken += (taken.empty() ? "" : ", ") + definition(*context, name)->label;
-        return {{build(*context, params, Origin::Crossover, "crossover",
-                       "Crossover: " + first.candidate.id.substr(0, 8) + " with " + taken + " from "
-                           + second.candidate.id.substr(0, 8) + ".",
-                       {&first, &second})},
-                {}};
+        auto child = build(*context, params, Origin::Crossover, "crossover",
+                           "Crossover: " + first.candidate.id.substr(0, 8) + " with " + taken + " from "
+                               + second.candidate.id.substr(0, 8) + ".",
+                           {&first, &second});
+        if (!request.knows(child.id))
+            return {{std::move(child)}, {}};
     }
     return {{}, "parents " + first.candidate.id.substr(0, 8) + " and " + second.candidate.id.substr(0, 8)
                     + " give no new valid combination"};

@@ -10,7 +10,9 @@ namespace kx {
  * The offline proposer: candidates come from the code templates (core/codegen). Translation takes a
  * template's defaults; mutation changes one parameter (mostly to a neighbouring value); crossover mixes
  * the parameters of two parents; transplant copies a parameter from a stepping stone; repair moves a
- * failed candidate's parameter back to its default. Every child says in words what changed.
+ * failed candidate's parameter back to its default. Children the run has already (ProposalRequest::isKnown) are
+ * passed over; when a parent's single changes are used up, several parameters change at once, or the child is
+ * a fresh point of a template. Every child says in words what changed.
  */
 class TemplateProposer : public Proposer
 {

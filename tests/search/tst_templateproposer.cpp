@@ -301,3 +301,84 @@ TEST_CASE("the first generation starts every template that can make the op")
     later.seed = 7;
     CHECK(TemplateProposer().propose(later, {}).candidates.size() == 1);
 }
+
+TEST_CASE("a mutation looks past the children the run has already")
+{
+    // A search keeps breeding from its best few kernels: once a parent's single changes are all in the run,
+    // a proposer that hands them back again makes the search stop early with "nothing new".
+    for (const char *opName : {"softmax", "linear_bias_relu"}) {
+        SUBCASE(opName)
+        {
+            const Op &op = *findBuiltInOp(opName);
+            const auto root = translateOp(op);
+            REQUIRE(root);
+            std::set<std::string> known{root->id};
+            TemplateProposer proposer;
+            int wider = 0;
+            for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+                ProposalRequest request;
+                request.op = op;
+                request.kind = ProposalKind::Mutate;
+                request.parents = {correct(*root, 1.0)};
+                request.seed = seed;
+                request.generation = 1;
+                request.isKnown = [&](const std::string &id) { return known.count(id) > 0; };
+                const auto result = proposer.propose(request, {});
+                REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+                const auto &child = result.candidates.front();
+                CHECK_MESSAGE(known.insert(child.id).second, child.description);
+                CHECK(child.parentIds == std::vector<std::string>{root->id});
+                if (child.operatorName == "mutate-wide" || child.operatorName == "explore") {
+                    ++wider;
+                    CHECK(!child.description.empty());
+                    if (wider <= 2) // a wider step is still a valid kernel
+                        CHECK(compileAndResolve(op, child) == "");
+                }
+            }
+            CHECK(wider > 0); // sixty children use up one parent's single changes
+        }
+    }
+}
+
+TEST_CASE("a crossover does not repeat a child the run has")
+{
+    const Op &op = *findBuiltInOp("softmax");
+    const auto root = translateOp(op);
+    REQUIRE(root);
+    TemplateProposer proposer;
+    // Two parents that differ in several parameters: the root and a wide step from it.
+    std::set<std::string> known{root->id};
+    ProposalRequest widen;
+    widen.op = op;
+    widen.kind = ProposalKind::Mutate;
+    widen.parents = {correct(*root, 1.0)};
+    widen.generation = 1;
+    std::vector<Candidate> parents{*root};
+    for (std::uint64_t seed = 1; parents.size() < 2 && seed < 200; ++seed) {
+        widen.seed = seed;
+        widen.isKnown = [&](const std::string &id) { return known.count(id) > 0; };
+        const auto result = proposer.propose(widen, {});
+        REQUIRE(!result.candidates.empty());
+        known.insert(result.candidates.front().id);
+        if (differences(paramsOf(result.candidates.front()), paramsOf(*root)) >= 2)
+            parents.push_back(result.candidates.front());
+    }
+    REQUIRE(parents.size() == 2);
+    known = {parents[0].id, parents[1].id};
+    std::set<std::string> children;
+    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+        ProposalRequest request;
+        request.op = op;
+        request.kind = ProposalKind::Crossover;
+        request.parents = {correct(parents[0], 1.0), correct(parents[1], 1.0)};
+        request.seed = seed;
+        request.generation = 2;
+        request.isKnown = [&](const std::string &id) { return known.count(id) > 0 || children.count(id) > 0; };
+        const auto result = proposer.propose(request, {});
+        if (result.candidates.empty())
+            break; // every mix of the two is known: an honest "nothing new"
+        CHECK(children.insert(result.candidates.front().id).second);
+        CHECK(!known.count(result.candidates.front().id));
+    }
+    CHECK(!children.empty());
+}
