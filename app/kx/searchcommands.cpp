@@ -17,8 +17,10 @@
 #include <cstdio>
 #include <future>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
+#include <utility>
 #include <unistd.h>
 
 namespace kx::cli {
@@ -298,7 +300,14 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
                   << std::endl;
     }
     bool cancelled = false;
+    std::map<int, int> restarts; // per device: a worker that restarts is said once per restart
+    for (const auto &worker : session.workers())
+        restarts[worker.device] = worker.restarts;
     while (done.wait_for(std::chrono::milliseconds(100)) != std::future_status::ready) {
+        for (const auto &worker : session.workers())
+            if (std::exchange(restarts[worker.device], worker.restarts) < worker.restarts)
+                std::cout << "worker " << worker.device << " restarted"
+                          << (worker.lastError.empty() ? std::string() : ": " + worker.lastError.substr(0, worker.lastError.find('\n'))) << std::endl;
         if (interrupt.interrupted() && !cancelled) {
             std::cerr << "\nkx: stopping after the evaluations in flight; continue with: kx resume " << *runId << '\n';
             session.cancel();

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <csignal>
 #include <optional>
 
 namespace kx {
@@ -351,7 +352,16 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
             continue;
 
         RunResult result = evaluate(*process, slot, job->request, stop);
-        complete(*job, std::move(result.evaluation));
+        if (result.killedFromOutside && !job->requeued && !stop.stop_requested()) {
+            // Not the candidate's doing: it runs again on whichever worker serves it next.
+            std::lock_guard lock(m_mutex);
+            slot->status.lastError = result.evaluation ? result.evaluation->message : std::string{};
+            job->requeued = true;
+            m_queue.push_front(std::move(*job));
+        } else {
+            complete(*job, std::move(result.evaluation));
+        }
+        m_wakeWorkers.notify_all();
         if (stop.stop_requested())
             break;
         if (result.restart) {
@@ -490,11 +500,12 @@ WorkerPool::RunResult WorkerPool::evaluate(WorkerProcess &process, Slot *slot, c
 
     const auto died = [&] {
         const ProcessExit exit = process.waitForExit(Clock::now() + m_options.exitGrace);
+        const bool fromOutside = exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP);
         return RunResult{hostEvaluation(request, gpu, EvalStatus::Crashed,
                                         withStderr("the worker died during the evaluation (" + exit.toString()
                                                        + ") and was restarted",
                                                    process.stderrTail())),
-                         true};
+                         true, fromOutside};
     };
     const auto garbage = [&](const std::string &what) {
         process.kill();

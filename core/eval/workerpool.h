@@ -67,7 +67,8 @@ std::string archForComputeCapability(const std::string &computeCapability);
  * Every submitted request gets exactly one completion. A worker's death never reaches the caller as an
  * exception: a hang becomes an Evaluation with status Timeout (the worker is killed and restarted), a crash or
  * unreadable output becomes Crashed (with the exit status and the end of the worker's stderr), a result with
- * workerMustExit is delivered and the worker restarted. The completion carries an Error only when the request
+ * workerMustExit is delivered and the worker restarted. A worker killed from outside by SIGKILL, SIGTERM or
+ * SIGHUP mid-evaluation is restarted and its request queued again, once (a second such death is Crashed). The completion carries an Error only when the request
  * never reached a worker: it was cancelled, the pool stopped, or no worker can take it.
  *
  * Completions run on the pool's threads; they must not block for long nor call stop() or destroy the pool.
@@ -112,6 +113,7 @@ private:
     {
         EvaluateRequest request;
         Completion done;
+        bool requeued = false;              // Its worker was killed from outside once already.
     };
     struct Slot
     {
@@ -129,6 +131,9 @@ private:
     {
         Expected<Evaluation> evaluation = Error{};
         bool restart = false;
+        /// The worker was killed by a signal from outside (SIGKILL, SIGTERM, SIGHUP: an OOM killer, a
+        /// scheduler's preemption, a person): not the candidate's doing, so the request runs once more.
+        bool killedFromOutside = false;
     };
     using Failures = std::vector<std::pair<Job, std::string>>;
 

@@ -65,16 +65,32 @@ for target in "${targets[@]}"; do
   grep -h "on 2 GPUs:" "$out/$(basename "$target" .py)-2gpu.log" || echo "(no re-timing line for $target)"
 done
 
-# Kill the second GPU's worker halfway through a two-GPU search of the first target.
+evaluated() { # the evaluations an archive holds so far (0 before it exists)
+  python3 - "$1" <<'PY'
+import sqlite3, sys
+try:
+    db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+    print(db.execute("SELECT COUNT(*) FROM evaluations").fetchone()[0])
+except sqlite3.Error:
+    print(0)
+PY
+}
+
+# Kill the second GPU's worker a third of the way through a two-GPU search of the first target (counted in
+# evaluations: the baselines' preparation before the search takes a varying time).
 target=${targets[0]}
 search kill 0,1 "$target" &
 searching=$!
-sleep "${KX_KILL_AFTER:-20}"
+while kill -0 "$searching" 2> /dev/null && [ "$(evaluated "$out/kill.kxdb")" -lt $((candidates / 3)) ]; do
+  sleep 0.5
+done
 victim=$(pgrep -f -- "worker.*--device 1" | head -1 || true)
+killedAt=$(evaluated "$out/kill.kxdb")
 [ -n "$victim" ] && kill -9 "$victim"
 wait "$searching" || true
 echo
-echo "Worker on device 1 killed (pid ${victim:-none found}); the search's end:"
+echo "Worker on device 1 killed after $killedAt evaluations (pid ${victim:-none found}); what the search said:"
+grep -iE "worker|restart" "$out/kill.log" | grep -v "^worker [0-9]: " || true
 tail -4 "$out/kill.log"
 python3 - "$out/kill.kxdb" <<'PY'
 import sqlite3, sys

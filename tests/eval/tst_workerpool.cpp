@@ -9,8 +9,10 @@
 #include <QtTest>
 
 #include <atomic>
+#include <csignal>
 #include <fstream>
 #include <regex>
+#include <thread>
 
 using namespace kx;
 using namespace std::chrono_literals;
@@ -234,6 +236,47 @@ private slots:
         VERIFY_EVALUATION(next);
         COMPARE_STATUS(next->status, EvalStatus::Correct);
         QCOMPARE(pool.workers()[0].restarts, 1);
+    }
+
+    // A worker killed from outside (an OOM killer, a scheduler's preemption) is not the candidate's doing: the
+    // request runs again on the restarted worker. A second such death mid-evaluation is reported as a crash.
+    void killedWorkerRunsItsRequestAgainOnce()
+    {
+        WorkerPool pool(fakeOptions());
+        QVERIFY(pool.start().isOk());
+        // Kills the worker once it is busy in a process other than notPid; returns the pid killed (0: none came).
+        const auto killBusyWorker = [&pool](std::int64_t notPid) -> std::int64_t {
+            const auto deadline = std::chrono::steady_clock::now() + kPatience;
+            while (std::chrono::steady_clock::now() < deadline) {
+                const auto worker = pool.workers()[0];
+                if (worker.state == WorkerState::Busy && worker.pid > 0 && worker.pid != notPid) {
+                    ::kill(pid_t(worker.pid), SIGKILL);
+                    return worker.pid;
+                }
+                std::this_thread::sleep_for(5ms);
+            }
+            return 0;
+        };
+
+        auto once = pool.submit(request("sleep:2000"));
+        const auto firstPid = killBusyWorker(0);
+        QVERIFY(firstPid > 0);
+        const auto again = await(std::move(once));
+        VERIFY_EVALUATION(again);
+        COMPARE_STATUS(again->status, EvalStatus::Correct);
+        QVERIFY(workerPid(*again) != firstPid);
+        QCOMPARE(pool.workers()[0].restarts, 1);
+        QVERIFY2(pool.workers()[0].lastError.find("SIGKILL") != std::string::npos, pool.workers()[0].lastError.c_str());
+
+        auto twice = pool.submit(request("sleep:2000"));
+        const auto secondPid = killBusyWorker(0);
+        QVERIFY(secondPid > 0);
+        QVERIFY(killBusyWorker(secondPid) > 0);
+        const auto crashed = await(std::move(twice));
+        VERIFY_EVALUATION(crashed);
+        COMPARE_STATUS(crashed->status, EvalStatus::Crashed);
+        QVERIFY2(crashed->message.find("SIGKILL") != std::string::npos, crashed->message.c_str());
+        QTRY_COMPARE_WITH_TIMEOUT(pool.workers()[0].restarts, 3, 60000);
     }
 
     void exitCodeIsReported()
