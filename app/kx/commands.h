@@ -42,9 +42,11 @@ struct ImportLimits
     bool sandbox = true;                    ///< false: --no-sandbox
     double timeoutSeconds = 300;
     double maxMemoryMb = 0;                 ///< 0: 8 GiB, or three times the inputs allowed when that is more.
+    double maxMegabytes = 2048;             ///< Largest total size of a problem's inputs and parameters (MB).
 };
 
-/// --no-sandbox, and with all set, --timeout and --max-memory-mb.
+/// --no-sandbox; with all set, --timeout and --max-memory-mb (import and coverage, which have their own --max-mb);
+/// without, --max-mb (search: a problem file given by path is imported first).
 void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all = true);
 
 /// A built-in op by name, an op stored in the archive (an imported problem, e.g. "kb/19_ReLU"), or a KernelBench

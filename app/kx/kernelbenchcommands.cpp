@@ -415,8 +415,11 @@ void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all)
                      "Run the problem file's Python (its import, and torch.compile of it for the Inductor baseline) "
                      "without the bubblewrap sandbox (it is code that runs with all your rights: only for files you "
                      "trust)");
-    if (!all)
+    if (!all) {
+        command.add_option("--max-mb", limits.maxMegabytes, "Largest total size of a problem file's inputs and parameters (MB)")
+            ->capture_default_str()->check(CLI::PositiveNumber);
         return;
+    }
     command.add_option("--timeout", limits.timeoutSeconds, "Seconds the problem file's Python may run")
         ->capture_default_str()->check(CLI::PositiveNumber);
     command.add_option("--max-memory-mb", limits.maxMemoryMb,
@@ -430,7 +433,7 @@ std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &ar
 {
     if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
         std::cerr << "importing " << nameOrFile << " ..." << std::endl;
-        auto imported = ProblemImporter(limitedImport(limits)).importFile(nameOrFile);
+        auto imported = ProblemImporter(limitedImport(limits, std::int64_t(limits.maxMegabytes * 1e6))).importFile(nameOrFile);
         if (!imported) {
             std::cerr << "kx: " << imported.error().message << '\n';
             exitCode = BadInput;

@@ -39,6 +39,18 @@ std::size_t MixedProposer::pick(std::uint64_t seed) const
     return m_entries.size() - 1;
 }
 
+std::string MixedProposer::cannotPropose(const Op &op) const
+{
+    std::string why;
+    for (const auto &entry : m_entries) {
+        const auto reason = entry.proposer->cannotPropose(op);
+        if (reason.empty())
+            return {};
+        why += (why.empty() ? "" : "; ") + entry.proposer->name() + ": " + reason;
+    }
+    return why;
+}
+
 ProposalResult MixedProposer::propose(const ProposalRequest &request, std::stop_token stop)
 {
     const std::size_t chosen = pick(request.seed);

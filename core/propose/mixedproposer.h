@@ -26,6 +26,8 @@ public:
 
     std::string name() const override { return "mix"; }
     ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override;
+    /// Empty when any of its proposers can propose for the op.
+    std::string cannotPropose(const Op &op) const override;
 
     /// The entry a seed selects (for tests and for the record).
     std::size_t pick(std::uint64_t seed) const;

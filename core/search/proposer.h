@@ -68,6 +68,9 @@ public:
     virtual ~Proposer() = default;
     virtual std::string name() const = 0;
     virtual ProposalResult propose(const ProposalRequest &request, std::stop_token stop) = 0;
+    /// Empty when the proposer can make kernels for the op at all, otherwise why not: a search that could only
+    /// fail is refused before it starts.
+    virtual std::string cannotPropose(const Op &) const { return {}; }
 };
 
 } // namespace kx

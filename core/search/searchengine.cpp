@@ -49,10 +49,23 @@ Expected<std::int64_t> SearchEngine::start(const Op &op) { return launch(op, std
 
 Expected<std::int64_t> SearchEngine::continueRun(std::int64_t runId) { return launch(std::nullopt, runId); }
 
+// A search whose proposer cannot make a single kernel for the op would only fail, proposal after proposal.
+Status SearchEngine::refuseUnproposable(const Op &op) const
+{
+    const auto why = m_proposer->cannotPropose(op);
+    if (why.empty())
+        return {};
+    return Error{"the " + m_proposer->name() + " proposer cannot make kernels for " + op.name + ": " + why
+                 + (m_proposer->name() == "template" ? " (an LLM or command proposer may: --proposer)" : "")};
+}
+
 Expected<std::int64_t> SearchEngine::launch(std::optional<Op> op, std::optional<std::int64_t> runId)
 {
     if (m_thread.joinable())
         return Error{"this engine has already run a search"};
+    if (op)
+        if (auto refused = refuseUnproposable(*op); !refused.isOk())
+            return refused.error();
     auto opened = Archive::open(m_archivePath);
     if (!opened)
         return opened.error();
@@ -87,6 +100,9 @@ Expected<std::int64_t> SearchEngine::launch(std::optional<Op> op, std::optional<
     } catch (const ArchiveError &error) {
         return Error{error.what()};
     }
+    if (runId)
+        if (auto refused = refuseUnproposable(*op); !refused.isOk())
+            return refused.error(); // the run stays as it was
     // The budget is known only now (a continued run brings its own).
     for (auto &condition : makeStopConditions(m_settings.budget))
         m_stopConditions.push_back(std::move(condition));

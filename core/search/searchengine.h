@@ -110,6 +110,7 @@ public:
 private:
     class Loop;                             // The search on the engine's thread (searchloop.cpp).
     Expected<std::int64_t> launch(std::optional<Op> op, std::optional<std::int64_t> runId);
+    Status refuseUnproposable(const Op &op) const;
     void runLoop(std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop);
 
     std::string m_archivePath;

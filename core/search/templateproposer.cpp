@@ -406,6 +406,12 @@ Expected<Candidate> generateFromTemplate(const Op &op, const std::string &templa
                  {});
 }
 
+std::string TemplateProposer::cannotPropose(const Op &op) const
+{
+    const auto context = contextFor(op);
+    return context ? std::string() : context.error().message;
+}
+
 ProposalResult TemplateProposer::propose(const ProposalRequest &request, std::stop_token)
 {
     switch (request.kind) {

@@ -19,6 +19,7 @@ class TemplateProposer : public Proposer
 public:
     std::string name() const override { return "template"; }
     ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override;
+    std::string cannotPropose(const Op &op) const override;
 };
 
 /// The first candidate for an op from the first template that supports it (its defaults), or why not.

@@ -24,7 +24,7 @@ search() { # label gpus target [more kx arguments]
   local label=$1 gpus=$2 target=$3
   shift 3
   "$kx" search "$target" -a "$out/$label.kxdb" --gpus "$gpus" --candidates "$candidates" --generations 1000 \
-    --seed 1 --retime-top 3 "${extra[@]}" "$@" > "$out/$label.log" 2>&1
+    --seed 1 --retime-top 3 --max-mb "${KX_MAX_MB:-20000}" "${extra[@]}" "$@" > "$out/$label.log" 2>&1
 }
 
 # Candidates per minute from the run's first evaluation to the last before the re-timing at the end (a

@@ -230,6 +230,15 @@ TEST_CASE("a search on two GPUs times its best kernels again on both")
     CHECK(runs.front().value("state", std::string()) == std::string("finished"));
 }
 
+TEST_CASE("a search takes the size limit of a problem file it imports")
+{
+    // KernelBench problems of several GB (23_Softmax: 6.4 GB) are searched by path: the limit must be settable.
+    const auto help = runKx({"search", "--help"});
+    CHECK(contains(help.out, "--max-mb"));
+    CHECK(runKx({"search", "relu", "--max-mb", "0"}).exitCode == 2);
+    CHECK(runKx({"search", "relu", "--max-mb", "-5"}).exitCode == 2);
+}
+
 TEST_CASE("a search without a GPU exits 4")
 {
     TemporaryDir dir;

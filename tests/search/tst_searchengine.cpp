@@ -4,6 +4,7 @@
 #include "core/archive/archive.h"
 #include "core/search/population.h"
 #include "core/search/searchengine.h"
+#include "core/search/templateproposer.h"
 
 #include "childprocess.h"
 #include "doctestprinters.h"
@@ -392,6 +393,29 @@ TEST_CASE("refuses an unknown run")
     const auto run = engine.continueRun(42);
     REQUIRE(!run);
     CHECK(run.error().message.find("no run") != std::string::npos);
+}
+
+TEST_CASE("a search the proposer cannot make a kernel for is refused before it starts")
+{
+    TemporaryDir dir;
+    const auto path = dir.filePath("a.kxdb");
+    Op opaque = test::fakeOp();
+    opaque.name = "kb/opaque";
+    opaque.recipe.clear(); // an imported problem the templates do not understand
+    SearchEngine engine(path, std::make_unique<TemplateProposer>(), std::make_shared<test::FakeEvaluator>(),
+                        settingsWithSeed(1), generations(3));
+    const auto run = engine.start(opaque);
+    REQUIRE(!run);
+    CHECK(run.error().message.find("the template proposer cannot make kernels for kb/opaque") != std::string::npos);
+    CHECK(run.error().message.find("has no recipe") != std::string::npos);
+    CHECK(run.error().message.find("--proposer") != std::string::npos);
+    CHECK(openArchive(path)->runs().empty()); // no failed run left behind
+
+    // The same op searched with a proposer that can try (the fake one) starts.
+    SearchEngine other(path, std::make_unique<test::FakeProposer>(), std::make_shared<test::FakeEvaluator>(),
+                       settingsWithSeed(1), generations(1));
+    REQUIRE(other.start(opaque));
+    other.wait();
 }
 
 TEST_CASE("stop conditions")
