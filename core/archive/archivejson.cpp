@@ -142,21 +142,6 @@ std::optional<std::int64_t> lookupRun(const std::map<std::string, std::int64_t> 
     return it->second;
 }
 
-// The generation a candidate has in its own run, from that run's member list.
-int generationIn(const json &document, const json &candidate)
-{
-    if (!candidate.contains("run"))
-        return 0;
-    const auto uid = candidate.at("run").get<std::string>();
-    const auto id = candidate.value("id", std::string());
-    for (const auto &run : document.at("runs"))
-        if (run.value("uid", std::string()) == uid)
-            for (const auto &member : run.value("candidates", json::array()))
-                if (member.value("id", std::string()) == id)
-                    return member.value("generation", 0);
-    return 0;
-}
-
 // Where in the document the import is, for messages: "candidates[2].evaluations[0]".
 class Place
 {
@@ -187,6 +172,31 @@ const json &listOf(const json &document, const char *key)
     return *it;
 }
 
+// The generation each candidate has in its own run, from the runs' member lists: read once, so that an import
+// stays linear in the number of candidates (a search per candidate made 20k kernels take minutes).
+class RunGenerations
+{
+public:
+    explicit RunGenerations(const json &document)
+    {
+        for (const auto &run : listOf(document, "runs"))
+            for (const auto &member : run.value("candidates", json::array()))
+                m_generations.emplace(std::pair{run.value("uid", std::string()), member.value("id", std::string())},
+                                      member.value("generation", 0));
+    }
+
+    int of(const json &candidate) const
+    {
+        if (!candidate.contains("run"))
+            return 0;
+        const auto found = m_generations.find({candidate.at("run").get<std::string>(), candidate.value("id", std::string())});
+        return found == m_generations.end() ? 0 : found->second;
+    }
+
+private:
+    std::map<std::pair<std::string, std::string>, int> m_generations;
+};
+
 ImportStats importDocument(Archive &archive, Transaction &tx, const json &document, Place &place)
 {
     ImportStats stats;
@@ -205,6 +215,7 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
     }
     std::map<std::string, std::int64_t> runIds;
     std::vector<std::pair<std::int64_t, const json *>> memberships;
+    const RunGenerations generations(document);
     for (std::size_t i = 0; i < runs.size(); ++i) {
         place.enter("runs", i);
         const json &item = runs[i];
@@ -235,7 +246,7 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
         candidate.runId = lookupRun(runIds, item);
         if (item.contains("provenance"))
             candidate.provenance = provenanceFromJson(item.at("provenance"));
-        if (archive.addCandidate(tx, candidate, generationIn(document, item)))
+        if (archive.addCandidate(tx, candidate, generations.of(item)))
             ++stats.candidates;
         else
             ++stats.duplicateCandidates;
