@@ -2441,6 +2441,22 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>Log</source>
         <translation>Protokoll</translation>
     </message>
+    <message>
+        <source>kx worker on this computer</source>
+        <translation>kx worker auf diesem Rechner</translation>
+    </message>
+    <message>
+        <source>The program started once per GPU, with --device N added; written as in a shell. Empty: this computer&apos;s kx worker. For GPUs reachable by SSH: ssh gpu-box kx worker</source>
+        <translation>Das Programm, das je GPU einmal gestartet wird, mit angehängtem --device N; geschrieben wie in einer Shell. Leer: kx worker dieses Rechners. Für GPUs, die per SSH erreichbar sind: ssh gpu-box kx worker</translation>
+    </message>
+    <message>
+        <source>Wor&amp;ker:</source>
+        <translation>W&amp;orker:</translation>
+    </message>
+    <message>
+        <source>Worker: %1</source>
+        <translation>Worker: %1</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::SearchBridge</name>

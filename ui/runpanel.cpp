@@ -11,6 +11,7 @@
 #include "ui/uiresources.h"
 
 #include "core/eval/devicelist.h"
+#include "core/util/commandline.h"
 
 #include <QAction>
 #include <QFormLayout>
@@ -36,6 +37,9 @@
 namespace kx::ui {
 
 namespace {
+
+// The worker command outlives the session, like the proposer settings.
+const QString kWorkerCommandKey = QStringLiteral("search/workerCommand");
 
 QSpinBox *spinBox(int minimum, int maximum, const QString &zeroText, QWidget *parent)
 {
@@ -84,6 +88,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_seed(spinBox(0, INT_MAX, QString(), this))
     , m_children(spinBox(1, 1024, QString(), this))
     , m_devices(new QLineEdit(this))
+    , m_worker(new QLineEdit(this))
     , m_baselines(new BaselineSettingsEditor(this))
     , m_progress(new QProgressBar(this))
     , m_counts(new QLabel(this))
@@ -116,6 +121,18 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     m_devices->setObjectName(QStringLiteral("searchGpus"));
     m_devices->setPlaceholderText(tr("all"));
     m_devices->setToolTip(tr("GPUs to search on: empty for all, or device numbers such as 0,1"));
+    m_worker->setObjectName(QStringLiteral("searchWorker"));
+    m_worker->setPlaceholderText(tr("kx worker on this computer"));
+    m_worker->setToolTip(tr("The program started once per GPU, with --device N added; written as in a shell. "
+                            "Empty: this computer's kx worker. For GPUs reachable by SSH: ssh gpu-box kx worker"));
+    m_worker->setText(QSettings().value(kWorkerCommandKey).toString());
+    connect(m_worker, &QLineEdit::editingFinished, this,
+            [this] { QSettings().setValue(kWorkerCommandKey, m_worker->text().trimmed()); });
+    // The bridge follows the field (manual evaluations use it too); a command that cannot be split is reported
+    // when a search starts.
+    connect(m_worker, &QLineEdit::textChanged, this, [this] { applyWorkerCommand(false); });
+    if (!m_worker->text().isEmpty())
+        applyWorkerCommand(false);
     m_counts->setObjectName(QStringLiteral("runCounts"));
     m_counts->setWordWrap(true);
     m_eta->setObjectName(QStringLiteral("runEta"));
@@ -259,6 +276,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     breedingForm->addRow(tr("S&eed:"), m_seed);
     breedingForm->addRow(tr("C&hildren per generation:"), m_children);
     breedingForm->addRow(tr("G&PUs:"), m_devices);
+    breedingForm->addRow(tr("Wor&ker:"), m_worker);
     m_baselines->addRows(breedingForm);
 
     auto *buttons = new QHBoxLayout;
@@ -415,6 +433,28 @@ bool RunPanel::withProposer(std::function<bool(const ProposerSettings &)> start)
     return true;
 }
 
+bool RunPanel::applyWorkerCommand(bool starting)
+{
+    const QString text = m_worker->text().trimmed();
+    if (text.isEmpty()) {
+        // At a start an empty field leaves the bridge as it is: the default, unless a caller set another.
+        if (!starting)
+            m_bridge->setWorkerCommand(SearchBridge::defaultWorkerCommand());
+        return true;
+    }
+    const auto words = splitCommandLine(text.toStdString());
+    if (!words) {
+        if (starting)
+            showMessage(tr("Worker: %1").arg(QString::fromStdString(words.error().message)), true);
+        return false;
+    }
+    QStringList command;
+    for (const auto &word : *words)
+        command << QString::fromStdString(word);
+    m_bridge->setWorkerCommand(command);
+    return true;
+}
+
 bool RunPanel::startSearch()
 {
     if (!m_op) {
@@ -426,6 +466,8 @@ bool RunPanel::startSearch()
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;
     }
+    if (!applyWorkerCommand(true))
+        return false;
     return withProposer([this, op = *m_op, settings = settings(),
                          devices = *devices](const ProposerSettings &proposer) {
         showMessage(tr("Starting the GPU workers…"));
@@ -445,6 +487,8 @@ bool RunPanel::continueSelectedRun()
         showMessage(QString::fromStdString(devices.error().message), true);
         return false;
     }
+    if (!applyWorkerCommand(true))
+        return false;
     // Runs do not store their proposer: a continued run uses the current one.
     return withProposer([this, runId = m_selectedRun, devices = *devices,
                          seconds = m_minutes->value() * 60.0](const ProposerSettings &proposer) {
@@ -466,7 +510,7 @@ void RunPanel::updateActions()
     m_proposerSettingsAction->setEnabled(idle);
     m_continueAction->setEnabled(idle && m_selectedRun > 0 && m_selectedRunState != RunState::Created);
     for (QWidget *field : std::initializer_list<QWidget *>{m_generations, m_candidates, m_minutes, m_noImprovement,
-                                                           m_seed, m_children, m_devices})
+                                                           m_seed, m_children, m_devices, m_worker})
         field->setEnabled(idle);
     m_baselines->setEnabled(idle);
 }

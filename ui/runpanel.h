@@ -92,6 +92,8 @@ private:
     /// Runs start with the proposer settings, the API key read from the keychain when the config says so.
     bool withProposer(std::function<bool(const ProposerSettings &)> start);
     void updateProposerSummary();
+    /// Hands the bridge the worker command of the field; false when it cannot be split (said, when starting).
+    bool applyWorkerCommand(bool starting);
     void updateActions();
     void updateProgress();
     void showMessage(const QString &text, bool warning = false);
@@ -116,6 +118,7 @@ private:
     QSpinBox *m_seed;
     QSpinBox *m_children;
     QLineEdit *m_devices;
+    QLineEdit *m_worker;                    // Empty: this computer's kx worker.
     BaselineSettingsEditor *m_baselines;
     QProgressBar *m_progress;
     QLabel *m_counts;

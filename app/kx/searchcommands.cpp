@@ -5,6 +5,7 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
+#include "core/util/commandline.h"
 #include "core/util/executablepath.h"
 #include "core/eval/devicelist.h"
 #include "core/eval/nvrtccompiler.h"
@@ -19,7 +20,6 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <sstream>
 #include <utility>
 #include <unistd.h>
 
@@ -249,10 +249,12 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     auto printer = std::make_shared<ProgressPrinter>();
     std::vector<std::string> workerCommand{selfExecutable(), "worker"};
     if (!options.worker.empty()) {
-        std::stringstream words(options.worker);
-        workerCommand.clear();
-        for (std::string word; words >> word;)
-            workerCommand.push_back(word);
+        auto words = splitCommandLine(options.worker);
+        if (!words) {
+            std::cerr << "kx: --worker: " << words.error().message << '\n';
+            return Usage;
+        }
+        workerCommand = std::move(*words);
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
     SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile, {}};
@@ -332,8 +334,8 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
     command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
     command.add_option("--worker", options.worker,
-                       "Worker program and arguments, given --device N (default: kx worker; e.g. a wrapper that "
-                       "runs it on another machine)");
+                       "Worker program and arguments, split as a shell would, given --device N (default: kx worker; "
+                       "for GPUs reachable by SSH: \"ssh gpu-box kx worker\")");
 }
 
 } // namespace

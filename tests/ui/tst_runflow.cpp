@@ -33,6 +33,8 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
@@ -110,6 +112,7 @@ private slots:
     void openStartWatchFinishReopen();
     void manualCandidateFromLineage();
     void manualCandidateWithoutGpu();
+    void workerCommandIsCheckedAndKept();
 
 private:
     QTemporaryDir m_dir;
@@ -139,7 +142,12 @@ void TestRunFlow::openStartWatchFinishReopen()
     window.resize(1440, 900);
     window.show();
     QVERIFY(window.newArchive(path));
-    window.searchBridge()->setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
+    // The worker command as a person types it into the run panel (quoted, with an argument).
+    auto *worker = window.findChild<QLineEdit *>(QStringLiteral("searchWorker"));
+    QVERIFY(worker);
+    worker->setText(QStringLiteral("'%1' --gpus 1").arg(QStringLiteral(KX_FAKE_WORKER)));
+    QCOMPARE(window.searchBridge()->workerCommand(),
+             (QStringList{QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--gpus"), QStringLiteral("1")}));
 
     // Open an op through the dialog, as the menu does.
     acceptOpenDialogWith(QStringLiteral("gelu_tanh"));
@@ -420,4 +428,43 @@ void TestRunFlow::manualCandidateWithoutGpu()
 }
 
 QTEST_MAIN(TestRunFlow)
+// The worker field: a command a shell would not run as one program is refused before anything starts, with the
+// reason; an emptied field goes back to this computer's kx worker; what was typed is kept for the next session.
+void TestRunFlow::workerCommandIsCheckedAndKept()
+{
+    test::useAsHome(m_dir.filePath(QStringLiteral("home-worker")));
+    MainWindow window;
+    window.setErrorHandler([](const QString &, const QString &) {});
+    window.show();
+    QVERIFY(window.newArchive(test::homeArchivePath(QStringLiteral("worker"))));
+    acceptOpenDialogWith(QStringLiteral("relu"));
+    window.openOp();
+    QVERIFY(window.runPanel()->startAction()->isEnabled());
+
+    auto *worker = window.findChild<QLineEdit *>(QStringLiteral("searchWorker"));
+    QVERIFY(worker);
+    worker->setText(QStringLiteral("kx worker; rm -rf ~"));
+    QSignalSpy started(window.searchBridge(), &SearchBridge::started);
+    window.runPanel()->startAction()->trigger();
+    QVERIFY(window.runPanel()->startAction()->isEnabled()); // nothing started
+    QCOMPARE(window.searchBridge()->state(), SearchBridge::State::Idle);
+    const auto *message = window.findChild<QLabel *>(QStringLiteral("runMessage"));
+    QVERIFY(message);
+    QVERIFY2(message->text().contains(QStringLiteral("Worker:")) && message->text().contains(QStringLiteral("quote")),
+             qPrintable(message->text()));
+    QVERIFY(started.isEmpty());
+
+    worker->clear();
+    QCOMPARE(window.searchBridge()->workerCommand(), SearchBridge::defaultWorkerCommand());
+
+    worker->setText(QStringLiteral("ssh gpu-box kx worker"));
+    emit worker->editingFinished();
+    QCOMPARE(QSettings().value(QStringLiteral("search/workerCommand")).toString(), QStringLiteral("ssh gpu-box kx worker"));
+    MainWindow next;
+    QCOMPARE(next.findChild<QLineEdit *>(QStringLiteral("searchWorker"))->text(), QStringLiteral("ssh gpu-box kx worker"));
+    QCOMPARE(next.searchBridge()->workerCommand(),
+             (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu-box"), QStringLiteral("kx"), QStringLiteral("worker")}));
+    QSettings().remove(QStringLiteral("search/workerCommand"));
+}
+
 #include "tst_runflow.moc"
