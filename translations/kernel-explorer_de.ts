@@ -1665,6 +1665,14 @@
         <source>%1: %2, %3</source>
         <translation>%1: %2, %3</translation>
     </message>
+    <message>
+        <source>&amp;Log scale</source>
+        <translation>&amp;Logarithmische Skala</translation>
+    </message>
+    <message>
+        <source>Speedups on a logarithmic axis: 2x faster and 2x slower lie the same distance from 1x, and kernels far apart in speed stay readable side by side</source>
+        <translation>Beschleunigungen auf einer logarithmischen Achse: doppelt so schnell und halb so schnell liegen gleich weit von 1x entfernt, und sehr unterschiedlich schnelle Kernel bleiben nebeneinander lesbar</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::PromptTemplateCopier</name>

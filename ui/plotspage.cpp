@@ -6,6 +6,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QEvent>
 #include <QFileDialog>
@@ -115,6 +116,7 @@ void resetPlot(QCustomPlot *plot)
     plot->yAxis->setScaleType(QCPAxis::stLinear);
     // Without "b" in the format, a label like "fdd3e059" is not typeset as a power of ten.
     plot->xAxis->setNumberFormat(QStringLiteral("g"));
+    plot->yAxis->setNumberFormat(QStringLiteral("g"));
 }
 
 /// A horizontal line from left to right at y as a graph (not an item), so that hovering it shows a tooltip.
@@ -135,8 +137,18 @@ PlotsPage::PlotsPage(QWidget *parent)
     , m_opCombo(new QComboBox(this))
     , m_runCombo(new QComboBox(this))
     , m_status(new QLabel(this))
+    , m_logScale(new QCheckBox(tr("&Log scale"), this))
     , m_exportMenu(new QMenu(this))
 {
+    m_logScale->setObjectName(QStringLiteral("plotsLogScale"));
+    m_logScale->setToolTip(tr("Speedups on a logarithmic axis: 2x faster and 2x slower lie the same distance from 1x, "
+                              "and kernels far apart in speed stay readable side by side"));
+    connect(m_logScale, &QCheckBox::toggled, this, [this] {
+        buildSpeedupBars();
+        buildProgress();
+        for (QCustomPlot *plot : {m_plots[SpeedupBarsPlot], m_plots[ProgressPlot]})
+            plot->replot();
+    });
     m_opCombo->setObjectName(QStringLiteral("plotsOp"));
     m_runCombo->setObjectName(QStringLiteral("plotsRun"));
     m_opCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -174,6 +186,7 @@ PlotsPage::PlotsPage(QWidget *parent)
     bar->addWidget(new QLabel(tr("Run:"), this));
     bar->addWidget(m_runCombo);
     bar->addWidget(m_status, 1);
+    bar->addWidget(m_logScale);
     bar->addWidget(exportButton);
 
     auto grid = new QGridLayout;
@@ -377,7 +390,7 @@ void PlotsPage::buildSpeedupBars()
     auto group = new QCPBarsGroup(plot);
     const bool discounted = std::any_of(m_data.discounted.begin(), m_data.discounted.end(), [](double s) { return s > 0; });
     const double width = 0.8 / std::max<qsizetype>(1, m_data.gpus.size() + (discounted ? 1 : 0));
-    double top = 1;
+    double top = 1, bottom = 1;
     for (int g = 0; g < m_data.gpus.size(); ++g) {
         auto bars = new QCPBars(plot->xAxis, plot->yAxis);
         bars->setName(m_data.gpus.at(g));
@@ -395,6 +408,8 @@ void PlotsPage::buildSpeedupBars()
                                  : tr("%1: not measured correct on %2")
                                        .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()), m_data.gpus.at(g)));
             top = std::max(top, speedup);
+            if (speedup > 0)
+                bottom = std::min(bottom, speedup);
         }
         m_tips.insert(bars, tips);
     }
@@ -409,7 +424,22 @@ void PlotsPage::buildSpeedupBars()
     plot->legend->setVisible(m_data.gpus.size() > 0);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot->xAxis->setRange(left, right);
-    plot->yAxis->setRange(0, top * 1.15);
+    setSpeedupAxis(plot, bottom, top);
+}
+
+// Linear from 0, or logarithmic around 1x (bars then grow up or down from 1x: faster or slower than eager).
+void PlotsPage::setSpeedupAxis(QCustomPlot *plot, double bottom, double top)
+{
+    if (!m_logScale->isChecked()) {
+        plot->yAxis->setRange(0, top * 1.15);
+        return;
+    }
+    plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto *bars = qobject_cast<QCPBars *>(plot->plottable(i)))
+            bars->setBaseValue(1);
+    plot->yAxis->setRange(std::min(bottom, 1.0) / 1.3, std::max(top, 1.0) * 1.3);
 }
 
 // Rejected and impossibly fast kernels: grey and hatched beside the GPUs' bars, and not in the axis range (a
@@ -464,7 +494,7 @@ void PlotsPage::buildProgress()
         plot->rescaleAxes();
         return;
     }
-    double top = 1, right = 1;
+    double top = 1, bottom = 1, right = 1;
     for (std::size_t g = 0; g < m_data.progress.size(); ++g) {
         const PlotsData::Progress &progress = m_data.progress[g];
         auto graph = plot->addGraph();
@@ -480,6 +510,8 @@ void PlotsPage::buildProgress()
                         .arg(progress.gpu, Format::speedup(progress.bestSpeedup[i]))
                         .arg(progress.evaluated[i]);
             top = std::max(top, progress.bestSpeedup[i]);
+            if (progress.bestSpeedup[i] > 0)
+                bottom = std::min(bottom, progress.bestSpeedup[i]);
         }
         right = std::max(right, progress.evaluated.empty() ? 1.0 : progress.evaluated.back());
         m_tips.insert(graph, tips);
@@ -488,7 +520,7 @@ void PlotsPage::buildProgress()
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     plot->xAxis->setRange(0.5, right + 0.5);
-    plot->yAxis->setRange(0, top * 1.15);
+    setSpeedupAxis(plot, bottom, top);
 }
 
 void PlotsPage::buildDistribution()

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QCPAbstractPlottable;
 class QCPBarsGroup;
@@ -69,6 +70,8 @@ private:
     /// A dashed line per GPU at torch.compile's speedup over eager; returns the highest (0: none).
     void addDiscountedBars(QCustomPlot *plot, QCPBarsGroup *group, const QVector<double> &keys, double width);
     double addInductorLines(QCustomPlot *plot, double left, double right);
+    /// The speedup axis from bottom to top (the smallest and largest speedup drawn), linear or logarithmic.
+    void setSpeedupAxis(QCustomPlot *plot, double bottom, double top);
     void updateScopeChoices();
     void showToolTip(Plot which, const QPoint &pos);
     void chooseExport(Plot which);
@@ -86,6 +89,7 @@ private:
     QComboBox *m_opCombo;
     QComboBox *m_runCombo;
     QLabel *m_status;
+    QCheckBox *m_logScale;                  // The speedup axes of the bars and the progress plot.
     QMenu *m_exportMenu;
     QCustomPlot *m_plots[PlotCount];
     QHash<QCPAbstractPlottable *, QStringList> m_tips;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QFile>
 #include <QImage>
 #include <QSignalSpy>
@@ -335,6 +336,24 @@ void TestPlots::pageBuildsPlotsWithToolTips()
     QCOMPARE(under, static_cast<QCPAbstractPlottable *>(h100));
     QCOMPARE(index, 2);
     test::saveScreenshot(&page, QStringLiteral("plots.png"));
+
+    // A logarithmic speedup axis: bars grow from 1x (up: faster than eager, down: slower), slower kernels stay
+    // readable beside fast ones; off again, the axis starts at 0.
+    auto *logScale = page.findChild<QCheckBox *>(QStringLiteral("plotsLogScale"));
+    QVERIFY(logScale);
+    logScale->setChecked(true);
+    for (auto which : {PlotsPage::SpeedupBarsPlot, PlotsPage::ProgressPlot}) {
+        QCustomPlot *plot = page.plot(which);
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(plot->yAxis->range().lower > 0);
+        QVERIFY(plot->yAxis->range().lower < 1 && plot->yAxis->range().upper > 1);
+    }
+    bars = page.plot(PlotsPage::SpeedupBarsPlot);
+    QCOMPARE(qobject_cast<QCPBars *>(bars->plottable(0))->baseValue(), 1.0);
+    QVERIFY2(bars->yAxis->range().upper < 3.0, qPrintable(QString::number(bars->yAxis->range().upper))); // still not flattened
+    logScale->setChecked(false);
+    QCOMPARE(page.plot(PlotsPage::SpeedupBarsPlot)->yAxis->scaleType(), QCPAxis::stLinear);
+    QCOMPARE(page.plot(PlotsPage::SpeedupBarsPlot)->yAxis->range().lower, 0.0);
 }
 
 void TestPlots::exportsPngAndPdf()
