@@ -360,6 +360,21 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::ComparisonMark</name>
+    <message>
+        <source>&amp;Mark for Comparison</source>
+        <translation>Zum &amp;Vergleich markieren</translation>
+    </message>
+    <message>
+        <source>&amp;Diff with Marked</source>
+        <translation>&amp;Diff mit dem Markierten</translation>
+    </message>
+    <message>
+        <source>&amp;Diff with Marked (%1)</source>
+        <translation>&amp;Diff mit dem Markierten (%1)</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::ConnectionTester</name>
     <message>
         <source>The connection test failed: %1</source>
@@ -449,6 +464,10 @@
     <message>
         <source>change %1 of %2</source>
         <translation>Änderung %1 von %2</translation>
+    </message>
+    <message>
+        <source>Type to find a kernel</source>
+        <translation>Tippen, um einen Kernel zu finden</translation>
     </message>
 </context>
 <context>
@@ -845,6 +864,14 @@
     <message>
         <source>Kernels: %1 of %2</source>
         <translation>Kernels: %1 von %2</translation>
+    </message>
+    <message>
+        <source>Diff the &amp;Two Selected</source>
+        <translation>Die &amp;zwei ausgewählten vergleichen</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Id</source>
+        <translation>Id &amp;kopieren</translation>
     </message>
 </context>
 <context>

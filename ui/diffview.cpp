@@ -10,9 +10,11 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QCompleter>
 #include <QHBoxLayout>
 #include <QJsonDocument>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -47,6 +49,12 @@ QString choiceLabel(const Candidate &candidate)
     QString label = Format::shortId(candidate.id) + QStringLiteral("  ") + Format::origin(candidate.origin);
     if (!candidate.operatorName.empty())
         label += QStringLiteral(" (%1)").arg(Format::text(candidate.operatorName));
+    // The description too, so that typing "stages" or "tensor" finds kernels; long ones are cut.
+    constexpr int kDescription = 60;
+    const QString description = Format::text(candidate.description).simplified();
+    if (!description.isEmpty())
+        label += QStringLiteral(" · ")
+                 + (description.size() > kDescription ? description.left(kDescription - 1) + QChar(0x2026) : description);
     return label;
 }
 
@@ -69,6 +77,13 @@ DiffView::DiffView(QWidget *parent)
     m_rightCombo->setToolTip(tr("The newer kernel (right)"));
     for (QComboBox *combo : {m_leftCombo, m_rightCombo}) {
         combo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+        // Searchable: typing part of an id, an origin or a description offers the kernels that match.
+        combo->setEditable(true);
+        combo->setInsertPolicy(QComboBox::NoInsert);
+        combo->completer()->setFilterMode(Qt::MatchContains);
+        combo->completer()->setCompletionMode(QCompleter::PopupCompletion);
+        combo->completer()->setCaseSensitivity(Qt::CaseInsensitive);
+        combo->lineEdit()->setPlaceholderText(tr("Type to find a kernel"));
         connect(combo, &QComboBox::currentIndexChanged, this, &DiffView::onChoiceChanged);
     }
     m_summary->setObjectName(QStringLiteral("diffSummary"));
@@ -132,6 +147,7 @@ void DiffView::setArchivePath(const QString &path)
     m_loading = false;
     m_leftId.clear();
     m_rightId.clear();
+    m_requestedRightId.clear();
     m_choices.clear();
     fillChoices(m_leftCombo, {});
     fillChoices(m_rightCombo, {});
@@ -142,7 +158,9 @@ void DiffView::setArchivePath(const QString &path)
 
 void DiffView::showCandidate(const QString &candidateId)
 {
-    if (candidateId.isEmpty())
+    // A comparison asked for on its right-hand kernel stays: selecting that kernel (which the request may
+    // itself have caused) does not replace it with "the kernel and its parent".
+    if (candidateId.isEmpty() || candidateId == m_requestedRightId)
         return;
     load({}, candidateId, true);
 }
@@ -158,6 +176,7 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
         return;
     const quint64 generation = ++m_generation;
     m_loading = true;
+    m_requestedRightId = rightId;
     const std::string right = rightId.toStdString();
     const std::string left = leftId.toStdString();
     readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent](const Archive &archive) {

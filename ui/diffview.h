@@ -61,6 +61,7 @@ private:
     QString m_archivePath;
     QString m_leftId;
     QString m_rightId;
+    QString m_requestedRightId;             // Of the latest request, loaded or not.
     quint64 m_generation = 0;
     bool m_loading = false;
     bool m_updatingChoices = false;

@@ -1,19 +1,23 @@
 #include "ui/kernelspage.h"
 
 #include "ui/archivereader.h"
+#include "ui/comparisonmark.h"
 #include "ui/format.h"
 #include "ui/kernelsmodel.h"
 #include "ui/kernelsproxymodel.h"
 
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDataStream>
 #include <QFontMetrics>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QIODevice>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -76,7 +80,17 @@ KernelsPage::KernelsPage(QWidget *parent)
     m_view->setSortingEnabled(true);
     m_view->sortByColumn(KernelsModel::CreatedColumn, Qt::DescendingOrder);
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Several rows for a batch of comparisons; the current row is the kernel shown everywhere.
+    m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_view->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_view, &QWidget::customContextMenuRequested, this, [this](const QPoint &position) {
+        const QModelIndex index = m_view->indexAt(position);
+        if (!index.isValid())
+            return;
+        QMenu menu;
+        fillContextMenu(menu, index.data(KernelsModel::CandidateIdRole).toString());
+        menu.exec(m_view->viewport()->mapToGlobal(position));
+    });
     m_view->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
@@ -200,6 +214,35 @@ bool KernelsPage::selectCandidate(const QString &candidateId)
     m_view->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
     m_view->scrollTo(index);
     return true;
+}
+
+QStringList KernelsPage::selectedCandidateIds() const
+{
+    QStringList ids;
+    for (const QModelIndex &row : m_view->selectionModel()->selectedRows())
+        if (const QString id = row.data(KernelsModel::CandidateIdRole).toString(); id != m_currentId)
+            ids << id;
+    if (!m_currentId.isEmpty() && m_view->selectionModel()->isRowSelected(m_view->selectionModel()->currentIndex().row(), {}))
+        ids << m_currentId;
+    return ids;
+}
+
+void KernelsPage::fillContextMenu(QMenu &menu, const QString &candidateId)
+{
+    const QStringList selected = selectedCandidateIds();
+    QAction *two = menu.addAction(tr("Diff the &Two Selected"));
+    two->setObjectName(QStringLiteral("diffSelected"));
+    two->setEnabled(selected.size() == 2);
+    if (selected.size() == 2)
+        connect(two, &QAction::triggered, this, [this, selected] { emit diffRequested(selected.at(0), selected.at(1)); });
+    if (m_mark)
+        m_mark->addActions(menu, candidateId, [this](const QString &left, const QString &right) {
+            emit diffRequested(left, right);
+        });
+    menu.addSeparator();
+    QAction *copy = menu.addAction(tr("&Copy Id"));
+    copy->setObjectName(QStringLiteral("copyId"));
+    connect(copy, &QAction::triggered, this, [candidateId] { QGuiApplication::clipboard()->setText(candidateId); });
 }
 
 void KernelsPage::focusFilter()

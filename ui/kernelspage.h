@@ -3,6 +3,7 @@
 #include <QWidget>
 
 class QCheckBox;
+class QMenu;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -10,6 +11,7 @@ class QTableView;
 
 namespace kx::ui {
 
+class ComparisonMark;
 class KernelsModel;
 class KernelsProxyModel;
 
@@ -30,7 +32,13 @@ public:
     /// Selects the candidate, clearing the filters when they hide it. False when it is not loaded.
     bool selectCandidate(const QString &candidateId);
     QString currentCandidateId() const { return m_currentId; }
+    /// The selected rows' candidates, the current one last (several rows: Ctrl or Shift and a click).
+    QStringList selectedCandidateIds() const;
     void focusFilter();
+    /// The window's comparison mark, offered in the context menu (not owned).
+    void setComparisonMark(ComparisonMark *mark) { m_mark = mark; }
+    /// The context menu of the kernel's row: the comparisons, and its id to copy.
+    void fillContextMenu(QMenu &menu, const QString &candidateId);
 
     QByteArray saveState() const;
     void restoreState(const QByteArray &state);
@@ -42,6 +50,8 @@ public:
 
 signals:
     void currentCandidateChanged(const QString &candidateId);
+    /// Compare these two kernels (left: the older choice, the marked one or the other of two selected rows).
+    void diffRequested(const QString &leftId, const QString &rightId);
     /// A load finished: rows is the number of candidates now in the table.
     void loaded(int rows);
     void loadFailed(const QString &message);
@@ -63,6 +73,7 @@ private:
     QCheckBox *m_flaggedOnly;
     QLabel *m_count;
     QTableView *m_view;
+    ComparisonMark *m_mark = nullptr;
 };
 
 } // namespace kx::ui

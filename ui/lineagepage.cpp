@@ -1,6 +1,7 @@
 #include "ui/lineagepage.h"
 
 #include "ui/archivereader.h"
+#include "ui/comparisonmark.h"
 #include "ui/format.h"
 #include "ui/lineagelayout.h"
 #include "ui/lineagenodeitem.h"
@@ -423,6 +424,9 @@ void LineagePage::fillNodeMenu(QMenu &menu, const QString &id)
     menu.addSeparator();
     add(tr("&Accept…"), "nodeAccept", [this, id] { emit reviewRequested(id, true); });
     add(tr("&Reject…"), "nodeReject", [this, id] { emit reviewRequested(id, false); });
+    menu.addSeparator();
+    if (m_mark)
+        m_mark->addActions(menu, id, [this](const QString &left, const QString &right) { emit diffRequested(left, right); });
     menu.addSeparator();
     add(tr("Open in &Kernels"), "nodeOpenInKernels", [this, id] { emit openInKernelsRequested(id); });
     add(tr("&Copy Id"), "nodeCopyId", [id] { QGuiApplication::clipboard()->setText(id); });

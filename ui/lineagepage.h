@@ -21,6 +21,7 @@ class QMenu;
 
 namespace kx::ui {
 
+class ComparisonMark;
 class LineageOverview;
 class LineageScene;
 class LineageView;
@@ -56,6 +57,8 @@ public:
     bool selectCandidate(const QString &candidateId);
     /// The actions of a node's context menu (new candidate, accept, reject, open in Kernels, copy id).
     void fillNodeMenu(QMenu &menu, const QString &candidateId);
+    /// The window's comparison mark, offered in the node menu (not owned).
+    void setComparisonMark(ComparisonMark *mark) { m_mark = mark; }
     QString currentCandidateId() const;
 
     void setGpu(const QString &gpu);
@@ -97,6 +100,8 @@ signals:
     void reviewRequested(const QString &candidateId, bool accept);
     /// "Open in Kernels" in a node's context menu.
     void openInKernelsRequested(const QString &candidateId);
+    /// Compare these two kernels (left: the marked one).
+    void diffRequested(const QString &leftId, const QString &rightId);
     /// The badges show the verdicts read by refreshVerdicts().
     void verdictsRefreshed();
 
@@ -142,6 +147,7 @@ private:
     QAction *m_fitAction;
     QTimer *m_layoutTimer;
     QTimer *m_lookTimer;
+    ComparisonMark *m_mark = nullptr;
 };
 
 } // namespace kx::ui

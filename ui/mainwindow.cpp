@@ -3,6 +3,7 @@
 #include "ui/archivestatuswidget.h"
 #include "ui/candidateloader.h"
 #include "ui/candidateview.h"
+#include "ui/comparisonmark.h"
 #include "ui/evaluationspanel.h"
 #include "ui/format.h"
 #include "ui/kernelspage.h"
@@ -306,6 +307,16 @@ void MainWindow::createReviewParts()
         m_diffView->showCandidate(id);
         m_plotsPage->setCandidate(id);
     });
+    // Any two kernels: marked in one place and compared from another, or two rows of the Kernels table.
+    m_comparisonMark = new ComparisonMark(this);
+    m_lineagePage->setComparisonMark(m_comparisonMark);
+    m_kernelsPage->setComparisonMark(m_comparisonMark);
+    const auto showDiff = [this](const QString &left, const QString &right) {
+        m_diffView->compare(left, right);
+        m_pages->setCurrentWidget(m_diffView);
+    };
+    connect(m_lineagePage, &LineagePage::diffRequested, this, showDiff);
+    connect(m_kernelsPage, &KernelsPage::diffRequested, this, showDiff);
     connect(m_reviewPage, &ReviewPage::reviewRequested, m_verdicts, &VerdictController::review);
     connect(m_reviewPage, &ReviewPage::batchReviewRequested, m_verdicts, &VerdictController::reviewMany);
     connect(m_reviewPage, &ReviewPage::currentCandidateChanged, this, [this](const QString &id) {
@@ -587,6 +598,7 @@ void MainWindow::onArchiveChanged()
     m_lineagePage->setArchivePath(path);
     m_searchBridge->setArchivePath(path, m_session->isReadOnly());
     m_diffView->setArchivePath(path);
+    m_comparisonMark->clear();
     m_plotsPage->setArchivePath(path);
     m_reviewPage->setArchivePath(path);
     if (open) {

@@ -20,6 +20,7 @@ class KernelsPage;
 class LineagePage;
 class RunPanel;
 class SearchBridge;
+class ComparisonMark;
 class DiffView;
 class PlotsPage;
 class ReviewPage;
@@ -130,6 +131,7 @@ private:
     QDockWidget *m_runDock = nullptr;
     QMenu *m_searchMenu = nullptr;
     DiffView *m_diffView = nullptr;
+    ComparisonMark *m_comparisonMark = nullptr;
     PlotsPage *m_plotsPage = nullptr;
     ReviewPage *m_reviewPage = nullptr;
     VerdictController *m_verdicts = nullptr;

@@ -4,26 +4,33 @@
 #include "ui/archivestatuswidget.h"
 #include "ui/candidateview.h"
 #include "ui/codeview.h"
+#include "ui/diffview.h"
 #include "ui/evaluationspanel.h"
 #include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
 #include "ui/kernelsourceview.h"
 #include "ui/kernelsproxymodel.h"
+#include "ui/lineagepage.h"
 #include "ui/mainwindow.h"
 #include "ui/recentarchives.h"
 
 #include <sqlite3.h>
 
+#include <QAction>
+#include <QComboBox>
+#include <QCompleter>
 #include <QCryptographicHash>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFile>
 #include <QLocale>
+#include <QMenu>
 #include <QMimeData>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -91,6 +98,7 @@ private slots:
     void parentLinkSelectsParent();
     void savesWindowState();
     void restoresWindowLayout();
+    void anyTwoKernelsCanBeDiffed();
 
 private:
     /// Opens the sample archive in the window and waits for its rows.
@@ -423,4 +431,70 @@ void TestMainWindow::restoresWindowLayout()
 }
 
 QTEST_MAIN(TestMainWindow)
+// Any two kernels: one marked (from the lineage or the table) and "Diff with Marked" on another, or two rows
+// selected in the Kernels table; the Diff page opens on them. The diff's choosers filter as one types.
+void TestMainWindow::anyTwoKernelsCanBeDiffed()
+{
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    window.show();
+    openSample(window);
+    auto *diff = window.findChild<DiffView *>();
+    QVERIFY(diff);
+    auto *pages = window.findChild<QTabWidget *>(QStringLiteral("pages"));
+    const auto triggered = [](QMenu &menu, const char *name) {
+        auto *action = menu.findChild<QAction *>(QLatin1String(name));
+        if (!action || !action->isEnabled())
+            return false;
+        action->trigger();
+        return true;
+    };
+
+    // Nothing marked: only marking is offered.
+    KernelsPage *kernels = window.kernelsPage();
+    {
+        QMenu menu;
+        kernels->fillContextMenu(menu, q(m_sample.a));
+        QVERIFY(menu.findChild<QAction *>(QStringLiteral("diffWithMarked")));
+        QVERIFY(!menu.findChild<QAction *>(QStringLiteral("diffWithMarked"))->isEnabled());
+        QVERIFY(triggered(menu, "markForComparison"));
+    }
+    // Marked in the table, compared from the lineage's node menu.
+    {
+        QMenu menu;
+        window.lineagePage()->fillNodeMenu(menu, q(m_sample.d));
+        QVERIFY(menu.findChild<QAction *>(QStringLiteral("diffWithMarked"))->text().contains(q(m_sample.a).left(8)));
+        QVERIFY(triggered(menu, "diffWithMarked"));
+    }
+    QCOMPARE(pages->currentWidget(), diff);
+    QTRY_VERIFY(!diff->isLoading());
+    QCOMPARE(diff->leftId(), q(m_sample.a));
+    QCOMPARE(diff->rightId(), q(m_sample.d));
+
+    // Two rows of the table: the other one on the left, the current one on the right.
+    pages->setCurrentWidget(kernels);
+    QVERIFY(kernels->selectCandidate(q(m_sample.b)));
+    const QModelIndex e = kernels->proxy()->mapFromSource(kernels->model()->index(kernels->model()->rowOf(q(m_sample.e)), 0));
+    kernels->view()->selectionModel()->setCurrentIndex(e, QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    QCOMPARE(kernels->selectedCandidateIds(), (QStringList{q(m_sample.b), q(m_sample.e)}));
+    {
+        QMenu menu;
+        kernels->fillContextMenu(menu, q(m_sample.e));
+        QVERIFY(triggered(menu, "diffSelected"));
+    }
+    QCOMPARE(pages->currentWidget(), diff);
+    QTRY_VERIFY(!diff->isLoading());
+    QCOMPARE(diff->leftId(), q(m_sample.b));
+    QCOMPARE(diff->rightId(), q(m_sample.e));
+
+    // The choosers are searchable: typing part of an id or a description offers the matching kernels.
+    auto *left = diff->findChild<QComboBox *>(QStringLiteral("leftCandidate"));
+    QVERIFY(left && left->isEditable() && left->completer());
+    QCOMPARE(left->completer()->filterMode(), Qt::MatchContains);
+    left->completer()->setCompletionPrefix(q(m_sample.e).mid(2, 6).toUpper()); // any case
+    QCOMPARE(left->completer()->completionCount(), 1);
+    QVERIFY(errors.messages.isEmpty());
+}
+
 #include "tst_mainwindow.moc"
