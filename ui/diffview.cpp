@@ -22,6 +22,7 @@
 #include <algorithm>
 
 #include <optional>
+#include <utility>
 
 namespace kx::ui {
 
@@ -29,7 +30,7 @@ struct DiffView::Loaded
 {
     std::optional<Candidate> left;
     std::optional<Candidate> right;
-    std::vector<Candidate> choices;         ///< Candidates of the right one's op, oldest first.
+    std::vector<CandidateSummary> choices;  ///< Candidates of the right one's op, oldest first (no sources).
 };
 
 namespace {
@@ -44,11 +45,25 @@ QString canonicalPlan(const std::string &text)
     return QString::fromUtf8(document.toJson(QJsonDocument::Indented));
 }
 
-QString choiceLabel(const Candidate &candidate)
+CandidateSummary summaryOf(const Candidate &candidate)
+{
+    CandidateSummary summary;
+    summary.id = candidate.id;
+    summary.opName = candidate.opName;
+    summary.origin = candidate.origin;
+    summary.operatorName = candidate.operatorName;
+    summary.description = candidate.description;
+    summary.createdAtMs = candidate.createdAtMs;
+    return summary;
+}
+
+QString choiceLabel(const CandidateSummary &candidate)
 {
     QString label = Format::shortId(candidate.id) + QStringLiteral("  ") + Format::origin(candidate.origin);
     if (!candidate.operatorName.empty())
         label += QStringLiteral(" (%1)").arg(Format::text(candidate.operatorName));
+    if (candidate.bestSpeedup > 0)
+        label += QStringLiteral(" · ") + Format::speedup(candidate.bestSpeedup);
     // The description too, so that typing "stages" or "tensor" finds kernels; long ones are cut.
     constexpr int kDescription = 60;
     const QString description = Format::text(candidate.description).simplified();
@@ -135,6 +150,13 @@ DiffView::DiffView(QWidget *parent)
     showMessage(tr("Select a kernel to compare it with its parent."));
 }
 
+void DiffView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (const auto request = std::exchange(m_deferred, std::nullopt))
+        load(request->leftId, request->rightId, request->leftIsFirstParent);
+}
+
 DiffPane *DiffView::currentPane() const
 {
     return m_tabs->currentWidget() == m_planPane ? m_planPane : m_sourcePane;
@@ -148,6 +170,7 @@ void DiffView::setArchivePath(const QString &path)
     m_leftId.clear();
     m_rightId.clear();
     m_requestedRightId.clear();
+    m_deferred.reset();
     m_choices.clear();
     fillChoices(m_leftCombo, {});
     fillChoices(m_rightCombo, {});
@@ -174,9 +197,14 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
 {
     if (m_archivePath.isEmpty() || rightId.isEmpty())
         return;
+    m_requestedRightId = rightId;
+    if (m_deferWhileHidden && !isVisible()) {
+        m_deferred = Request{leftId, rightId, leftIsFirstParent};
+        return;
+    }
+    m_deferred.reset();
     const quint64 generation = ++m_generation;
     m_loading = true;
-    m_requestedRightId = rightId;
     const std::string right = rightId.toStdString();
     const std::string left = leftId.toStdString();
     readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent](const Archive &archive) {
@@ -188,7 +216,11 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
             loaded.left = loaded.right->parentIds.empty() ? loaded.right : archive.candidate(loaded.right->parentIds.front());
         else
             loaded.left = archive.candidate(left);
-        loaded.choices = archive.candidates(loaded.right->opName);
+        CandidateFilter filter;
+        filter.opName = loaded.right->opName;
+        loaded.choices = archive.candidateSummaries(filter);
+        std::stable_sort(loaded.choices.begin(), loaded.choices.end(),
+                         [](const auto &a, const auto &b) { return a.createdAtMs < b.createdAtMs; });
         return loaded;
     }).then(this, [this, generation, leftId, rightId](const ReadResult<Loaded> &result) {
         if (generation != m_generation)
@@ -215,9 +247,9 @@ void DiffView::showLoaded(const Loaded &result)
     m_choices = result.choices;
     // The left one may belong to another op; offer it too.
     const bool leftListed = std::any_of(m_choices.begin(), m_choices.end(),
-                                        [&](const Candidate &c) { return c.id == result.left->id; });
+                                        [&](const CandidateSummary &c) { return c.id == result.left->id; });
     if (!leftListed)
-        m_choices.insert(m_choices.begin(), *result.left);
+        m_choices.insert(m_choices.begin(), summaryOf(*result.left));
     fillChoices(m_leftCombo, m_leftId);
     fillChoices(m_rightCombo, m_rightId);
     m_sourcePane->setTexts(Format::text(result.left->source), Format::text(result.right->source));
@@ -230,7 +262,7 @@ void DiffView::fillChoices(QComboBox *combo, const QString &selectedId)
 {
     m_updatingChoices = true;
     combo->clear();
-    for (const Candidate &candidate : m_choices) {
+    for (const CandidateSummary &candidate : m_choices) {
         combo->addItem(choiceLabel(candidate), Format::text(candidate.id));
         combo->setItemData(combo->count() - 1, Format::text(candidate.description), Qt::ToolTipRole);
     }

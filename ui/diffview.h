@@ -1,9 +1,11 @@
 #pragma once
 
+#include "core/archive/archive.h"
 #include "core/domain/candidate.h"
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QAction;
@@ -33,6 +35,10 @@ public:
     /// Compares two candidates; the choices offered are the candidates of the right one's op.
     void compare(const QString &leftId, const QString &rightId);
 
+    /// A page in a tab that is not shown reads nothing (at 30k kernels a read costs a click half a second): the
+    /// latest request is kept and carried out when the page is shown.
+    void setDeferredWhileHidden(bool deferred) { m_deferWhileHidden = deferred; }
+
     QString leftId() const { return m_leftId; }
     QString rightId() const { return m_rightId; }
     bool isLoading() const { return m_loading; }
@@ -49,8 +55,16 @@ signals:
     /// A comparison finished loading (or failed: then message is not empty).
     void loaded(const QString &message);
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     struct Loaded;
+    struct Request
+    {
+        QString leftId, rightId;
+        bool leftIsFirstParent = false;
+    };
     void load(const QString &leftId, const QString &rightId, bool leftIsFirstParent);
     void showLoaded(const Loaded &result);
     void fillChoices(QComboBox *combo, const QString &selectedId);
@@ -64,8 +78,10 @@ private:
     QString m_requestedRightId;             // Of the latest request, loaded or not.
     quint64 m_generation = 0;
     bool m_loading = false;
+    bool m_deferWhileHidden = false;
+    std::optional<Request> m_deferred;      // Asked for while hidden.
     bool m_updatingChoices = false;
-    std::vector<Candidate> m_choices;
+    std::vector<CandidateSummary> m_choices;
     QComboBox *m_leftCombo;
     QComboBox *m_rightCombo;
     QLabel *m_summary;

@@ -307,6 +307,9 @@ void MainWindow::createReviewParts()
         m_diffView->showCandidate(id);
         m_plotsPage->setCandidate(id);
     });
+    // Hidden, they read nothing; shown, they catch up with the selection.
+    m_diffView->setDeferredWhileHidden(true);
+    m_plotsPage->setDeferredWhileHidden(true);
     // Any two kernels: marked in one place and compared from another, or two rows of the Kernels table.
     m_comparisonMark = new ComparisonMark(this);
     m_lineagePage->setComparisonMark(m_comparisonMark);

@@ -240,6 +240,13 @@ void PlotsPage::changeEvent(QEvent *event)
     }
 }
 
+void PlotsPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        reload();
+}
+
 void PlotsPage::setArchivePath(const QString &path)
 {
     m_archivePath = path;
@@ -275,6 +282,11 @@ void PlotsPage::reload()
 {
     if (m_archivePath.isEmpty())
         return;
+    if (m_deferWhileHidden && !isVisible()) {
+        m_stale = true;
+        return;
+    }
+    m_stale = false;
     const quint64 generation = ++m_generation;
     m_loading = true;
     m_status->setText(tr("Reading…"));

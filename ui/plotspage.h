@@ -43,6 +43,9 @@ public:
     void reload();
 
     bool isLoading() const { return m_loading; }
+    /// A page in a tab that is not shown reads nothing: a change of kernel or scope while hidden is read when
+    /// the page is shown.
+    void setDeferredWhileHidden(bool deferred) { m_deferWhileHidden = deferred; }
     const PlotsData &data() const { return m_data; }
     QCustomPlot *plot(Plot which) const { return m_plots[which]; }
     /// The hover text of a data point (what the tooltip shows), empty when there is none.
@@ -60,6 +63,7 @@ signals:
 
 protected:
     void changeEvent(QEvent *event) override;
+    void showEvent(QShowEvent *event) override;
 
 private:
     void showData();
@@ -84,6 +88,8 @@ private:
     QHash<QString, QColor> m_gpuColors;
     quint64 m_generation = 0;
     bool m_loading = false;
+    bool m_deferWhileHidden = false;
+    bool m_stale = false;                   // Something changed while hidden: read when shown.
     bool m_updatingChoices = false;
     bool m_restylePending = false;
     QComboBox *m_opCombo;

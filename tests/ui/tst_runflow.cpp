@@ -210,8 +210,10 @@ void TestRunFlow::openStartWatchFinishReopen()
     QVERIFY(window.kernelsPage()->selectCandidate(picked));
     QTRY_COMPARE(lineage->currentCandidateId(), picked);
 
-    // The diff page compares the selected kernel with its first parent: the change shows.
+    // The diff page compares the selected kernel with its first parent: the change shows (once the page is shown:
+    // hidden, it reads nothing).
     DiffView *diff = window.diffView();
+    window.findChild<QTabWidget *>(QStringLiteral("pages"))->setCurrentWidget(diff);
     QTRY_VERIFY(diff->rightId() == picked && !diff->isLoading());
     QCOMPARE(diff->leftId(), parent);
     QVERIFY(diff->sourcePane()->hunkCount() + diff->planPane()->hunkCount() > 0);
