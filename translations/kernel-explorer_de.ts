@@ -1702,6 +1702,41 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::PortabilityTable</name>
+    <message>
+        <source>Speedup over eager PyTorch on each GPU. Spread: how much faster the kernel&apos;s best GPU makes it than its worst; on two cards of one model it is measurement noise</source>
+        <translation>Beschleunigung gegenüber eager PyTorch auf jeder GPU. Streuung: wie viel schneller der Kernel auf seiner besten GPU ist als auf seiner schlechtesten; bei zwei Karten eines Modells ist das Messrauschen</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Spread</source>
+        <translation>Streuung</translation>
+    </message>
+    <message>
+        <source>eager PyTorch</source>
+        <translation>eager PyTorch</translation>
+    </message>
+    <message>
+        <source>The time of eager PyTorch on each GPU (median)</source>
+        <translation>Die Zeit von eager PyTorch auf jeder GPU (Median)</translation>
+    </message>
+    <message>
+        <source>torch.compile (Inductor)</source>
+        <translation>torch.compile (Inductor)</translation>
+    </message>
+    <message>
+        <source>Inductor&apos;s speedup over eager on each GPU</source>
+        <translation>Beschleunigung von Inductor gegenüber eager auf jeder GPU</translation>
+    </message>
+    <message>
+        <source>Timed on one GPU only</source>
+        <translation>Nur auf einer GPU gemessen</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::PromptTemplateCopier</name>
     <message>
         <source>Cannot create the folder %1.</source>

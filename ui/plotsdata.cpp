@@ -44,6 +44,16 @@ const std::vector<double> &eagerSamplesMs(const Evaluation &evaluation)
     return evaluation.baselineSamplesMs;
 }
 
+/// The median of the values; 0 for none.
+double median(std::vector<double> values)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t middle = values.size() / 2;
+    return values.size() % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
 /// Collects the (eager, Inductor) measurement pairs met on one GPU; each pair counts once.
 class InductorPairs
 {
@@ -77,9 +87,7 @@ public:
         std::vector<double> ratios;
         for (const auto &entry : m_ratios)
             ratios.push_back(entry.second);
-        std::sort(ratios.begin(), ratios.end());
-        const std::size_t middle = ratios.size() / 2;
-        reference.speedupOverEager = ratios.size() % 2 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2;
+        reference.speedupOverEager = median(std::move(ratios));
         reference.note.clear();
         return reference;
     }
@@ -157,6 +165,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     };
     std::map<std::string, std::vector<Event>> events;
     std::map<std::string, InductorPairs> inductorPairs;
+    std::map<std::string, std::map<std::int64_t, double>> eagerMedians; // per GPU, per measurement
     for (const Candidate &candidate : candidates) {
         const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
         const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
@@ -165,6 +174,10 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         for (const Evaluation &evaluation : evaluations) {
             gpuNames.insert(evaluation.gpu.name);
             inductorPairs[evaluation.gpu.name].add(evaluation);
+            if (const double eagerMs = eagerMedianMs(evaluation); eagerMs > 0) {
+                const BaselineMeasurement *eager = findBaseline(evaluation.baselines, BaselineKind::Eager);
+                eagerMedians[evaluation.gpu.name].emplace(eager ? eager->id : -evaluation.id, eagerMs);
+            }
             const bool correct = evaluation.status == EvalStatus::Correct && evaluation.speedup > 0;
             const bool counts = !rejected && countsTowardsBest(evaluation);
             events[evaluation.gpu.name].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
@@ -198,6 +211,10 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         }
         data.speedups.push_back(std::move(speedups));
         data.inductor.push_back(inductorPairs[gpu].reference());
+        std::vector<double> medians;
+        for (const auto &entry : eagerMedians[gpu])
+            medians.push_back(entry.second);
+        data.eagerMs.push_back(median(medians));
 
         std::vector<Event> &gpuEvents = events[gpu];
         std::stable_sort(gpuEvents.begin(), gpuEvents.end(), [](const Event &a, const Event &b) { return a.at < b.at; });

@@ -56,6 +56,8 @@ struct PlotsData
         QString note;                       ///< Why there is no Inductor time, when a measurement says so.
     };
     std::vector<InductorReference> inductor; ///< Per GPU, in the order of gpus (for plots a and b).
+    /// Per GPU: the median of eager PyTorch's medians in scope (ms), 0 where none was measured.
+    std::vector<double> eagerMs;
 
     // (b) Best speedup so far against the number of candidates evaluated, per GPU.
     struct Progress

@@ -2,6 +2,7 @@
 
 #include "ui/archivereader.h"
 #include "ui/format.h"
+#include "ui/portabilitytable.h"
 #include "ui/uiresources.h"
 
 #include <qcustomplot.h>
@@ -15,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
+#include <QSplitter>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -138,6 +140,7 @@ PlotsPage::PlotsPage(QWidget *parent)
     , m_runCombo(new QComboBox(this))
     , m_status(new QLabel(this))
     , m_logScale(new QCheckBox(tr("&Log scale"), this))
+    , m_portability(new PortabilityTable(this))
     , m_exportMenu(new QMenu(this))
 {
     m_logScale->setObjectName(QStringLiteral("plotsLogScale"));
@@ -218,10 +221,21 @@ PlotsPage::PlotsPage(QWidget *parent)
     for (QCustomPlot *plot : m_plots)
         applyPalette(plot);
 
+    // The plots above, the same kernels on every GPU below.
+    auto plots = new QWidget(this);
+    plots->setLayout(grid);
+    auto splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("plotsSplitter"));
+    splitter->addWidget(plots);
+    splitter->addWidget(m_portability);
+    splitter->setStretchFactor(0, 4);
+    splitter->setStretchFactor(1, 1);
+    splitter->setCollapsible(0, false);
+
     auto layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(bar);
-    layout->addLayout(grid, 1);
+    layout->addWidget(splitter, 1);
     showData();
 }
 
@@ -316,6 +330,7 @@ void PlotsPage::showData()
     buildProgress();
     buildDistribution();
     buildRoofline();
+    m_portability->showData(m_data);
     if (!m_loading)
         m_status->setText(m_data.candidateId.isEmpty()
                               ? tr("Select a kernel for its runtime and roofline.")

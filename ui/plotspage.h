@@ -15,6 +15,8 @@ class QMenu;
 
 namespace kx::ui {
 
+class PortabilityTable;
+
 /**
  * The plots page: speedup per candidate and GPU and best speedup over the search (each with torch.compile's
  * speedup per GPU as a line to beat), the selected kernel's runtime distribution against eager PyTorch and
@@ -43,6 +45,7 @@ public:
     void reload();
 
     bool isLoading() const { return m_loading; }
+    PortabilityTable *portabilityTable() const { return m_portability; }
     /// A page in a tab that is not shown reads nothing: a change of kernel or scope while hidden is read when
     /// the page is shown.
     void setDeferredWhileHidden(bool deferred) { m_deferWhileHidden = deferred; }
@@ -95,7 +98,8 @@ private:
     QComboBox *m_opCombo;
     QComboBox *m_runCombo;
     QLabel *m_status;
-    QCheckBox *m_logScale;                  // The speedup axes of the bars and the progress plot.
+    QCheckBox *m_logScale;
+    PortabilityTable *m_portability;                  // The speedup axes of the bars and the progress plot.
     QMenu *m_exportMenu;
     QCustomPlot *m_plots[PlotCount];
     QHash<QCPAbstractPlottable *, QStringList> m_tips;

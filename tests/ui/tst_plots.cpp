@@ -2,8 +2,10 @@
 // the line to beat, the baselines' samples beside the kernel's), tooltips and export.
 #include "archivefixture.h"
 #include "screenshotsupport.h"
+#include "ui/format.h"
 #include "ui/plotsdata.h"
 #include "ui/plotspage.h"
+#include "ui/portabilitytable.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -64,6 +66,7 @@ class TestPlots : public QObject
 private slots:
     void initTestCase();
     void speedupsPerCandidateAndGpu();
+    void portabilityTable();
     void bestSpeedupSkipsImpossibleAndRejected();
     void distributionAndRoofline();
     void workloadErrors();
@@ -110,6 +113,35 @@ void TestPlots::speedupsPerCandidateAndGpu()
     compareSeries(data.speedups[1], {0.995, 1.0584, 1.0814, 0.0});
     compareSeries(data.discounted, {0, 0, 0, 90.0});
     QCOMPARE(data.discountReasons.last(), QStringLiteral("flagged impossible"));
+    QCOMPARE(data.eagerMs.size(), std::size_t(2));
+    QVERIFY(data.eagerMs[0] > 0 && data.eagerMs[1] > 0);
+}
+
+// The same kernels on every GPU: eager's time and Inductor per GPU, then kernels on the most GPUs first, best
+// first, each with the spread between its best and worst GPU; a kernel with no honest result has no row.
+void TestPlots::portabilityTable()
+{
+    const PlotsData data = PlotsData::prepare(*openArchive(m_path), {QStringLiteral("relu"), std::nullopt, {}});
+    PortabilityTable table;
+    table.showData(data);
+    QCOMPARE(table.columnCount(), 4);
+    QCOMPARE(table.horizontalHeaderItem(1)->text(), kH100);
+    QCOMPARE(table.horizontalHeaderItem(2)->text(), kH200);
+    QCOMPARE(table.rowCount(), PortabilityTable::kReferenceRows + 3);
+    QCOMPARE(table.item(0, 1)->text(), Format::ms(data.eagerMs[0]));
+    const int first = PortabilityTable::kReferenceRows;
+    QCOMPARE(table.item(first, 0)->data(Qt::UserRole).toString(), QString::fromLatin1(kCrossover));
+    QCOMPARE(table.item(first, 1)->text(), Format::speedup(1.0529));
+    QCOMPARE(table.item(first, 2)->text(), Format::speedup(1.0814));
+    QCOMPARE(table.item(first, 3)->text(), QStringLiteral("2.7%")); // 1.0814 / 1.0529
+    QCOMPARE(table.item(first + 2, 0)->data(Qt::UserRole).toString(), QString::fromLatin1(kTranslated));
+
+    // On the page, below the plots.
+    PlotsPage page;
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    QCOMPARE(page.portabilityTable()->rowCount(), table.rowCount());
 }
 
 void TestPlots::bestSpeedupSkipsImpossibleAndRejected()
