@@ -1021,6 +1021,14 @@
         <source>&amp;Copy Id</source>
         <translation>Id &amp;kopieren</translation>
     </message>
+    <message>
+        <source>&amp;Elite Only</source>
+        <translation>Nur Eli&amp;te</translation>
+    </message>
+    <message>
+        <source>Show only the %1 fastest kernels, their ancestors and what else was tried at each step: a large run at a glance (Ctrl+Shift+K)</source>
+        <translation>Nur die %1 schnellsten Kernel zeigen, ihre Vorfahren und was bei jedem Schritt sonst versucht wurde: ein großer Lauf auf einen Blick (Strg+Umschalt+K)</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::LineageScene</name>

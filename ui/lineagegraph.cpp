@@ -224,6 +224,38 @@ QVector<bool> LineageGraph::visibleWithFailedCollapsed(const QString &gpu) const
     return keep;
 }
 
+QVector<bool> LineageGraph::visibleElite(int top, const QString &gpu) const
+{
+    QVector<int> ranked;
+    for (int i = 0; i < size(); ++i)
+        if (outcome(i, gpu) == LineageOutcome::Correct && m_nodes.at(i).canBeBest())
+            ranked << i;
+    std::stable_sort(ranked.begin(), ranked.end(), [&](int a, int b) { return speedup(a, gpu) > speedup(b, gpu); });
+    if (ranked.size() > top)
+        ranked.resize(std::max(0, top));
+
+    QVector<bool> keep(size(), false);
+    QVector<int> line; // the elite and their ancestors, each once
+    for (int node : std::as_const(ranked))
+        if (!keep.at(node)) {
+            keep[node] = true;
+            line << node;
+        }
+    for (int next = 0; next < line.size(); ++next)
+        for (int parent : m_parents.at(line.at(next)))
+            if (!keep.at(parent)) {
+                keep[parent] = true;
+                line << parent;
+            }
+    for (int node : std::as_const(line))
+        for (int child : m_children.at(node))
+            keep[child] = true;
+    for (int i = 0; i < size(); ++i)
+        if (m_parents.at(i).isEmpty())
+            keep[i] = true;
+    return keep;
+}
+
 QVector<int> LineageGraph::find(const QString &text) const
 {
     QVector<int> matches;

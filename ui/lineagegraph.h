@@ -70,6 +70,9 @@ public:
     /// Nodes to show when failed branches are collapsed: a node is hidden when neither it nor any descendant
     /// is correct (or still pending) on gpu; roots stay.
     QVector<bool> visibleWithFailedCollapsed(const QString &gpu = {}) const;
+    /// Nodes to show in the elite view of a large run: the top fastest nodes on gpu that can be the best, every
+    /// ancestor of theirs, and the other children of each of those (what else was tried at each step); roots stay.
+    QVector<bool> visibleElite(int top, const QString &gpu = {}) const;
     /// Nodes whose id starts with text, or whose operator or description contains it (case-insensitive).
     QVector<int> find(const QString &text) const;
 

@@ -115,6 +115,7 @@ LineagePage::LineagePage(QWidget *parent)
     , m_status(new QLabel(this))
     , m_pathAction(new QAction(tr("Path to &Best"), this))
     , m_collapseAction(new QAction(tr("&Collapse Failed"), this))
+    , m_eliteAction(new QAction(tr("&Elite Only"), this))
     , m_zoomInAction(new QAction(icon(QStringLiteral("zoom-in")), tr("Zoom &In"), this))
     , m_zoomOutAction(new QAction(icon(QStringLiteral("zoom-out")), tr("Zoom &Out"), this))
     , m_fitAction(new QAction(icon(QStringLiteral("zoom-fit")), tr("&Fit Lineage"), this))
@@ -139,7 +140,7 @@ LineagePage::LineagePage(QWidget *parent)
     m_gpuCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_gpuCombo->addItem(tr("Any GPU"), QString());
     connect(m_gpuCombo, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_collapseFailed)
+        if (m_collapseFailed || m_eliteOnly)
             scheduleLayout();
         restyle();
     });
@@ -161,6 +162,19 @@ LineagePage::LineagePage(QWidget *parent)
     m_collapseAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     m_collapseAction->setToolTip(tr("Hide branches in which nothing is correct (Ctrl+K)"));
     connect(m_collapseAction, &QAction::toggled, this, &LineagePage::setCollapseFailed);
+    m_eliteAction->setObjectName(QStringLiteral("eliteAction"));
+    m_eliteAction->setCheckable(true);
+    m_eliteAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    m_eliteAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    m_eliteAction->setToolTip(tr("Show only the %1 fastest kernels, their ancestors and what else was tried at each "
+                                 "step: a large run at a glance (Ctrl+Shift+K)")
+                                  .arg(kEliteSize));
+    connect(m_eliteAction, &QAction::toggled, this, [this](bool elite) {
+        if (elite != m_eliteOnly) {
+            m_eliteOnly = elite;
+            requestLayout();
+        }
+    });
     m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
     m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
     m_zoomInAction->setToolTip(tr("Zoom in (%1, + or the mouse wheel)")
@@ -181,6 +195,7 @@ LineagePage::LineagePage(QWidget *parent)
         action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     addAction(m_pathAction);
     addAction(m_collapseAction);
+    addAction(m_eliteAction);
     addActions(zoomActions());
 
     m_status->setObjectName(QStringLiteral("lineageStatus"));
@@ -199,6 +214,7 @@ LineagePage::LineagePage(QWidget *parent)
     bar->addWidget(m_search, 1);
     bar->addWidget(toolButton(m_pathAction, this));
     bar->addWidget(toolButton(m_collapseAction, this));
+    bar->addWidget(toolButton(m_eliteAction, this));
     bar->addWidget(toolButton(m_zoomOutAction, this));
     bar->addWidget(toolButton(m_zoomInAction, this));
     bar->addWidget(toolButton(m_fitAction, this));
@@ -356,7 +372,7 @@ void LineagePage::addEvaluation(const Evaluation &evaluation)
     if (!m_graph.addEvaluation(evaluation))
         return;
     updateGpuCombo();
-    if (m_collapseFailed)
+    if (m_collapseFailed || m_eliteOnly)
         scheduleLayout();
     if (!m_lookTimer->isActive())
         m_lookTimer->start();
@@ -440,7 +456,15 @@ void LineagePage::scheduleLayout()
 
 QVector<bool> LineagePage::visibility() const
 {
-    return m_collapseFailed ? m_graph.visibleWithFailedCollapsed(gpu()) : QVector<bool>();
+    QVector<bool> visible = m_collapseFailed ? m_graph.visibleWithFailedCollapsed(gpu()) : QVector<bool>();
+    if (m_eliteOnly) {
+        const QVector<bool> elite = m_graph.visibleElite(kEliteSize, gpu());
+        if (visible.isEmpty())
+            return elite;
+        for (int i = 0; i < visible.size(); ++i)
+            visible[i] = visible.at(i) && elite.at(i);
+    }
+    return visible;
 }
 
 quint64 LineagePage::requestLayout()

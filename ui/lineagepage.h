@@ -36,6 +36,9 @@ class LineagePage : public QWidget
     Q_OBJECT
 
 public:
+    /// How many of the fastest kernels the elite view follows back to the roots.
+    static constexpr int kEliteSize = 10;
+
     explicit LineagePage(QWidget *parent = nullptr);
     ~LineagePage() override;
 
@@ -122,6 +125,7 @@ private:
     int m_matchCursor = -1;
     bool m_showPath = false;
     bool m_collapseFailed = false;
+    bool m_eliteOnly = false;
     bool m_structureChanged = false;
     bool m_fitPending = false;
     bool m_loading = false;
@@ -142,6 +146,7 @@ private:
     QLabel *m_status;
     QAction *m_pathAction;
     QAction *m_collapseAction;
+    QAction *m_eliteAction;
     QAction *m_zoomInAction;
     QAction *m_zoomOutAction;
     QAction *m_fitAction;

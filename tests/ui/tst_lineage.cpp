@@ -107,6 +107,7 @@ private slots:
     void bestSkipsRejectedAndImpossibleKernels();
     void nodeMenuJudgesOpensAndCopies();
     void collapseFailed();
+    void eliteView();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
 
@@ -426,6 +427,58 @@ void TestLineage::collapseFailed()
     QTRY_VERIFY(!applied.isEmpty());
     QVERIFY(page.scene()->nodeItem(d)->isVisible());
     QCOMPARE(page.scene()->nodeItem(a)->look().hiddenChildren, 0);
+}
+
+// The elite view of a large run: the fastest kernels, their ancestors and what else was tried at each step.
+void TestLineage::eliteView()
+{
+    // root -> a, b, c; a -> a1, a2, a3; b -> b1; a1 is the fastest, b1 second, a flagged kernel c fastest of all.
+    LineageGraph graph;
+    for (const auto &c : {candidate("root", {}, "translate", Origin::Translated), candidate("a", {"root"}, "mutate"),
+                          candidate("b", {"root"}, "mutate"), candidate("c", {"root"}, "mutate"),
+                          candidate("a1", {"a"}, "mutate"), candidate("a2", {"a"}, "mutate"),
+                          candidate("a3", {"a"}, "mutate"), candidate("b1", {"b"}, "mutate"),
+                          candidate("b1x", {"b1"}, "mutate")})
+        graph.addNode(LineageGraph::nodeFromCandidate(c, int(c.parentIds.empty() ? 0 : c.id.size())));
+    for (const auto &[id, speedup] : std::vector<std::pair<std::string, double>>{
+             {"root", 1.0}, {"a", 1.1}, {"b", 1.05}, {"a1", 3.0}, {"a2", 1.2}, {"a3", 0.9}, {"b1", 2.0}, {"b1x", 0.5}})
+        graph.addEvaluation(evaluation(id, "GPU X", EvalStatus::Correct, speedup));
+    Evaluation flagged = evaluation("c", "GPU X", EvalStatus::Correct, 90.0);
+    flagged.flags.push_back({"impossible", "{}"});
+    graph.addEvaluation(flagged);
+
+    const auto shown = [&graph](const QVector<bool> &visible) {
+        QStringList ids;
+        for (int i = 0; i < graph.size(); ++i)
+            if (visible.at(i))
+                ids << graph.node(i).id;
+        ids.sort();
+        return ids;
+    };
+    // The best one: its line back to the root, the siblings along it; not b's subtree below b.
+    QCOMPARE(shown(graph.visibleElite(1, QStringLiteral("GPU X"))),
+             (QStringList{"a", "a1", "a2", "a3", "b", "c", "root"}));
+    // The best two: b1 and its line too, and b1's child (tried from it).
+    QCOMPARE(shown(graph.visibleElite(2, QStringLiteral("GPU X"))),
+             (QStringList{"a", "a1", "a2", "a3", "b", "b1", "b1x", "c", "root"}));
+
+    // On the page: a toggle, combined with collapsing failed branches.
+    LineagePage page;
+    fillPage(page);
+    page.setGpu(QStringLiteral("GPU X"));
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    auto *elite = page.findChild<QAction *>(QStringLiteral("eliteAction"));
+    QVERIFY(elite && elite->isCheckable());
+    elite->setChecked(true);
+    QTRY_VERIFY(!applied.isEmpty());
+    const LineageGraph &sample = page.graph();
+    int visible = 0;
+    for (int i = 0; i < sample.size(); ++i)
+        visible += page.scene()->nodeItem(i)->isVisible();
+    // The sample's ten best are all its correct kernels: their lines and siblings cover all but eeee (a child of
+    // the failed dddd).
+    QCOMPARE(visible, sample.size() - 1);
+    QVERIFY(!page.scene()->nodeItem(sample.indexOf(QStringLiteral("eeee5555")))->isVisible());
 }
 
 void TestLineage::staleLayoutsAreDropped()
