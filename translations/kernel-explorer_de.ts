@@ -1267,6 +1267,18 @@
         <source>Show %1</source>
         <translation>%1 anzeigen</translation>
     </message>
+    <message>
+        <source>Open &amp;Sample Archive</source>
+        <translation>Beispiel&amp;archiv öffnen</translation>
+    </message>
+    <message>
+        <source>Real searches on H200 GPUs to explore: lineages, speedups per GPU, diffs</source>
+        <translation>Echte Suchen auf H200-GPUs zum Erkunden: Stammbäume, Beschleunigungen je GPU, Diffs</translation>
+    </message>
+    <message>
+        <source>Open Sample Archive</source>
+        <translation>Beispielarchiv öffnen</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::ManualCheck</name>
@@ -2534,6 +2546,21 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     <message>
         <source>Worker: %1</source>
         <translation>Worker: %1</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::SampleArchive</name>
+    <message>
+        <source>The sample archive is not installed.</source>
+        <translation>Das Beispielarchiv ist nicht installiert.</translation>
+    </message>
+    <message>
+        <source>The sample archive could not be made from %1: %2</source>
+        <translation>Das Beispielarchiv konnte nicht aus %1 erstellt werden: %2</translation>
+    </message>
+    <message>
+        <source>cannot create the folder of %1</source>
+        <translation>der Ordner von %1 kann nicht angelegt werden</translation>
     </message>
 </context>
 <context>

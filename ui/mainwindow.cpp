@@ -19,6 +19,7 @@
 #include "ui/archivereader.h"
 #include "ui/verdictcontroller.h"
 #include "ui/runpanel.h"
+#include "ui/samplearchive.h"
 #include "ui/searchbridge.h"
 #include "ui/uiresources.h"
 
@@ -162,6 +163,11 @@ void MainWindow::createActions()
     connect(m_openReadOnlyAction, &QAction::triggered, this,
             [this] { chooseAndOpen(ArchiveSession::Access::ReadOnly); });
 
+    m_openSampleAction = new QAction(tr("Open &Sample Archive"), this);
+    m_openSampleAction->setObjectName(QStringLiteral("openSampleAction"));
+    m_openSampleAction->setToolTip(tr("Real searches on H200 GPUs to explore: lineages, speedups per GPU, diffs"));
+    connect(m_openSampleAction, &QAction::triggered, this, &MainWindow::openSampleArchive);
+
     m_reloadAction = new QAction(icon(QStringLiteral("view-refresh")), tr("&Reload"), this);
     m_reloadAction->setObjectName(QStringLiteral("reloadAction"));
     // F5 only: Refresh also means Ctrl+R on some desktops, and Ctrl+R starts a search.
@@ -207,6 +213,7 @@ void MainWindow::createMenus()
     file->addAction(m_newAction);
     file->addAction(m_openAction);
     file->addAction(m_openReadOnlyAction);
+    file->addAction(m_openSampleAction);
     file->addAction(m_openOpAction);
     file->addAction(m_pytorchImport->action());
     m_recentMenu = file->addMenu(tr("Open &Recent"));
@@ -561,6 +568,19 @@ bool MainWindow::openStartupArchive()
     if (!last.isEmpty() && QFileInfo::exists(last))
         return openArchive(last);
     return openDefaultArchive();
+}
+
+bool MainWindow::openSampleArchive()
+{
+    QString error;
+    QApplication::setOverrideCursor(Qt::WaitCursor); // the first time, an import of a few hundred milliseconds
+    const QString path = SampleArchive::prepare(&error);
+    QApplication::restoreOverrideCursor();
+    if (path.isEmpty()) {
+        m_errors.report(tr("Open Sample Archive"), error);
+        return false;
+    }
+    return openArchive(path);
 }
 
 bool MainWindow::openDefaultArchive()

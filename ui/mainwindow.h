@@ -48,6 +48,8 @@ public:
     /// Opens the last archive, or on first start the default one (created when missing).
     bool openStartupArchive();
     bool openDefaultArchive();
+    /// The sample archive of real searches (imported on first use); false after reporting why not.
+    bool openSampleArchive();
     void closeArchive();
     void reload();
 
@@ -149,6 +151,7 @@ private:
     QAction *m_newAction = nullptr;
     QAction *m_openAction = nullptr;
     QAction *m_openReadOnlyAction = nullptr;
+    QAction *m_openSampleAction = nullptr;
     QAction *m_reloadAction = nullptr;
     QAction *m_closeAction = nullptr;
     QAction *m_quitAction = nullptr;

@@ -14,6 +14,7 @@
 #include "ui/mainwindow.h"
 #include "ui/plotspage.h"
 #include "ui/recentarchives.h"
+#include "ui/samplearchive.h"
 
 #include <sqlite3.h>
 
@@ -24,6 +25,8 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFileInfo>
+#include <QScopeGuard>
 #include <QFile>
 #include <QLocale>
 #include <QMenu>
@@ -101,6 +104,7 @@ private slots:
     void restoresWindowLayout();
     void anyTwoKernelsCanBeDiffed();
     void hiddenPagesReadWhenShown();
+    void opensTheSampleArchive();
 
 private:
     /// Opens the sample archive in the window and waits for its rows.
@@ -531,6 +535,42 @@ void TestMainWindow::hiddenPagesReadWhenShown()
     pages->setCurrentWidget(plots);
     QTRY_COMPARE(plotLoads.count(), 1);
     QVERIFY(errors.messages.isEmpty());
+}
+
+// File > Open Sample Archive: the shipped export of real GPU searches, imported once next to the default archive.
+void TestMainWindow::opensTheSampleArchive()
+{
+    QVERIFY2(!SampleArchive::exportFile().isEmpty(), "the sample archive's export is not found");
+    const QString folder = m_dir.filePath(QStringLiteral("sample-data"));
+    qputenv("KX_ARCHIVE", QFile::encodeName(folder + QStringLiteral("/archive.kxdb")));
+    const auto restore = qScopeGuard([] { qunsetenv("KX_ARCHIVE"); });
+    QCOMPARE(SampleArchive::archivePath(), folder + QStringLiteral("/sample.kxdb"));
+
+    MainWindow window;
+    ErrorLog errors;
+    errors.attach(window);
+    window.show();
+    window.findChild<QAction *>(QStringLiteral("openSampleAction"))->trigger();
+    QVERIFY2(errors.messages.isEmpty(), qPrintable(errors.messages.join(QLatin1Char('\n'))));
+    QCOMPARE(window.session()->path(), SampleArchive::archivePath());
+    QTRY_VERIFY(window.kernelsPage()->model()->rowCount() > 100);
+    QVERIFY(window.kernelsPage()->model()->opNames().contains(QStringLiteral("softmax")));
+    const auto archive = Archive::open(QFile::encodeName(SampleArchive::archivePath()).toStdString(), ArchiveMode::ReadOnly);
+    QVERIFY(archive);
+    QVERIFY((*archive)->gpuNames().size() >= 1);
+    QVERIFY((*archive)->gpuNames().front().find("H200") != std::string::npos); // real cards, not a fake worker
+    const auto modified = QFileInfo(SampleArchive::archivePath()).lastModified();
+    QVERIFY(window.openSampleArchive()); // the second time it opens what is there
+    QCOMPARE(QFileInfo(SampleArchive::archivePath()).lastModified(), modified);
+
+    // Where the archive cannot be made, the reason is given and nothing is left behind.
+    QFile blocker(m_dir.filePath(QStringLiteral("not-a-folder")));
+    QVERIFY(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    qputenv("KX_ARCHIVE", QFile::encodeName(blocker.fileName() + QStringLiteral("/archive.kxdb")));
+    QString error;
+    QVERIFY(SampleArchive::prepare(&error).isEmpty());
+    QVERIFY2(error.contains(QLatin1String("could not be made")), qPrintable(error));
 }
 
 #include "tst_mainwindow.moc"
