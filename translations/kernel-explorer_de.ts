@@ -2778,5 +2778,13 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>--screenshot needs an archive.</source>
         <translation>--screenshot braucht ein Archiv.</translation>
     </message>
+    <message>
+        <source>With --screenshot: the page to show (kernels, lineage, diff or plots).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>page</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 </TS>

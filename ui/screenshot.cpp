@@ -2,19 +2,25 @@
 
 #include "ui/archivestatuswidget.h"
 #include "ui/candidateview.h"
+#include "ui/diffview.h"
 #include "ui/eventwait.h"
 #include "ui/kernelsmodel.h"
 #include "ui/kernelspage.h"
 #include "ui/kernelsproxymodel.h"
+#include "ui/lineagepage.h"
 #include "ui/mainwindow.h"
+#include "ui/plotspage.h"
 #include "ui/scratchsettings.h"
 
 #include <QDockWidget>
 #include <QImage>
 #include <QPixmap>
+#include <QTabWidget>
 #include <QTableView>
 
 #include <cstdio>
+#include <functional>
+#include <map>
 
 namespace kx::ui {
 
@@ -30,7 +36,7 @@ int fail(const QString &message)
 
 } // namespace
 
-int takeScreenshot(const QString &archivePath, const QString &imagePath)
+int takeScreenshot(const QString &archivePath, const QString &imagePath, const QString &pageName)
 {
     ScratchSettings settings;
     if (!settings.isValid())
@@ -62,6 +68,22 @@ int takeScreenshot(const QString &archivePath, const QString &imagePath)
             return fail(QStringLiteral("the kernel's details did not load"));
     }
     waitUntil([&] { return !window.archiveStatus()->countsText().isEmpty(); }, kTimeoutMs);
+
+    // Another page: shown, it reads what it draws for the selected kernel.
+    auto *pages = window.findChild<QTabWidget *>(QStringLiteral("pages"));
+    const std::map<QString, std::pair<QWidget *, std::function<bool()>>> shown{
+        {QStringLiteral("kernels"), {page, [page] { return !page->isLoading(); }}},
+        {QStringLiteral("lineage"), {window.lineagePage(), [&] { return !window.lineagePage()->isLoading(); }}},
+        {QStringLiteral("diff"), {window.diffView(), [&] { return !window.diffView()->isLoading(); }}},
+        {QStringLiteral("plots"), {window.plotsPage(), [&] { return !window.plotsPage()->isLoading(); }}},
+    };
+    const auto chosen = shown.find(pageName.isEmpty() ? QStringLiteral("kernels") : pageName);
+    if (chosen == shown.end())
+        return fail(QStringLiteral("no page %1 (kernels, lineage, diff, plots)").arg(pageName));
+    pages->setCurrentWidget(chosen->second.first);
+    waitUntil([] { return false; }, 100); // the page asks for what it shows when it is shown
+    if (!waitUntil(chosen->second.second, kTimeoutMs))
+        return fail(QStringLiteral("the %1 page did not load").arg(pageName));
     waitUntil([] { return false; }, 200); // Let pending layout and paint events settle.
 
     const QImage image = window.grab().toImage();

@@ -42,8 +42,13 @@ int main(int argc, char *argv[])
         QStringLiteral("screenshot"),
         QApplication::translate("main", "Save an image of the main window showing ARCHIVE, then exit."),
         QApplication::translate("main", "image"));
+    const QCommandLineOption screenshotPage(
+        QStringLiteral("page"),
+        QApplication::translate("main", "With --screenshot: the page to show (kernels, lineage, diff or plots)."),
+        QApplication::translate("main", "page"));
     parser.addOption(selfTest);
     parser.addOption(screenshot);
+    parser.addOption(screenshotPage);
     parser.addPositionalArgument(QStringLiteral("archive"),
                                  QApplication::translate("main", "The archive to open (.kxdb)."),
                                  QStringLiteral("[archive]"));
@@ -62,7 +67,7 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "%s\n", qPrintable(QApplication::translate("main", "--screenshot needs an archive.")));
             return 2;
         }
-        return kx::ui::takeScreenshot(archive, parser.value(screenshot));
+        return kx::ui::takeScreenshot(archive, parser.value(screenshot), parser.value(screenshotPage));
     }
 
     kx::ui::MainWindow window;
