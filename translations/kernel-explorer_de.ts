@@ -2780,11 +2780,11 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     </message>
     <message>
         <source>With --screenshot: the page to show (kernels, lineage, diff or plots).</source>
-        <translation type="unfinished"></translation>
+        <translation>Mit --screenshot: die zu zeigende Seite (kernels, lineage, diff oder plots).</translation>
     </message>
     <message>
         <source>page</source>
-        <translation type="unfinished"></translation>
+        <translation>Seite</translation>
     </message>
 </context>
 </TS>
