@@ -49,12 +49,13 @@ LineageGraph readLineage(const Archive &archive, std::int64_t runId)
     std::map<std::string, int> generations;
     for (const auto &[id, generation] : archive.runGenerations(runId))
         generations.emplace(id, generation);
-    for (const Candidate &candidate : archive.candidatesOfRun(runId)) {
+    // Only what the lineage draws: a 10k-node run read with sources and samples took seconds.
+    for (const Candidate &candidate : archive.candidateHeadersOfRun(runId)) {
         const auto it = generations.find(candidate.id);
         graph.addNode(LineageGraph::nodeFromCandidate(candidate, it == generations.end() ? 0 : it->second));
-        for (const Evaluation &evaluation : archive.evaluations(candidate.id))
-            graph.addEvaluation(evaluation);
     }
+    for (const Evaluation &evaluation : archive.evaluationOutcomesOfRun(runId))
+        graph.addEvaluation(evaluation);
     CandidateFilter filter;
     filter.runId = runId;
     for (const CandidateSummary &row : archive.candidateSummaries(filter))

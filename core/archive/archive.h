@@ -208,6 +208,12 @@ public:
     std::vector<Candidate> candidates(const std::string &opName = {}) const;
     /// Every candidate of a run in insertion order: the run's lineage.
     std::vector<Candidate> candidatesOfRun(std::int64_t runId) const;
+    /// The same without source, launch plan and genome: what a lineage draws (ids, parents, origin, operator,
+    /// description), read in three queries however large the run.
+    std::vector<Candidate> candidateHeadersOfRun(std::int64_t runId) const;
+    /// The evaluations of a run's candidates (made in any run), in the order they were made, with only what a
+    /// lineage draws: candidate, GPU name, status, speedup and the kinds of their flags (no details or samples).
+    std::vector<Evaluation> evaluationOutcomesOfRun(std::int64_t runId) const;
     /// The generation each candidate of a run was proposed in, in insertion order.
     std::vector<std::pair<std::string, int>> runGenerations(std::int64_t runId) const;
     std::vector<CandidateSummary> candidateSummaries(const CandidateFilter &filter = {}) const;

@@ -6,6 +6,8 @@
 
 #include <sqlite3.h>
 
+#include <map>
+
 #include <sys/stat.h>
 
 namespace kx {
@@ -254,6 +256,67 @@ std::vector<Candidate> Archive::candidatesOfRun(std::int64_t runId) const
                                 " WHERE m.run_id=?1 ORDER BY m.rowid");
     query.bind(1, runId);
     return readCandidates(m_db, query);
+}
+
+std::vector<Candidate> Archive::candidateHeadersOfRun(std::int64_t runId) const
+{
+    Statement query(m_db, "SELECT c.id, c.op_name, c.origin, c.operator, c.description, c.run_id, c.created_at"
+                          " FROM candidates c JOIN run_candidates m ON m.candidate_id=c.id"
+                          " WHERE m.run_id=?1 ORDER BY m.rowid");
+    query.bind(1, runId);
+    std::vector<Candidate> result;
+    std::map<std::string, std::size_t> index;
+    while (query.step()) {
+        Candidate candidate;
+        candidate.id = query.text(0);
+        candidate.opName = query.text(1);
+        candidate.origin = originFromString(query.text(2));
+        candidate.operatorName = query.text(3);
+        candidate.description = query.text(4);
+        candidate.runId = query.optionalInt64(5);
+        candidate.createdAtMs = query.int64(6);
+        index.emplace(candidate.id, result.size());
+        result.push_back(std::move(candidate));
+    }
+    Statement parents(m_db, "SELECT p.candidate_id, p.parent_id FROM candidate_parents p"
+                            " JOIN run_candidates m ON m.candidate_id=p.candidate_id"
+                            " WHERE m.run_id=?1 ORDER BY p.candidate_id, p.position");
+    parents.bind(1, runId);
+    while (parents.step())
+        if (const auto it = index.find(parents.text(0)); it != index.end())
+            result[it->second].parentIds.push_back(parents.text(1));
+    return result;
+}
+
+std::vector<Evaluation> Archive::evaluationOutcomesOfRun(std::int64_t runId) const
+{
+    Statement query(m_db, "SELECT e.id, e.candidate_id, e.run_id, g.name, e.status, e.speedup, e.created_at"
+                          " FROM evaluations e JOIN gpus g ON g.id=e.gpu_id"
+                          " JOIN run_candidates m ON m.candidate_id=e.candidate_id"
+                          " WHERE m.run_id=?1 ORDER BY e.id");
+    query.bind(1, runId);
+    std::vector<Evaluation> result;
+    std::map<std::int64_t, std::size_t> index;
+    while (query.step()) {
+        Evaluation evaluation;
+        evaluation.id = query.int64(0);
+        evaluation.candidateId = query.text(1);
+        evaluation.runId = query.optionalInt64(2);
+        evaluation.gpu.name = query.text(3);
+        evaluation.status = evalStatusFromString(query.text(4));
+        evaluation.speedup = query.real(5);
+        evaluation.createdAtMs = query.int64(6);
+        index.emplace(evaluation.id, result.size());
+        result.push_back(std::move(evaluation));
+    }
+    Statement flags(m_db, "SELECT f.evaluation_id, f.kind FROM flags f JOIN evaluations e ON e.id=f.evaluation_id"
+                          " JOIN run_candidates m ON m.candidate_id=e.candidate_id"
+                          " WHERE m.run_id=?1 ORDER BY f.evaluation_id, f.position");
+    flags.bind(1, runId);
+    while (flags.step())
+        if (const auto it = index.find(flags.int64(0)); it != index.end())
+            result[it->second].flags.push_back(Flag{flags.text(1), {}});
+    return result;
 }
 
 std::vector<std::pair<std::string, int>> Archive::runGenerations(std::int64_t runId) const

@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -464,6 +466,32 @@ TEST_CASE("answers the UI queries")
     CHECK(archive->resolveCandidateId(lineage[4].id.substr(0, 10)).value() == lineage[4].id);
     CHECK(!archive->resolveCandidateId("ab"));
     CHECK(!archive->resolveCandidateId("ffffffffff"));
+
+    // What a lineage draws, without sources and samples: the same candidates, parents and outcomes.
+    const auto headers = archive->candidateHeadersOfRun(runs.front().id);
+    REQUIRE(headers.size() == lineage.size());
+    std::size_t outcomesExpected = 0;
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+        CHECK(headers[i].id == lineage[i].id);
+        CHECK(headers[i].parentIds == lineage[i].parentIds);
+        CHECK(headers[i].operatorName == lineage[i].operatorName);
+        CHECK(headers[i].origin == lineage[i].origin);
+        CHECK(headers[i].source.empty());
+        outcomesExpected += archive->evaluations(lineage[i].id).size();
+    }
+    const auto outcomes = archive->evaluationOutcomesOfRun(runs.front().id);
+    REQUIRE(outcomes.size() == outcomesExpected);
+    for (const auto &outcome : outcomes) {
+        const auto full = archive->evaluations(outcome.candidateId);
+        const auto same = std::find_if(full.begin(), full.end(), [&](const auto &e) { return e.id == outcome.id; });
+        REQUIRE(same != full.end());
+        CHECK(outcome.status == same->status);
+        CHECK(outcome.speedup == same->speedup);
+        CHECK(outcome.gpu.name == same->gpu.name);
+        CHECK(countsTowardsBest(outcome) == countsTowardsBest(*same));
+        CHECK(outcome.flags.size() == same->flags.size());
+        CHECK(outcome.samplesMs.empty());
+    }
 }
 
 TEST_CASE("an evaluation round-trips exactly")
