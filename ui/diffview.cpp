@@ -31,6 +31,7 @@ struct DiffView::Loaded
     std::optional<Candidate> left;
     std::optional<Candidate> right;
     std::vector<CandidateSummary> choices;  ///< Candidates of the right one's op, oldest first (no sources).
+    bool choicesKept = false;               ///< The op's choices are those shown already: not read again.
 };
 
 namespace {
@@ -172,6 +173,7 @@ void DiffView::setArchivePath(const QString &path)
     m_requestedRightId.clear();
     m_deferred.reset();
     m_choices.clear();
+    m_choicesOp.clear();
     fillChoices(m_leftCombo, {});
     fillChoices(m_rightCombo, {});
     m_sourcePane->clear();
@@ -207,7 +209,7 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
     m_loading = true;
     const std::string right = rightId.toStdString();
     const std::string left = leftId.toStdString();
-    readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent](const Archive &archive) {
+    readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent, shownOp = m_choicesOp](const Archive &archive) {
         Loaded loaded;
         loaded.right = archive.candidate(right);
         if (!loaded.right)
@@ -216,6 +218,12 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
             loaded.left = loaded.right->parentIds.empty() ? loaded.right : archive.candidate(loaded.right->parentIds.front());
         else
             loaded.left = archive.candidate(left);
+        // The choices depend on the op only: a selection within it does not read them again (at 30k kernels
+        // they cost a second).
+        if (loaded.right->opName == shownOp) {
+            loaded.choicesKept = true;
+            return loaded;
+        }
         CandidateFilter filter;
         filter.opName = loaded.right->opName;
         loaded.choices = archive.candidateSummaries(filter);
@@ -244,18 +252,41 @@ void DiffView::showLoaded(const Loaded &result)
 {
     m_leftId = Format::text(result.left->id);
     m_rightId = Format::text(result.right->id);
-    m_choices = result.choices;
+    bool changed = !result.choicesKept;
+    if (changed) {
+        m_choices = result.choices;
+        m_choicesOp = result.right->opName;
+    }
     // The left one may belong to another op; offer it too.
     const bool leftListed = std::any_of(m_choices.begin(), m_choices.end(),
                                         [&](const CandidateSummary &c) { return c.id == result.left->id; });
-    if (!leftListed)
+    if (!leftListed) {
         m_choices.insert(m_choices.begin(), summaryOf(*result.left));
-    fillChoices(m_leftCombo, m_leftId);
-    fillChoices(m_rightCombo, m_rightId);
+        changed = true;
+    }
+    if (changed) {
+        fillChoices(m_leftCombo, m_leftId);
+        fillChoices(m_rightCombo, m_rightId);
+    } else {
+        selectChoice(m_leftCombo, m_leftId);
+        selectChoice(m_rightCombo, m_rightId);
+    }
     m_sourcePane->setTexts(Format::text(result.left->source), Format::text(result.right->source));
     m_planPane->setTexts(canonicalPlan(result.left->launchPlan), canonicalPlan(result.right->launchPlan));
     m_tabs->setEnabled(true);
     updateSummary();
+}
+
+void DiffView::selectChoice(QComboBox *combo, const QString &selectedId)
+{
+    m_updatingChoices = true;
+    combo->setCurrentIndex(combo->findData(selectedId));
+    m_updatingChoices = false;
+}
+
+void DiffView::archiveChanged()
+{
+    m_choicesOp.clear(); // new kernels: the next comparison reads the op's choices again
 }
 
 void DiffView::fillChoices(QComboBox *combo, const QString &selectedId)

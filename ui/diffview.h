@@ -30,6 +30,8 @@ public:
     explicit DiffView(QWidget *parent = nullptr);
 
     void setArchivePath(const QString &path);
+    /// The archive has new kernels (a reload): the choices are read again with the next comparison.
+    void archiveChanged();
     /// Compares the candidate with its first parent (or with itself when it has none).
     void showCandidate(const QString &candidateId);
     /// Compares two candidates; the choices offered are the candidates of the right one's op.
@@ -68,6 +70,7 @@ private:
     void load(const QString &leftId, const QString &rightId, bool leftIsFirstParent);
     void showLoaded(const Loaded &result);
     void fillChoices(QComboBox *combo, const QString &selectedId);
+    void selectChoice(QComboBox *combo, const QString &selectedId);
     void onChoiceChanged();
     void updateSummary();
     void showMessage(const QString &message);
@@ -82,6 +85,7 @@ private:
     std::optional<Request> m_deferred;      // Asked for while hidden.
     bool m_updatingChoices = false;
     std::vector<CandidateSummary> m_choices;
+    std::string m_choicesOp;                // The op m_choices belong to (empty: none read).
     QComboBox *m_leftCombo;
     QComboBox *m_rightCombo;
     QLabel *m_summary;

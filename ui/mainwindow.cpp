@@ -604,6 +604,7 @@ void MainWindow::reload()
         return;
     m_kernelsPage->reload();
     m_archiveStatus->refresh();
+    m_diffView->archiveChanged();
     showCandidate(m_kernelsPage->currentCandidateId());
 }
 

@@ -15,26 +15,7 @@ trap 'rm -rf "$dir"' EXIT
 echo "| kernels | export MB | import s | peak memory MB |"
 echo "|---:|---:|---:|---:|"
 for n in "${sizes[@]}"; do
-  python3 - "$sample" "$n" "$dir/export.json" <<'PY'
-import copy, hashlib, json, random, sys
-document = json.load(open(sys.argv[1]))
-count = int(sys.argv[2])
-run = document["runs"][0]
-models = [c for c in document["candidates"] if c.get("run") == run["uid"]]
-random.seed(1)
-candidates, ids = [], []
-for i in range(count):
-    candidate = copy.deepcopy(models[i % len(models)])
-    candidate["source"] += f"\n// variant {i}\n"
-    candidate["id"] = hashlib.sha256((candidate["source"] + "\0" + candidate["launchPlan"]).encode()).hexdigest()
-    candidate["parents"] = [ids[random.randrange(len(ids))]] if ids else []
-    candidate["verdicts"] = []
-    ids.append(candidate["id"])
-    candidates.append(candidate)
-run = dict(run, candidates=[{"generation": 1 + i // 8, "id": id} for i, id in enumerate(ids)])
-ops = [op for op in document["ops"] if op["name"] == run["op"]]
-json.dump(dict(document, ops=ops, runs=[run], candidates=candidates), open(sys.argv[3], "w"))
-PY
+  "$(dirname "${BASH_SOURCE[0]}")/make_export.py" "$sample" "$n" "$dir/export.json"
   rm -f "$dir"/a.kxdb*
   /usr/bin/time -f "%e %M" -o "$dir/time" "$kx" archive import -a "$dir/a.kxdb" "$dir/export.json" > /dev/null
   read -r seconds kilobytes < "$dir/time"

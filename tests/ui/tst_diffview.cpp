@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <QAction>
+#include <QComboBox>
 #include <QFile>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -72,6 +73,7 @@ private slots:
     void comparesWithFirstParent();
     void comparesChosenCandidates();
     void unknownCandidateIsReported();
+    void choicesAreReadOncePerOp();
 
 private:
     QTemporaryDir m_dir;
@@ -320,6 +322,43 @@ void TestDiffView::comparesChosenCandidates()
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     QCOMPARE(view.leftId(), view.rightId());
     QVERIFY(view.sourcePane()->diff().isIdentical());
+}
+
+// The choosers list the op's kernels: a selection within the op does not read them again (at 30k kernels that
+// cost a second a click); after archiveChanged() (a reload) the next comparison does.
+void TestDiffView::choicesAreReadOncePerOp()
+{
+    const QString path = m_dir.filePath(QStringLiteral("choices.kxdb"));
+    QVERIFY(importSample(path));
+    DiffView view;
+    view.setArchivePath(path);
+    QSignalSpy loaded(&view, &DiffView::loaded);
+    const QString crossover = QStringLiteral("e8fbd32f7a1f58b1aa0d14118d7d47b10721acd5d22040e47e5925b3194f450c");
+    view.showCandidate(crossover);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    auto *right = view.findChild<QComboBox *>(QStringLiteral("rightCandidate"));
+    const int listed = right->count();
+    {
+        auto archive = Archive::open(QFile::encodeName(path).toStdString());
+        QVERIFY(archive);
+        Candidate added = *(*archive)->candidate(crossover.toStdString());
+        added.source += "\n// one more\n";
+        added.id = makeCandidateId(added.source, added.launchPlan);
+        added.parentIds = {crossover.toStdString()};
+        auto tx = (*archive)->begin();
+        (*archive)->addCandidate(tx, added, 3);
+        tx.commit();
+    }
+    view.showCandidate(QString::fromLatin1(kParent));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    QCOMPARE(right->count(), listed); // not read again
+    QCOMPARE(right->currentData().toString(), QString::fromLatin1(kParent));
+
+    view.archiveChanged();
+    view.showCandidate(crossover);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 10000);
+    QCOMPARE(right->count(), listed + 1);
+    QCOMPARE(right->currentData().toString(), crossover);
 }
 
 void TestDiffView::unknownCandidateIsReported()
