@@ -605,6 +605,7 @@ void MainWindow::reload()
     m_kernelsPage->reload();
     m_archiveStatus->refresh();
     m_diffView->archiveChanged();
+    m_plotsPage->archiveChanged();
     showCandidate(m_kernelsPage->currentCandidateId());
 }
 

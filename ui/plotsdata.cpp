@@ -237,11 +237,25 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         data.candidateLabels << label;
     }
 
+    if (selected)
+        addCandidate(archive, *selected, data);
+    return data;
+}
+
+bool PlotsData::sameOpData(const PlotsScope &scope, const QString &candidateOpName) const
+{
+    const QString op = scope.opName.isEmpty() ? candidateOpName : scope.opName;
+    return !opName.isEmpty() && op == opName && scope.runId == runId;
+}
+
+void PlotsData::addCandidate(const Archive &archive, const Candidate &selected, PlotsData &data)
+{
     // (c) and (d): the selected candidate.
-    if (!selected)
-        return data;
-    data.candidateId = Format::text(selected->id);
-    const std::vector<Evaluation> evaluations = archive.evaluations(selected->id);
+    data.candidateId = Format::text(selected.id);
+    data.distributions.clear();
+    data.roofline.clear();
+    data.rooflineNote.clear();
+    const std::vector<Evaluation> evaluations = archive.evaluations(selected.id);
     const auto latest = latestCorrectPerGpu(evaluations);
     for (const auto &[gpu, evaluation] : latest) {
         Distribution distribution{Format::text(gpu), evaluation->samplesMs, eagerSamplesMs(*evaluation), {}};
@@ -250,11 +264,11 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         if (!distribution.candidateMs.empty() || !distribution.baselineMs.empty() || !distribution.inductorMs.empty())
             data.distributions.push_back(std::move(distribution));
     }
-    const std::optional<Op> op = archive.op(selected->opName);
+    const std::optional<Op> op = archive.op(selected.opName);
     const Workload workload = op ? Workload::of(*op) : Workload{};
     if (!workload.bytes || *workload.bytes <= 0) {
         data.rooflineNote = workload.error.isEmpty() ? QStringLiteral("the op states no bytes moved") : workload.error;
-        return data;
+        return;
     }
     if (latest.empty())
         data.rooflineNote = QStringLiteral("the kernel has no correct timed evaluation");
@@ -271,7 +285,6 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         point.intensity = flops / double(*workload.bytes);
         data.roofline.push_back(point);
     }
-    return data;
 }
 
 } // namespace kx::ui

@@ -95,6 +95,12 @@ struct PlotsData
 
     /// Reads everything for the scope (on any thread: it only touches the given archive).
     static PlotsData prepare(const Archive &archive, const PlotsScope &scope);
+    /// Replaces the selected candidate's part, (c) and (d), of data: when only the kernel changes within the op,
+    /// the op's plots stay as they are (at 30k kernels they take seconds to read).
+    static void addCandidate(const Archive &archive, const Candidate &selected, PlotsData &data);
+    /// Whether this data's op-level part, (a) and (b), is the one the scope asks for when the kernel is of
+    /// candidateOpName.
+    bool sameOpData(const PlotsScope &scope, const QString &candidateOpName) const;
 
     /// At most this many candidates in the bar chart: the fastest ones.
     static constexpr int kMaxBarCandidates = 24;

@@ -261,9 +261,16 @@ void PlotsPage::showEvent(QShowEvent *event)
         reload();
 }
 
+void PlotsPage::archiveChanged()
+{
+    m_opDataCurrent = false;
+    reload();
+}
+
 void PlotsPage::setArchivePath(const QString &path)
 {
     m_archivePath = path;
+    m_opDataCurrent = false;
     m_scope = {};
     m_data = {};
     ++m_generation;
@@ -305,7 +312,20 @@ void PlotsPage::reload()
     m_loading = true;
     m_status->setText(tr("Reading…"));
     const PlotsScope scope = m_scope;
-    readArchiveAsync(m_archivePath, [scope](const Archive &archive) { return PlotsData::prepare(archive, scope); })
+    // The op's plots are kept when only the kernel changes (and nothing new was recorded meanwhile).
+    std::optional<PlotsData> kept;
+    if (m_opDataCurrent)
+        kept = m_data;
+    readArchiveAsync(m_archivePath, [scope, kept](const Archive &archive) {
+        if (kept && !scope.candidateId.isEmpty())
+            if (const auto selected = archive.candidate(scope.candidateId.toStdString());
+                selected && kept->sameOpData(scope, QString::fromStdString(selected->opName))) {
+                PlotsData data = *kept;
+                PlotsData::addCandidate(archive, *selected, data);
+                return data;
+            }
+        return PlotsData::prepare(archive, scope);
+    })
         .then(this, [this, generation](const ReadResult<PlotsData> &result) {
             if (generation != m_generation)
                 return;
@@ -316,6 +336,7 @@ void PlotsPage::reload()
                 return;
             }
             m_data = result.value;
+            m_opDataCurrent = true;
             m_gpuColors = gpuColors(m_data.gpus);
             showData();
             emit loaded();

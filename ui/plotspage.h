@@ -46,6 +46,8 @@ public:
 
     bool isLoading() const { return m_loading; }
     PortabilityTable *portabilityTable() const { return m_portability; }
+    /// The archive has new results (a reload): everything is read again.
+    void archiveChanged();
     /// A page in a tab that is not shown reads nothing: a change of kernel or scope while hidden is read when
     /// the page is shown.
     void setDeferredWhileHidden(bool deferred) { m_deferWhileHidden = deferred; }
@@ -93,6 +95,7 @@ private:
     bool m_loading = false;
     bool m_deferWhileHidden = false;
     bool m_stale = false;                   // Something changed while hidden: read when shown.
+    bool m_opDataCurrent = false;           // m_data's op-level plots are up to date with the archive.
     bool m_updatingChoices = false;
     bool m_restylePending = false;
     QComboBox *m_opCombo;

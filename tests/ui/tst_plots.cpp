@@ -67,6 +67,7 @@ private slots:
     void initTestCase();
     void speedupsPerCandidateAndGpu();
     void portabilityTable();
+    void opPlotsStayWhileOnlyTheKernelChanges();
     void bestSpeedupSkipsImpossibleAndRejected();
     void distributionAndRoofline();
     void workloadErrors();
@@ -219,6 +220,45 @@ void TestPlots::workloadErrors()
     QVERIFY(!workload.error.isEmpty());
     QVERIFY(!Workload::of(Op{}).bytes);
     QVERIFY(!Workload::of(Op{}).error.isEmpty());
+}
+
+// A new kernel of the same op: only its runtime and roofline are read (the op's plots took seconds at 30k
+// kernels); after archiveChanged() (a reload) everything is, and new results show.
+void TestPlots::opPlotsStayWhileOnlyTheKernelChanges()
+{
+    const QString path = m_dir.filePath(QStringLiteral("kept.kxdb"));
+    QVERIFY(importSample(path));
+    PlotsPage page;
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    page.setCandidate(QString::fromLatin1(kTranslated));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    QCOMPARE(page.data().gpus, (QStringList{kH100, kH200}));
+
+    // A result on a third GPU arrives for the crossover kernel.
+    {
+        auto archive = openArchive(path, ArchiveMode::ReadWrite);
+        Evaluation evaluation = archive->evaluations(kCrossover).front();
+        evaluation.id = 0;
+        evaluation.gpu.name = "NVIDIA B200";
+        evaluation.gpu.uuid = "GPU-b200";
+        evaluation.baselines.clear();
+        Transaction tx = archive->begin();
+        archive->addEvaluation(tx, evaluation);
+        tx.commit();
+    }
+    page.setCandidate(QString::fromLatin1(kCrossover));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 10000);
+    QCOMPARE(page.data().candidateId, QString::fromLatin1(kCrossover));
+    QCOMPARE(page.data().gpus, (QStringList{kH100, kH200})); // the op's plots were kept
+    const bool distributionOnB200 = std::any_of(page.data().distributions.begin(), page.data().distributions.end(),
+                                                [](const auto &d) { return d.gpu == QLatin1String("NVIDIA B200"); });
+    QVERIFY(distributionOnB200); // the kernel's own part was read
+
+    page.archiveChanged();
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 4, 10000);
+    QCOMPARE(page.data().gpus, (QStringList{QStringLiteral("NVIDIA B200"), kH100, kH200}));
 }
 
 void TestPlots::runScope()
