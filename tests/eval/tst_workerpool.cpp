@@ -244,12 +244,18 @@ private slots:
     {
         WorkerPool pool(fakeOptions());
         QVERIFY(pool.start().isOk());
-        // Kills the worker once it is busy in a process other than notPid; returns the pid killed (0: none came).
+        // Kills the worker well into its evaluation (busy for half a second of the request's three) in a process
+        // other than notPid; returns the pid killed (0: none came). A worker killed the moment it takes a request,
+        // before sending it, is a death while idle: the request goes to its successor and is not the test's case.
         const auto killBusyWorker = [&pool](std::int64_t notPid) -> std::int64_t {
             const auto deadline = std::chrono::steady_clock::now() + kPatience;
             while (std::chrono::steady_clock::now() < deadline) {
                 const auto worker = pool.workers()[0];
                 if (worker.state == WorkerState::Busy && worker.pid > 0 && worker.pid != notPid) {
+                    std::this_thread::sleep_for(500ms);
+                    const auto now = pool.workers()[0];
+                    if (now.state != WorkerState::Busy || now.pid != worker.pid)
+                        continue;
                     ::kill(pid_t(worker.pid), SIGKILL);
                     return worker.pid;
                 }
@@ -258,7 +264,7 @@ private slots:
             return 0;
         };
 
-        auto once = pool.submit(request("sleep:2000"));
+        auto once = pool.submit(request("sleep:3000"));
         const auto firstPid = killBusyWorker(0);
         QVERIFY(firstPid > 0);
         const auto again = await(std::move(once));
@@ -268,7 +274,7 @@ private slots:
         QCOMPARE(pool.workers()[0].restarts, 1);
         QVERIFY2(pool.workers()[0].lastError.find("SIGKILL") != std::string::npos, pool.workers()[0].lastError.c_str());
 
-        auto twice = pool.submit(request("sleep:2000"));
+        auto twice = pool.submit(request("sleep:3000"));
         const auto secondPid = killBusyWorker(0);
         QVERIFY(secondPid > 0);
         QVERIFY(killBusyWorker(secondPid) > 0);
