@@ -1029,6 +1029,26 @@
         <source>Show only the %1 fastest kernels, their ancestors and what else was tried at each step: a large run at a glance (Ctrl+Shift+K)</source>
         <translation>Nur die %1 schnellsten Kernel zeigen, ihre Vorfahren und was bei jedem Schritt sonst versucht wurde: ein großer Lauf auf einen Blick (Strg+Umschalt+K)</translation>
     </message>
+    <message>
+        <source>Which kernels to show on the chosen GPU (with their ancestors, so each stays linked to the root)</source>
+        <translation>Welche Kernel auf der gewählten GPU gezeigt werden (mit ihren Vorfahren, damit jeder mit der Wurzel verbunden bleibt)</translation>
+    </message>
+    <message>
+        <source>All kernels</source>
+        <translation>Alle Kernel</translation>
+    </message>
+    <message>
+        <source>Correct</source>
+        <translation>Korrekte</translation>
+    </message>
+    <message>
+        <source>Faster than eager</source>
+        <translation>Schneller als eager</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagene</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::LineageScene</name>

@@ -256,6 +256,33 @@ QVector<bool> LineageGraph::visibleElite(int top, const QString &gpu) const
     return keep;
 }
 
+QVector<bool> LineageGraph::visibleFiltered(Show show, const QString &gpu) const
+{
+    QVector<bool> keep(size(), show == Show::All);
+    if (show == Show::All)
+        return keep;
+    QVector<int> line;
+    for (int i = 0; i < size(); ++i) {
+        const LineageOutcome o = outcome(i, gpu);
+        const bool matches = show == Show::Correct           ? o == LineageOutcome::Correct
+                             : show == Show::FasterThanEager ? o == LineageOutcome::Correct && speedup(i, gpu) > 1.0
+                                                             : o == LineageOutcome::CompileError
+                                                                   || o == LineageOutcome::Incorrect
+                                                                   || o == LineageOutcome::Failure;
+        if (matches || m_parents.at(i).isEmpty()) {
+            keep[i] = true;
+            line << i;
+        }
+    }
+    for (int next = 0; next < line.size(); ++next)
+        for (int parent : m_parents.at(line.at(next)))
+            if (!keep.at(parent)) {
+                keep[parent] = true;
+                line << parent;
+            }
+    return keep;
+}
+
 QVector<int> LineageGraph::find(const QString &text) const
 {
     QVector<int> matches;

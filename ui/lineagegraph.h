@@ -73,6 +73,10 @@ public:
     /// Nodes to show in the elite view of a large run: the top fastest nodes on gpu that can be the best, every
     /// ancestor of theirs, and the other children of each of those (what else was tried at each step); roots stay.
     QVector<bool> visibleElite(int top, const QString &gpu = {}) const;
+    /// What a lineage filter shows: nodes of the kind on gpu, and every ancestor of theirs (so each stays linked
+    /// to its root); roots stay.
+    enum class Show { All, Correct, FasterThanEager, Failed };
+    QVector<bool> visibleFiltered(Show show, const QString &gpu = {}) const;
     /// Nodes whose id starts with text, or whose operator or description contains it (case-insensitive).
     QVector<int> find(const QString &text) const;
 

@@ -112,6 +112,7 @@ LineagePage::LineagePage(QWidget *parent)
     , m_overview(new LineageOverview(m_view, this))
     , m_runCombo(new QComboBox(this))
     , m_gpuCombo(new QComboBox(this))
+    , m_showCombo(new QComboBox(this))
     , m_search(new QLineEdit(this))
     , m_status(new QLabel(this))
     , m_pathAction(new QAction(tr("Path to &Best"), this))
@@ -133,7 +134,7 @@ LineagePage::LineagePage(QWidget *parent)
     m_runCombo->setObjectName(QStringLiteral("lineageRun"));
     m_runCombo->setToolTip(tr("The run whose lineage is shown"));
     m_runCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_runCombo->setMinimumContentsLength(24);
+    m_runCombo->setMinimumContentsLength(14);
     connect(m_runCombo, &QComboBox::activated, this, &LineagePage::onRunComboChanged);
 
     m_gpuCombo->setObjectName(QStringLiteral("lineageGpu"));
@@ -141,15 +142,25 @@ LineagePage::LineagePage(QWidget *parent)
     m_gpuCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_gpuCombo->addItem(tr("Any GPU"), QString());
     connect(m_gpuCombo, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_collapseFailed || m_eliteOnly)
+        if (m_collapseFailed || m_eliteOnly || shown() != LineageGraph::Show::All)
             scheduleLayout();
         restyle();
     });
 
+    m_showCombo->setObjectName(QStringLiteral("lineageShow"));
+    m_showCombo->setToolTip(tr("Which kernels to show on the chosen GPU (with their ancestors, so each stays linked "
+                               "to the root)"));
+    m_showCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_showCombo->addItem(tr("All kernels"), int(LineageGraph::Show::All));
+    m_showCombo->addItem(tr("Correct"), int(LineageGraph::Show::Correct));
+    m_showCombo->addItem(tr("Faster than eager"), int(LineageGraph::Show::FasterThanEager));
+    m_showCombo->addItem(tr("Failed"), int(LineageGraph::Show::Failed));
+    connect(m_showCombo, &QComboBox::currentIndexChanged, this, [this] { requestLayout(); });
+
     m_search->setObjectName(QStringLiteral("lineageSearch"));
     m_search->setPlaceholderText(tr("Find by id, operator or description"));
     m_search->setClearButtonEnabled(true);
-    m_search->setMinimumWidth(180);
+    m_search->setMinimumWidth(140);
     connect(m_search, &QLineEdit::textChanged, this, &LineagePage::setSearchText);
     connect(m_search, &QLineEdit::returnPressed, this, &LineagePage::selectNextMatch);
 
@@ -212,6 +223,7 @@ LineagePage::LineagePage(QWidget *parent)
     bar->setContentsMargins(6, 6, 6, 6);
     bar->addWidget(m_runCombo);
     bar->addWidget(m_gpuCombo);
+    bar->addWidget(m_showCombo);
     bar->addWidget(m_search, 1);
     bar->addWidget(toolButton(m_pathAction, this));
     bar->addWidget(toolButton(m_collapseAction, this));
@@ -373,7 +385,7 @@ void LineagePage::addEvaluation(const Evaluation &evaluation)
     if (!m_graph.addEvaluation(evaluation))
         return;
     updateGpuCombo();
-    if (m_collapseFailed || m_eliteOnly)
+    if (m_collapseFailed || m_eliteOnly || shown() != LineageGraph::Show::All)
         scheduleLayout();
     if (!m_lookTimer->isActive())
         m_lookTimer->start();
@@ -455,16 +467,28 @@ void LineagePage::scheduleLayout()
         m_layoutTimer->start();
 }
 
+LineageGraph::Show LineagePage::shown() const
+{
+    return LineageGraph::Show(m_showCombo->currentData().toInt());
+}
+
 QVector<bool> LineagePage::visibility() const
 {
-    QVector<bool> visible = m_collapseFailed ? m_graph.visibleWithFailedCollapsed(gpu()) : QVector<bool>();
-    if (m_eliteOnly) {
-        const QVector<bool> elite = m_graph.visibleElite(kEliteSize, gpu());
+    // Each view narrows what the others leave: a node is shown when all of them keep it.
+    QVector<bool> visible;
+    const auto narrow = [&visible](const QVector<bool> &keep) {
         if (visible.isEmpty())
-            return elite;
-        for (int i = 0; i < visible.size(); ++i)
-            visible[i] = visible.at(i) && elite.at(i);
-    }
+            visible = keep;
+        else
+            for (int i = 0; i < visible.size(); ++i)
+                visible[i] = visible.at(i) && keep.at(i);
+    };
+    if (m_collapseFailed)
+        narrow(m_graph.visibleWithFailedCollapsed(gpu()));
+    if (m_eliteOnly)
+        narrow(m_graph.visibleElite(kEliteSize, gpu()));
+    if (shown() != LineageGraph::Show::All)
+        narrow(m_graph.visibleFiltered(shown(), gpu()));
     return visible;
 }
 

@@ -116,6 +116,7 @@ private:
     void onSelectionChanged();
     void onRunComboChanged();
     void showNodeMenu(const QPoint &position);
+    LineageGraph::Show shown() const;
     QVector<bool> visibility() const;
 
     QString m_archivePath;
@@ -142,6 +143,7 @@ private:
     LineageOverview *m_overview;
     QComboBox *m_runCombo;
     QComboBox *m_gpuCombo;
+    QComboBox *m_showCombo;                 // Which kernels: all, correct, faster than eager, failed.
     QLineEdit *m_search;
     QLabel *m_status;
     QAction *m_pathAction;

@@ -9,6 +9,7 @@
 
 #include <QMenu>
 #include <QClipboard>
+#include <QComboBox>
 #include <QGuiApplication>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -108,6 +109,7 @@ private slots:
     void nodeMenuJudgesOpensAndCopies();
     void collapseFailed();
     void eliteView();
+    void showFilter();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
 
@@ -479,6 +481,40 @@ void TestLineage::eliteView()
     // the failed dddd).
     QCOMPARE(visible, sample.size() - 1);
     QVERIFY(!page.scene()->nodeItem(sample.indexOf(QStringLiteral("eeee5555")))->isVisible());
+}
+
+// The Show filter: kernels of a kind on the chosen GPU, with their ancestors so each stays linked to the root.
+void TestLineage::showFilter()
+{
+    const LineageGraph g = Sample().graph();
+    const auto shown = [&g](LineageGraph::Show show, const char *gpu) {
+        const QVector<bool> visible = g.visibleFiltered(show, QLatin1String(gpu));
+        QStringList ids;
+        for (int i = 0; i < g.size(); ++i)
+            if (visible.at(i))
+                ids << g.node(i).id;
+        ids.sort();
+        return ids;
+    };
+    QCOMPARE(shown(LineageGraph::Show::All, "GPU X").size(), g.size());
+    QCOMPARE(shown(LineageGraph::Show::Correct, "GPU X"), (QStringList{"aaaa1111", "bbbb2222", "cccc3333", "root0000"}));
+    QCOMPARE(shown(LineageGraph::Show::FasterThanEager, "GPU Y"), (QStringList{"bbbb2222", "root0000"}));
+    // The failures with the line that led to them.
+    QCOMPARE(shown(LineageGraph::Show::Failed, "GPU X"), (QStringList{"aaaa1111", "dddd4444", "eeee5555", "root0000"}));
+
+    LineagePage page;
+    fillPage(page);
+    page.setGpu(QStringLiteral("GPU X"));
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    auto *combo = page.findChild<QComboBox *>(QStringLiteral("lineageShow"));
+    QVERIFY(combo);
+    combo->setCurrentIndex(combo->findData(int(LineageGraph::Show::Failed)));
+    QTRY_VERIFY(!applied.isEmpty());
+    int visible = 0;
+    for (int i = 0; i < page.graph().size(); ++i)
+        visible += page.scene()->nodeItem(i)->isVisible();
+    QCOMPARE(visible, 4);
+    QVERIFY(!page.scene()->nodeItem(page.graph().indexOf(QStringLiteral("cccc3333")))->isVisible());
 }
 
 void TestLineage::staleLayoutsAreDropped()
