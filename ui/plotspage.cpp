@@ -715,8 +715,10 @@ void PlotsPage::buildRoofline()
         m_tips.insert(dot, {tip});
         maxY = std::max(maxY, point.bandwidthGBs * maxX);
     }
+    // The legend goes top left: above the roof, where no honest kernel's dot can lie (bottom right it hid the
+    // dots of memory-bound kernels near the ridge).
     plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot->xAxis->setRange(left, right);
     plot->yAxis->setRange(minY / 10, maxY * 10);
 }

@@ -6,6 +6,7 @@
 #include "ui/plotsdata.h"
 #include "ui/plotspage.h"
 #include "ui/portabilitytable.h"
+#include "ui/samplearchive.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -68,6 +69,7 @@ private slots:
     void speedupsPerCandidateAndGpu();
     void portabilityTable();
     void opPlotsStayWhileOnlyTheKernelChanges();
+    void rooflineLegendLeavesTheDotsFree();
     void bestSpeedupSkipsImpossibleAndRejected();
     void distributionAndRoofline();
     void workloadErrors();
@@ -259,6 +261,35 @@ void TestPlots::opPlotsStayWhileOnlyTheKernelChanges()
     page.archiveChanged();
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 4, 10000);
     QCOMPARE(page.data().gpus, (QStringList{QStringLiteral("NVIDIA B200"), kH100, kH200}));
+}
+
+// A memory-bound kernel near the ridge (the sample archive's fused chain on an H200, at about the measured
+// bandwidth): its dot stays visible, the legend sits above the roof where no honest kernel lies.
+void TestPlots::rooflineLegendLeavesTheDotsFree()
+{
+    const QString path = m_dir.filePath(QStringLiteral("real.kxdb"));
+    {
+        std::ifstream in(QFile::encodeName(SampleArchive::exportFile()).toStdString());
+        QVERIFY(in);
+        auto archive = Archive::open(QFile::encodeName(path).toStdString());
+        QVERIFY(archive && importArchive(**archive, nlohmann::json::parse(in)));
+    }
+    PlotsPage page;
+    page.resize(940, 560); // as in a 1440 x 900 window with its docks
+    page.show();
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    const std::string chain = *openArchive(path)->resolveCandidateId("d634353b45ef");
+    page.setCandidate(QString::fromStdString(chain));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    QCustomPlot *roofline = page.plot(PlotsPage::RooflinePlot);
+    roofline->replot();
+    QCOMPARE(roofline->graphCount(), 2);
+    const QCPGraphData dot = *roofline->graph(1)->data()->begin();
+    const QPoint pixel(int(roofline->xAxis->coordToPixel(dot.key)), int(roofline->yAxis->coordToPixel(dot.value)));
+    QVERIFY(roofline->axisRect()->rect().contains(pixel));
+    QVERIFY2(!roofline->legend->outerRect().contains(pixel), "the legend covers the kernel's dot");
 }
 
 void TestPlots::runScope()
