@@ -234,9 +234,23 @@ QVector<bool> LineageGraph::visibleElite(int top, const QString &gpu) const
     if (ranked.size() > top)
         ranked.resize(std::max(0, top));
 
+    QVector<bool> keep = withAncestors(ranked);
+    const QVector<bool> line = keep; // the elite and their ancestors: what else was tried from each
+    for (int node = 0; node < size(); ++node)
+        if (line.at(node))
+            for (int child : m_children.at(node))
+                keep[child] = true;
+    for (int i = 0; i < size(); ++i)
+        if (m_parents.at(i).isEmpty())
+            keep[i] = true;
+    return keep;
+}
+
+QVector<bool> LineageGraph::withAncestors(const QVector<int> &nodes) const
+{
     QVector<bool> keep(size(), false);
-    QVector<int> line; // the elite and their ancestors, each once
-    for (int node : std::as_const(ranked))
+    QVector<int> line;
+    for (int node : nodes)
         if (!keep.at(node)) {
             keep[node] = true;
             line << node;
@@ -247,21 +261,14 @@ QVector<bool> LineageGraph::visibleElite(int top, const QString &gpu) const
                 keep[parent] = true;
                 line << parent;
             }
-    for (int node : std::as_const(line))
-        for (int child : m_children.at(node))
-            keep[child] = true;
-    for (int i = 0; i < size(); ++i)
-        if (m_parents.at(i).isEmpty())
-            keep[i] = true;
     return keep;
 }
 
 QVector<bool> LineageGraph::visibleFiltered(Show show, const QString &gpu) const
 {
-    QVector<bool> keep(size(), show == Show::All);
     if (show == Show::All)
-        return keep;
-    QVector<int> line;
+        return QVector<bool>(size(), true);
+    QVector<int> matching;
     for (int i = 0; i < size(); ++i) {
         const LineageOutcome o = outcome(i, gpu);
         const bool matches = show == Show::Correct           ? o == LineageOutcome::Correct
@@ -269,18 +276,10 @@ QVector<bool> LineageGraph::visibleFiltered(Show show, const QString &gpu) const
                                                              : o == LineageOutcome::CompileError
                                                                    || o == LineageOutcome::Incorrect
                                                                    || o == LineageOutcome::Failure;
-        if (matches || m_parents.at(i).isEmpty()) {
-            keep[i] = true;
-            line << i;
-        }
+        if (matches || m_parents.at(i).isEmpty())
+            matching << i;
     }
-    for (int next = 0; next < line.size(); ++next)
-        for (int parent : m_parents.at(line.at(next)))
-            if (!keep.at(parent)) {
-                keep[parent] = true;
-                line << parent;
-            }
-    return keep;
+    return withAncestors(matching);
 }
 
 QVector<int> LineageGraph::find(const QString &text) const

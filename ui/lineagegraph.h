@@ -81,6 +81,9 @@ public:
     QVector<int> find(const QString &text) const;
 
 private:
+    /// The nodes and every ancestor of theirs (parents inside the run, transitively).
+    QVector<bool> withAncestors(const QVector<int> &nodes) const;
+
     QVector<LineageNode> m_nodes;
     QHash<QString, int> m_index;
     QVector<QVector<int>> m_parents;
