@@ -3,7 +3,6 @@
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/gemmcommon.h"
 
-#include <algorithm>
 #include <sstream>
 
 namespace kx {
@@ -13,48 +12,58 @@ using namespace gemm;
 
 namespace {
 
-// Accumulator fragments a warp may hold: 8 fragments are 64 registers a thread, and 3xTF32 needs the
-// operands' two halves besides them; more spills.
-constexpr int kMaxFragmentsPerWarp = 8;
+// A thread holds 4 accumulators per 16 x 8 mma tile of its warp, and b's fragments of a k step (2 per column
+// tile, twice for 3xTF32's two parts) beside a's. Past this estimate ptxas (sm_90) spills: a 64 x 64 warp tile
+// fits plain TF32, 64 x 32 fits 3xTF32, 32 x 64 does not (it holds twice the b fragments).
+constexpr int kMaxRegisterEstimate = 150;
 constexpr int kMaxWarps = 8;
-constexpr int kFragment = 16; // WMMA TF32 fragments are 16 x 16 (x 8 along k)
-constexpr int kPad = 4;       // floats of padding per shared row: a multiple of 4 keeps WMMA's 16-byte rows
+constexpr int kTileRows = 16, kTileCols = 8; // mma.sync.m16n8k8
+// Dynamic shared memory a block may opt into on sm_90 (sm_80: 163 KiB, sm_86/89: 99 KiB): a deeper pipeline
+// than the GPU grants fails its launch-plan check on that GPU, with the numbers, and the search moves on.
+constexpr int kMaxOptInSharedBytes = 227 * 1024;
 
 const std::set<std::string> &reserved()
 {
     static const std::set<std::string> names = reservedNames(
-        {"WARPS_M", "WARPS_N", "WM", "WN", "FM", "FN", "STAGES", "A_LD", "B_LD", "C_LD", "A_FLOATS", "B_FLOATS",
-         "STAGE_FLOATS", "TILE_FLOATS", "AccFragment", "AFragment", "BFragment", "sharedAddress", "copy16", "copy4",
-         "commitCopies", "waitCopies", "loadTile", "loadStage", "cols", "col", "row0", "col0", "inside", "toTf32", "splitTf32",
-         "multiplySlice", "step", "gemm_tc_kernel", "warp", "warpRow", "warpCol", "stage", "tile", "next", "big", "small",
-         "aBig", "aSmall", "bBig", "bSmall"});
+        {"WARPS_M", "WARPS_N", "WM", "WN", "MT", "NT", "STAGES", "GROUP_M", "A_LD", "B_LD", "A_FLOATS", "B_FLOATS",
+         "STAGE_FLOATS", "sharedAddress", "copy16", "copy4", "commitCopies", "waitCopies", "loadTile", "loadStage", "cols",
+         "col", "row0", "col0", "tf32", "splitTf32", "mma", "multiplySlice", "gemm_tc_kernel", "lane", "warp", "warpRow",
+         "warpCol", "stage", "next", "aBig", "aSmall", "bBig", "bSmall", "top", "bottom", "g", "t2", "finish", "value",
+         "pairs", "step", "tilesM", "tilesN", "perGroup", "firstTileM", "groupRows", "inGroup", "half", "first"});
     return names;
 }
 
 struct TensorCoreConfig
 {
-    int bm = 64, bn = 64, bk = 32, warpsM = 2, warpsN = 2, stages = 2, products = 3;
+    int bm = 128, bn = 128, bk = 32, warpsM = 2, warpsN = 4, stages = 3, products = 3, groupM = 8;
 
     int warpRows() const { return bm / warpsM; }
     int warpCols() const { return bn / warpsN; }
+    int accumulators() const { return (warpRows() / kTileRows) * (warpCols() / kTileCols) * 4; }
+    int registerEstimate() const
+    {
+        const int columnTiles = warpCols() / kTileCols;
+        return accumulators() + (products == 3 ? 2 * (4 * columnTiles + 12) : 2 * columnTiles + 4);
+    }
     int threads() const { return 32 * warpsM * warpsN; }
-    int aFloats() const { return bm * (bk + kPad); }
-    int bFloats(bool transposeB) const { return transposeB ? bn * (bk + kPad) : bk * (bn + kPad); }
-    int stageFloats(bool transposeB) const { return aFloats() + bFloats(transposeB); }
-    int tileFloats() const { return bm * (bn + kPad); }
-    int sharedBytes(bool transposeB) const { return 4 * std::max(stages * stageFloats(transposeB), tileFloats()); }
+    // Rows are padded so that a warp's fragment loads hit 32 distinct banks: +8 floats where a thread reads
+    // two neighbouring k (float2), +4 where it reads down a column of b.
+    int aFloats() const { return bm * (bk + 8); }
+    int bFloats(bool transposeB) const { return transposeB ? bn * (bk + 8) : bk * (bn + 4); }
+    int sharedBytes(bool transposeB) const { return 4 * stages * (aFloats() + bFloats(transposeB)); }
 };
 
 TensorCoreConfig configOf(const Params &params)
 {
     TensorCoreConfig config;
-    config.bm = param(params, "bm", 64);
-    config.bn = param(params, "bn", 64);
-    config.bk = param(params, "bk", 32);
-    config.warpsM = param(params, "warpsM", 2);
-    config.warpsN = param(params, "warpsN", 2);
-    config.stages = param(params, "stages", 2);
-    config.products = param(params, "products", 3);
+    config.bm = param(params, "bm", config.bm);
+    config.bn = param(params, "bn", config.bn);
+    config.bk = param(params, "bk", config.bk);
+    config.warpsM = param(params, "warpsM", config.warpsM);
+    config.warpsN = param(params, "warpsN", config.warpsN);
+    config.stages = param(params, "stages", config.stages);
+    config.products = param(params, "products", config.products);
+    config.groupM = param(params, "groupM", config.groupM);
     return config;
 }
 
@@ -63,21 +72,20 @@ void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, boo
     out << "constexpr int BM = " << config.bm << ", BN = " << config.bn << ", BK = " << config.bk << ";\n"
         << "constexpr int WARPS_M = " << config.warpsM << ", WARPS_N = " << config.warpsN << ";\n"
         << "constexpr int WM = BM / WARPS_M, WN = BN / WARPS_N; // each warp's tile\n"
-        << "constexpr int FM = WM / 16, FN = WN / 16;             // its 16 x 16 accumulator fragments\n"
+        << "constexpr int MT = WM / 16, NT = WN / 8;             // its 16 x 8 mma tiles\n"
         << "constexpr int THREADS = 32 * WARPS_M * WARPS_N;\n"
         << "constexpr int STAGES = " << config.stages << "; // slices in flight in the shared-memory ring\n"
-        << "// Shared rows are padded by " << kPad << " floats: WMMA needs rows of a multiple of 16 bytes, and the\n"
-        << "// padding spreads a fragment's rows over the banks.\n"
-        << "constexpr int A_LD = BK + " << kPad << ";  // a slice: [BM][A_LD], row-major\n";
+        << "constexpr int GROUP_M = " << config.groupM << "; // row tiles walked together (their b columns stay in L2)\n"
+        << "// Shared rows are padded so that each fragment load of a warp touches 32 distinct banks.\n"
+        << "constexpr int A_LD = BK + 8;  // a slice: [BM][A_LD], k contiguous\n";
     if (transposeB)
-        out << "constexpr int B_LD = BK + " << kPad << ";  // b slice: [BN][B_LD], b is [n, k]: a column-major k x n tile\n"
+        out << "constexpr int B_LD = BK + 8;  // b slice: [BN][B_LD], k contiguous (b is [n, k])\n"
             << "constexpr int B_FLOATS = BN * B_LD;\n";
     else
-        out << "constexpr int B_LD = BN + " << kPad << ";  // b slice: [BK][B_LD], row-major\n"
+        out << "constexpr int B_LD = BN + 4;  // b slice: [BK][B_LD], n contiguous\n"
             << "constexpr int B_FLOATS = BK * B_LD;\n";
     out << "constexpr int A_FLOATS = BM * A_LD;\n"
-        << "constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;\n"
-        << "constexpr int C_LD = BN + " << kPad << ";  // the output tile, [BM][C_LD], reuses the stages at the end\n";
+        << "constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;\n";
 }
 
 void writeCopyHelpers(std::ostringstream &out)
@@ -117,6 +125,7 @@ __device__ __forceinline__ void loadTile(const float *__restrict__ src, float *d
                                          int col0)
 {
     if ((cols & 3) == 0) {
+#pragma unroll
         for (int i = threadIdx.x; i < ROWS * (COLS / 4); i += THREADS) {
             const int r = i / (COLS / 4), c = i % (COLS / 4) * 4;
             const int row = row0 + r, col = col0 + c;
@@ -137,102 +146,106 @@ __device__ __forceinline__ void loadTile(const float *__restrict__ src, float *d
 
 void writeMultiply(std::ostringstream &out, const TensorCoreConfig &config, bool transposeB)
 {
-    out << "\nusing AFragment = nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 8, nvcuda::wmma::precision::tf32,\n"
-           "                                         nvcuda::wmma::row_major>;\n"
-        << "using BFragment = nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 8, nvcuda::wmma::precision::tf32,\n"
-        << "                                         nvcuda::wmma::" << (transposeB ? "col_major" : "row_major") << ">;\n"
-        << "using AccFragment = nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 8, float>;\n";
+    out << R"(
+// d += a * b for one 16 x 8 tile over 8 values of k, on the tensor cores (TF32 operands, fp32 sums).
+__device__ __forceinline__ void mma(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2])
+{
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+                 "{%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// x rounded to the nearest TF32 (10-bit mantissa), as the tensor cores read it. (Rounding by integer
+// arithmetic on the bits measured 15% slower on an H100 than this one instruction.)
+__device__ __forceinline__ unsigned tf32(float x)
+{
+    unsigned rounded;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(rounded) : "f"(x));
+    return rounded;
+}
+)";
     if (config.products == 3)
         out << R"(
-// 3xTF32: x = big + small with both parts TF32 (10-bit mantissas); big*big + big*small + small*big is the fp32
-// product up to the small*small term, which lies below fp32 rounding.
-template <typename Fragment>
-__device__ __forceinline__ void splitTf32(Fragment &big, Fragment &small)
+// 3xTF32: x = big + small with both parts TF32; big*big + big*small + small*big is the fp32 product up to the
+// small*small term, which lies below fp32 rounding.
+__device__ __forceinline__ void splitTf32(float x, unsigned &big, unsigned &small)
 {
-#pragma unroll
-    for (int e = 0; e < big.num_elements; ++e) {
-        const float x = big.x[e];
-        big.x[e] = nvcuda::wmma::__float_to_tf32(x);
-        small.x[e] = nvcuda::wmma::__float_to_tf32(x - big.x[e]);
-    }
+    big = tf32(x);
+    small = tf32(x - __uint_as_float(big));
 }
 )";
-    else
-        out << R"(
-// Plain TF32: operands rounded to 10-bit mantissas, products summed in fp32.
-template <typename Fragment>
-__device__ __forceinline__ void toTf32(Fragment &fragment)
-{
-#pragma unroll
-    for (int e = 0; e < fragment.num_elements; ++e)
-        fragment.x[e] = nvcuda::wmma::__float_to_tf32(fragment.x[e]);
-}
-)";
-    const std::string bFragment = transposeB ? "bs + (warpCol * WN + j * 16) * B_LD + kk" : "bs + kk * B_LD + warpCol * WN + j * 16";
+    // The mma's k index of a thread is t (t = lane % 4) for its first value and t + 4 for its second. A sum over
+    // k does not care about the order of k, so both operands read k = 2t and 2t + 1 instead: neighbours, one
+    // 8-byte load where k is contiguous in shared memory.
+    const std::string loadB = transposeB
+                                  ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
+                                    "            const float b[2] = {pair.x, pair.y};\n"
+                                  : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
     out << R"(
-// acc += this warp's WM x WN part of the slice's product, 8 values of k at a time.
-__device__ __forceinline__ void multiplySlice(const float *as, const float *bs, AccFragment (&acc)[FM][FN], int warpRow,
-                                              int warpCol)
+// acc += this warp's WM x WN part of the slice's product, 8 values of k at a time. A thread's k of an mma step
+// are 2t and 2t + 1 (t = lane % 4) for both operands, not t and t + 4 as the instruction names them: the sum
+// over k is the same, and neighbouring k are one 8-byte shared load.
+__device__ __forceinline__ void multiplySlice(const float *as, const float *bs, float (&acc)[MT][NT][4], int warpRow,
+                                              int warpCol, int lane)
 {
+    const int g = lane / 4, t2 = lane % 4 * 2;
 #pragma unroll
     for (int kk = 0; kk < BK; kk += 8) {
 )";
-    if (config.products == 3) {
-        out << "        AFragment aBig[FM], aSmall[FM];\n"
-               "        BFragment bBig[FN], bSmall[FN];\n"
-               "#pragma unroll\n"
-               "        for (int i = 0; i < FM; ++i) {\n"
-               "            nvcuda::wmma::load_matrix_sync(aBig[i], as + (warpRow * WM + i * 16) * A_LD + kk, A_LD);\n"
-               "            splitTf32(aBig[i], aSmall[i]);\n"
-               "        }\n"
-               "#pragma unroll\n"
-               "        for (int j = 0; j < FN; ++j) {\n"
-               "            nvcuda::wmma::load_matrix_sync(bBig[j], " << bFragment << ", B_LD);\n"
-               "            splitTf32(bBig[j], bSmall[j]);\n"
-               "        }\n"
-               "        // Tensor cores do not round their fp32 sums to nearest; over a long k that error builds up in\n"
-               "        // one direction. So each step's three products go into a fresh fragment, which is then added\n"
-               "        // to acc on the CUDA cores, rounded to nearest like an fp32 FMA loop.\n"
-               "        AccFragment step;\n"
-               "#pragma unroll\n"
-               "        for (int i = 0; i < FM; ++i)\n"
-               "#pragma unroll\n"
-               "            for (int j = 0; j < FN; ++j) { // the small terms first: they are the ones rounding would lose\n"
-               "                nvcuda::wmma::fill_fragment(step, 0.0f);\n"
-               "                nvcuda::wmma::mma_sync(step, aSmall[i], bBig[j], step);\n"
-               "                nvcuda::wmma::mma_sync(step, aBig[i], bSmall[j], step);\n"
-               "                nvcuda::wmma::mma_sync(step, aBig[i], bBig[j], step);\n"
-               "#pragma unroll\n"
-               "                for (int e = 0; e < step.num_elements; ++e)\n"
-               "                    acc[i][j].x[e] += step.x[e];\n"
-               "            }\n";
-    } else {
-        out << "        AFragment aBig[FM];\n"
-               "        BFragment bBig[FN];\n"
-               "#pragma unroll\n"
-               "        for (int i = 0; i < FM; ++i) {\n"
-               "            nvcuda::wmma::load_matrix_sync(aBig[i], as + (warpRow * WM + i * 16) * A_LD + kk, A_LD);\n"
-               "            toTf32(aBig[i]);\n"
-               "        }\n"
-               "#pragma unroll\n"
-               "        for (int j = 0; j < FN; ++j) {\n"
-               "            nvcuda::wmma::load_matrix_sync(bBig[j], " << bFragment << ", B_LD);\n"
-               "            toTf32(bBig[j]);\n"
-               "        }\n"
-               "#pragma unroll\n"
-               "        for (int i = 0; i < FM; ++i)\n"
-               "#pragma unroll\n"
-               "            for (int j = 0; j < FN; ++j)\n"
-               "                nvcuda::wmma::mma_sync(acc[i][j], aBig[i], bBig[j], acc[i][j]);\n";
-    }
-    out << "    }\n}\n";
+    if (config.products == 3)
+        out << "        unsigned bBig[NT][2], bSmall[NT][2];\n";
+    else
+        out << "        unsigned bBig[NT][2];\n";
+    out << "#pragma unroll\n"
+        << "        for (int j = 0; j < NT; ++j) {\n"
+        << "            const int col = warpCol * WN + j * 8 + g;\n"
+        << loadB;
+    if (config.products == 3)
+        out << "            splitTf32(b[0], bBig[j][0], bSmall[j][0]);\n"
+            << "            splitTf32(b[1], bBig[j][1], bSmall[j][1]);\n";
+    else
+        out << "            bBig[j][0] = tf32(b[0]);\n"
+            << "            bBig[j][1] = tf32(b[1]);\n";
+    out << "        }\n"
+        << "#pragma unroll\n"
+        << "        for (int i = 0; i < MT; ++i) {\n"
+        << "            const int row = warpRow * WM + i * 16 + g;\n"
+        << "            const float2 top = *reinterpret_cast<const float2 *>(as + row * A_LD + kk + t2);\n"
+        << "            const float2 bottom = *reinterpret_cast<const float2 *>(as + (row + 8) * A_LD + kk + t2);\n"
+        << "            const float a[4] = {top.x, bottom.x, top.y, bottom.y};\n";
+    if (config.products == 3)
+        out << "            unsigned aBig[4], aSmall[4];\n"
+            << "#pragma unroll\n"
+            << "            for (int e = 0; e < 4; ++e)\n"
+            << "                splitTf32(a[e], aBig[e], aSmall[e]);\n"
+            << "            // The tensor cores do not round their fp32 sums to nearest: over a long k, adding into acc on\n"
+            << "            // them loses bits in one direction, well beyond fp32 FMA's error. So each k step's three\n"
+            << "            // products go into a fresh sum that the CUDA cores add to acc, rounded to nearest.\n"
+            << "#pragma unroll\n"
+            << "            for (int j = 0; j < NT; ++j) {\n"
+            << "                float step[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n"
+            << "                mma(step, aSmall, bBig[j]); // the small terms first: rounding would lose them last\n"
+            << "                mma(step, aBig, bSmall[j]);\n"
+            << "                mma(step, aBig, bBig[j]);\n"
+            << "#pragma unroll\n"
+            << "                for (int e = 0; e < 4; ++e)\n"
+            << "                    acc[i][j][e] += step[e];\n"
+            << "            }\n";
+    else
+        out << "            const unsigned aBig[4] = {tf32(a[0]), tf32(a[1]), tf32(a[2]), tf32(a[3])};\n"
+            << "#pragma unroll\n"
+            << "            for (int j = 0; j < NT; ++j)\n"
+            << "                mma(acc[i][j], aBig, bBig[j]);\n";
+    out << "        }\n    }\n}\n";
 }
 
 void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
 {
     const std::string &a = tensors.a->name;
     const std::string &b = tensors.b->name;
-    // a is [M, K]; b is [K, N], or [N, K] (nn.Linear), which staged as it is reads as a column-major k x n tile.
+    const std::string &result = tensors.out->name;
+    // a is [M, K]; b is [K, N], or [N, K] (nn.Linear), staged as it is with k contiguous.
     const std::string loadB = recipe.transposeB ? "loadTile<BN, BK, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
                                                 : "loadTile<BK, BN, B_LD>(" + b + ", stage + A_FLOATS, K, N, k0, colBase);";
     out << "\n// Starts copying the slice at k0 of both operands into `stage`.\n"
@@ -244,19 +257,28 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
 
     out << "\nextern \"C\" __global__ void __launch_bounds__(THREADS)\n"
         << "gemm_tc_kernel(const float *__restrict__ " << a << ", const float *__restrict__ " << b << ", "
-        << extraParameters(tensors) << "float *__restrict__ " << tensors.out->name << ", int M, int N, int K)\n{\n"
-        << R"(    // STAGES slices of STAGE_FLOATS floats, later the output tile; sized by the plan's dynamic shared memory.
+        << extraParameters(tensors) << "float *__restrict__ " << result << ", int M, int N, int K)\n{\n"
+        << R"(    // STAGES slices of STAGE_FLOATS floats; sized by the plan's dynamic shared memory.
     extern __shared__ __align__(128) float shared[];
-    const int warp = threadIdx.x / 32;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int warpRow = warp / WARPS_N, warpCol = warp % WARPS_N;
-    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;
+    // Consecutive blocks take GROUP_M row tiles, column after column, so that blocks running at the same time
+    // share their columns of b (and rows of a) in L2.
+    const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
+    const int perGroup = GROUP_M * tilesN;
+    const int firstTileM = blockIdx.x / perGroup * GROUP_M;
+    const int groupRows = min(tilesM - firstTileM, GROUP_M);
+    const int inGroup = blockIdx.x % perGroup;
+    const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
 
-    AccFragment acc[FM][FN];
+    float acc[MT][NT][4];
 #pragma unroll
-    for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j)
-            nvcuda::wmma::fill_fragment(acc[i][j], 0.0f);
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                acc[i][j][e] = 0.0f;
 
     // One copy group per slice (empty past the last), so that "slice s has landed" is always "at most
     // STAGES - 2 groups pending".
@@ -279,28 +301,40 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
         << a << ", " << b << R"(, shared + (next % STAGES) * STAGE_FLOATS, M, N, K, rowBase, colBase, next * BK);
         commitCopies();
         const float *stage = shared + (s % STAGES) * STAGE_FLOATS;
-        multiplySlice(stage, stage + A_FLOATS, acc, warpRow, warpCol);
+        multiplySlice(stage, stage + A_FLOATS, acc, warpRow, warpCol, lane);
     }
     waitCopies<0>();
-    __syncthreads(); // the stages are free: they hold the output tile now
 
-    // The accumulators go through shared memory, so that the epilogue reads and writes whole rows (coalesced)
-    // and skips what lies past M and N.
-    float *tile = shared;
+    // The epilogue runs on the accumulators in registers: a thread holds columns 2t and 2t + 1 of rows g and
+    // g + 8 of each mma tile, stored as one 8-byte pair where N is even (every row then starts 8-byte aligned).
+    auto finish = [&](float value, int m, int n) { return )"
+        << epilogueCall(tensors, "value", "(size_t)m * N + n") << R"(; };
+    const int g = lane / 4, t2 = lane % 4 * 2;
+    const bool pairs = N % 2 == 0;
 #pragma unroll
-    for (int i = 0; i < FM; ++i)
+    for (int i = 0; i < MT; ++i)
 #pragma unroll
-        for (int j = 0; j < FN; ++j)
-            nvcuda::wmma::store_matrix_sync(tile + (warpRow * WM + i * 16) * C_LD + warpCol * WN + j * 16, acc[i][j], C_LD,
-                                            nvcuda::wmma::mem_row_major);
-    __syncthreads();
-    for (int i = threadIdx.x; i < BM * BN; i += THREADS) {
-        const int m = rowBase + i / BN, n = colBase + i % BN;
-        if (m < M && n < N)
-            )"
-        << tensors.out->name << "[(size_t)m * N + n] = "
-        << epilogueCall(tensors, "tile[(i / BN) * C_LD + i % BN]", "(size_t)m * N + n") << ";\n"
-        << "    }\n}\n";
+        for (int j = 0; j < NT; ++j)
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                const int m = rowBase + warpRow * WM + i * 16 + g + half * 8;
+                const int n = colBase + warpCol * WN + j * 8 + t2;
+                if (m >= M || n >= N)
+                    continue;
+                const float first = finish(acc[i][j][2 * half], m, n);
+                if (pairs) {
+                    *reinterpret_cast<float2 *>()"
+        << result << R"( + (size_t)m * N + n) = make_float2(first, finish(acc[i][j][2 * half + 1], m, n + 1));
+                } else {
+                    )"
+        << result << R"([(size_t)m * N + n] = first;
+                    if (n + 1 < N)
+                        )"
+        << result << R"([(size_t)m * N + n + 1] = finish(acc[i][j][2 * half + 1], m, n + 1);
+                }
+            }
+}
+)";
 }
 
 } // namespace
@@ -312,18 +346,23 @@ bool GemmTensorCoreTemplate::supports(const Op &, const OpRecipe &recipe) const
 
 std::vector<ParamDef> GemmTensorCoreTemplate::parameters(const Op &, const OpRecipe &) const
 {
-    return {{"bm", {32, 64, 128}, "block tile rows"},
-            {"bn", {32, 64, 128}, "block tile columns"},
-            {"bk", {16, 32}, "k slice per shared tile"},
+    return {{"bm", {32, 64, 128, 256}, "block tile rows"},
+            {"bn", {32, 64, 128, 256}, "block tile columns"},
+            {"bk", {16, 32, 64}, "k slice per shared tile"},
             {"warpsM", {1, 2, 4}, "warps along rows"},
             {"warpsN", {1, 2, 4}, "warps along columns"},
-            {"stages", {2, 3, 4}, "slices in flight (cp.async pipeline depth)"},
-            {"products", {3, 1}, "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32)"}};
+            {"stages", {2, 3, 4, 5}, "slices in flight (cp.async pipeline depth)"},
+            {"products", {3, 1}, "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32)"},
+            {"groupM", {1, 4, 8, 16}, "row tiles walked together (L2 reuse of b)"}};
 }
 
 Params GemmTensorCoreTemplate::defaults(const Op &, const OpRecipe &) const
 {
-    return {{"bm", 64}, {"bn", 64}, {"bk", 32}, {"warpsM", 2}, {"warpsN", 2}, {"stages", 2}, {"products", 3}};
+    // 128 x 128 tiles of eight 64 x 32 warps, three stages of 32-wide slices: the fastest measured on an H100
+    // (docs/benchmarks.md). Its 112 KiB of shared memory fit sm_80 and sm_90; on sm_86/sm_89 (99 KiB) the plan
+    // check refuses it and the search goes on from its mutations.
+    return {{"bm", 128}, {"bn", 128}, {"bk", 32},       {"warpsM", 2},
+            {"warpsN", 4}, {"stages", 3}, {"products", 3}, {"groupM", 8}};
 }
 
 std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -336,20 +375,21 @@ std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, 
         return problem;
 
     const TensorCoreConfig config = configOf(params);
-    if (config.warpRows() < kFragment || config.warpCols() < kFragment)
+    if (config.bm % config.warpsM != 0 || config.bn % config.warpsN != 0 || config.warpRows() % kTileRows != 0
+        || config.warpCols() % kTileCols != 0)
         return "a warp's tile of (" + text(config.bm) + "/" + text(config.warpsM) + ") x (" + text(config.bn) + "/"
-               + text(config.warpsN) + ") is smaller than a 16 x 16 fragment";
-    const int fragments = (config.warpRows() / kFragment) * (config.warpCols() / kFragment);
-    if (fragments > kMaxFragmentsPerWarp)
-        return "a warp's tile of " + text(config.warpRows()) + " x " + text(config.warpCols()) + " holds "
-               + text(fragments) + " accumulator fragments, more than " + text(kMaxFragmentsPerWarp)
-               + " fit in registers";
+               + text(config.warpsN) + ") is not made of 16 x 8 mma tiles";
+    if (config.registerEstimate() > kMaxRegisterEstimate)
+        return "a warp's tile of " + text(config.warpRows()) + " x " + text(config.warpCols()) + " with "
+               + (config.products == 3 ? "3xTF32" : "TF32") + " needs about " + text(config.registerEstimate())
+               + " registers a thread for its sums and operands, more than " + text(kMaxRegisterEstimate)
+               + " leave room for without spilling";
     if (config.warpsM * config.warpsN > kMaxWarps)
         return text(config.warpsM) + " x " + text(config.warpsN) + " warps exceed " + text(kMaxWarps) + " per block";
-    if (const int bytes = config.sharedBytes(recipe.transposeB); bytes > kMaxSharedBytes)
+    if (const int bytes = config.sharedBytes(recipe.transposeB); bytes > kMaxOptInSharedBytes)
         return text(bytes) + " bytes of shared memory (" + text(config.stages) + " stages) exceed "
-               + text(kMaxSharedBytes);
-    return checkRowTiles(op, recipe, config.bm);
+               + text(kMaxOptInSharedBytes);
+    return {};
 }
 
 GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -363,14 +403,14 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
     out << headerComment(op, *this, params, parameters(op, recipe));
     out << "// " << formulaComment(recipe, tensors) << "\n"
         << "// On tensor cores: each block computes a BM x BN tile of the output with WARPS_M x WARPS_N warps, each warp\n"
-           "// a WM x WN tile of 16 x 16 WMMA fragments, walking k in BK-wide slices that cp.async copies into a ring\n"
-           "// of STAGES shared buffers ahead of use. Edges past M, N or K are zero-filled copies and guarded stores.\n"
+           "// a WM x WN tile of 16 x 8 mma.sync tiles, walking k in BK-wide slices that cp.async copies into a ring of\n"
+           "// STAGES shared buffers ahead of use. Edges past M, N or K are zero-filled copies and guarded stores; the\n"
+           "// epilogue works on the accumulators in registers.\n"
         << (config.products == 3
-                ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into two TF32 parts, each k step\n"
-                  "// of products added to the sum on the CUDA cores).\n"
+                ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into a TF32 part and a TF32\n"
+                  "// remainder; three tensor-core products, fp32 sums).\n"
                 : "// Precision: plain TF32 (operands rounded to 10-bit mantissas, sums in fp32).\n")
-        << "#include <mma.h>\n\n"
-        << "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
+        << "\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
         << "#error \"TF32 tensor cores and cp.async need sm_80 or newer\"\n"
         << "#endif\n\n";
     writeConstants(out, config, recipe.transposeB);
@@ -385,8 +425,9 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
     args.push_back(outputArg(tensors.out->name));
     for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
         args.push_back(intArg(symbol));
-    const std::vector<std::string> grid{"ceil_div(" + recipe.n + ", " + text(config.bn) + ")",
-                                        "ceil_div(" + recipe.m + ", " + text(config.bm) + ")"};
+    // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group.
+    const std::vector<std::string> grid{"ceil_div(" + recipe.m + ", " + text(config.bm) + ") * ceil_div(" + recipe.n
+                                        + ", " + text(config.bn) + ")"};
     nlohmann::json steps = nlohmann::json::array(
         {kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args, text(config.sharedBytes(recipe.transposeB)))});
     return {out.str(), planJson(steps)};

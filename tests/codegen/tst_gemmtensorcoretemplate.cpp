@@ -81,12 +81,16 @@ TEST_CASE("the plan covers the output with one block per tile and sizes shared m
     REQUIRE(resolved->steps.size() == std::size_t(1));
     const auto &step = std::get<ResolvedKernelStep>(resolved->steps.front());
     CHECK(step.kernel == std::string("gemm_tc_kernel"));
-    CHECK(step.grid[0] == std::int64_t((130 + 63) / 64));
+    // One block per 128 x 64 tile in a 1-D grid (the kernel walks the tiles in groups of row tiles).
+    CHECK(step.grid[0] == std::int64_t(((37 + 127) / 128) * ((130 + 63) / 64)));
     CHECK(step.grid[1] == std::int64_t(1));
     CHECK(step.block[0] == std::int64_t(256));
-    // Three stages of a [128][20] and a transposed b [64][20] slice, or the [128][68] output tile if larger.
-    CHECK(step.sharedBytes == std::int64_t(4 * std::max(3 * (128 * 20 + 64 * 20), 128 * 68)));
-    CHECK(kernel.source.find("nvcuda::wmma::col_major") != std::string::npos); // b is [n, k]
+    // Three stages of a [128][24] slice of a and a [64][24] slice of the transposed b (k contiguous, padded by 8).
+    CHECK(step.sharedBytes == std::int64_t(4 * 3 * (128 * 24 + 64 * 24)));
+    CHECK(kernel.source.find("reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2)") != std::string::npos);
+    const GeneratedKernel plain = kTemplate.generate(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square")),
+                                                     params);
+    CHECK(plain.source.find("bs[(kk + t2) * B_LD + col]") != std::string::npos); // b is [k, n]: read down a column
 }
 
 TEST_CASE("the source states its parameters and its precision")
@@ -113,12 +117,16 @@ TEST_CASE("rejects invalid combinations")
         std::string changes;
         std::string reason;
     } rows[] = {
-        {"warp tile below a fragment", "bm=32,warpsM=4", "a warp's tile of (32/4) x (64/2) is smaller than a 16 x 16 fragment"},
-        {"too many fragments", "bm=128,bn=128,warpsM=2,warpsN=2,products=1",
-         "a warp's tile of 64 x 64 holds 16 accumulator fragments, more than 8 fit in registers"},
+        {"warp tile below an mma tile", "bm=32,warpsM=4", "a warp's tile of (32/4) x (128/4) is not made of 16 x 8 mma tiles"},
+        {"too many registers for 3xTF32", "bm=128,bn=128,warpsM=2,warpsN=2",
+         "a warp's tile of 64 x 64 with 3xTF32 needs about 216 registers a thread for its sums and operands, more "
+         "than 150 leave room for without spilling"},
+        {"too many registers for TF32", "bm=256,bn=128,warpsM=2,warpsN=2,products=1",
+         "a warp's tile of 128 x 64 with TF32 needs about 276 registers a thread for its sums and operands, more "
+         "than 150 leave room for without spilling"},
         {"too many warps", "bm=128,bn=128,warpsM=4,warpsN=4", "4 x 4 warps exceed 8 per block"},
-        {"shared memory", "bm=128,bn=128,bk=32,warpsM=4,warpsN=2,stages=4,products=1",
-         "141312 bytes of shared memory (4 stages) exceed 101376"},
+        {"shared memory", "bm=256,bn=128,bk=64,warpsM=4,warpsN=2,stages=4,products=1",
+         "430080 bytes of shared memory (4 stages) exceed 232448"},
         {"value not allowed", "products=2", "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32) 2 is "
                                             "not one of the allowed values"},
         {"missing", "-stages", "missing parameter stages"},
@@ -140,9 +148,9 @@ TEST_CASE("rejects ops the gemm templates cannot handle, naming itself")
     CHECK(kTemplate.check(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)))
           == std::string("input a is float16: the gemm-tensorcore template handles float32"));
     Op clash = gemmTestOp("matmul_square");
-    clash.inputs[0].name = "tile";
+    clash.inputs[0].name = "lane";
     CHECK(kTemplate.check(clash, recipeFor(clash), kTemplate.defaults(clash, recipeFor(clash)))
-          == std::string("tensor name 'tile' clashes with a name of the generated code"));
+          == std::string("tensor name 'lane' clashes with a name of the generated code"));
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)));
     CHECK(kernel.source.rfind("#error", 0) == 0);
     CHECK(!parseLaunchPlan(kernel.launchPlan));

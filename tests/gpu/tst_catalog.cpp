@@ -47,6 +47,9 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
         {"TF32, 128 x 128, 2 x 4 warps, 3 stages", {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}, {"products", 1}}},
         {"3xTF32, 32 x 64, 1 x 2 warps, 4 stages", {{"bm", 32}, {"bn", 64}, {"warpsM", 1}, {"warpsN", 2}, {"stages", 4}}},
         {"plain TF32, defaults", {{"products", 1}}},
+        {"3xTF32, 128 x 128, 2 x 4 warps, k slices of 32, 3 stages", {{"bk", 32}, {"stages", 3}}},
+        {"3xTF32, 256 x 64, 4 x 2 warps, k slices of 64, 2 stages, row order",
+         {{"bm", 256}, {"bn", 64}, {"warpsM", 4}, {"warpsN", 2}, {"bk", 64}, {"stages", 2}, {"groupM", 1}}},
     };
     for (const auto &op : builtInOps()) {
         const auto recipe = recipeOf(op);

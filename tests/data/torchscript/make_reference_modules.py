@@ -48,6 +48,13 @@ class Raises(torch.nn.Module):
         return x
 
 
+class MatmulFp64(torch.nn.Module):
+    """a @ b computed in float64 and rounded once to float32: the exact product, to measure others against."""
+
+    def forward(self, a, b):
+        return torch.matmul(a.double(), b.double()).float()
+
+
 class ReturnsNumber(torch.nn.Module):
     def forward(self, x) -> float:
         return float(x.sum().item())
@@ -73,6 +80,7 @@ def main():
     save(torch.jit.script(SumAndMax()), os.path.join(outdir, "sum_and_max.b64"))
     save(torch.jit.script(Raises()), os.path.join(outdir, "raises.b64"))
     save(torch.jit.script(ReturnsNumber()), os.path.join(outdir, "returns_number.b64"))
+    save(torch.jit.script(MatmulFp64()), os.path.join(outdir, "matmul_fp64.b64"))
     return 0
 
 

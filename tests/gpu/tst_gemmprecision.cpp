@@ -1,0 +1,77 @@
+// How exact the tensor-core GEMMs are: the fp32 CUDA-core kernel (FMA, the accuracy eager SGEMM has), 3xTF32
+// and plain TF32 are each compared with the same product computed in float64 (a TorchScript reference),
+// over K from 1024 to 16384. The bound checked: 3xTF32's largest error is at most twice the fp32 FMA
+// kernel's, on the same inputs (every trial's distribution, the wide one included); plain TF32's is at least
+// eight times 3xTF32's, which shows the comparison can tell the two apart. Needs a GPU and a Python with PyTorch.
+#include "gputestsupport.h"
+#include "referencemodules.h"
+
+#include "core/codegen/kerneltemplate.h"
+#include "core/codegen/oprecipe.h"
+#include "core/ops/builtinops.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+
+using namespace kx;
+using namespace kx::test;
+
+namespace {
+
+[[maybe_unused]] const bool gpuPresent = skipWithoutGpu();
+[[maybe_unused]] const bool modulesMade = !referenceModules().empty();
+
+// The catalog's matmul checked against float64 at [256, K] x [K, 256], with a tolerance no kernel can miss:
+// the errors are what this suite reads.
+Op matmulAgainstFp64(std::int64_t k)
+{
+    Op op = *findBuiltInOp("matmul");
+    op.name = "kb/test/matmul_fp64";
+    op.sourceKind = SourceKind::KernelBench;
+    op.referenceModule = referenceModule("matmul_fp64");
+    op.shapeSets = {{{"M", 256}, {"N", 256}, {"K", k}}};
+    op.policy.atol = 1e30;
+    op.policy.rtol = 1e30;
+    return op;
+}
+
+// The largest absolute error of a template's kernel with these changes to its defaults.
+double maxError(const Op &op, const char *templateName, const Params &changes)
+{
+    const KernelTemplate *kernelTemplate = findKernelTemplate(templateName);
+    REQUIRE(kernelTemplate);
+    const auto recipe = recipeOf(op);
+    REQUIRE(recipe);
+    Params params = kernelTemplate->defaults(op, *recipe);
+    for (const auto &[name, value] : changes)
+        params[name] = value;
+    REQUIRE(kernelTemplate->check(op, *recipe, params) == std::string());
+    const auto kernel = kernelTemplate->generate(op, *recipe, params);
+    Candidate candidate;
+    candidate.opName = op.name;
+    candidate.source = kernel.source;
+    candidate.launchPlan = kernel.launchPlan;
+    candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
+    const auto outcome = evaluateCandidate(op, candidate);
+    REQUIRE_MESSAGE(statusText(outcome.evaluation.status) == "correct", outcome.evaluation.message);
+    return outcome.evaluation.correctness.maxAbsError;
+}
+
+} // namespace
+
+TEST_CASE("3xTF32 is as exact as fp32 FMA against float64, plain TF32 is not")
+{
+    for (const std::int64_t k : {1024, 4096, 16384}) {
+        CAPTURE(k);
+        const Op op = matmulAgainstFp64(k);
+        const double fma = maxError(op, "gemm", {});
+        const double split = maxError(op, "gemm-tensorcore", {{"products", 3}});
+        const double plain = maxError(op, "gemm-tensorcore", {{"products", 1}});
+        std::printf("K = %5lld: largest error against float64: fp32 FMA %.3g, 3xTF32 %.3g, TF32 %.3g\n",
+                    static_cast<long long>(k), fma, split, plain);
+        CHECK(fma > 0);
+        CHECK(split <= 2 * fma);
+        CHECK(plain >= 8 * split);
+    }
+}
