@@ -3,6 +3,7 @@
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/gemmcommon.h"
 
+#include <iterator>
 #include <sstream>
 
 namespace kx {
@@ -52,6 +53,30 @@ struct TensorCoreConfig
     int bFloats(bool transposeB) const { return transposeB ? bn * (bk + 8) : bk * (bn + 4); }
     int sharedBytes(bool transposeB) const { return 4 * stages * (aFloats() + bFloats(transposeB)); }
 };
+
+struct TileChoice
+{
+    int bm, bn, warpsM, warpsN;
+};
+
+// The default tile is the largest that still gives a GPU of 100-150 SMs about two blocks per SM on the op's
+// first shape set and is not twice as wide or tall as the output: a 128 x 128 tile leaves most SMs idle on a
+// 512 x 1024 output (32 x 64 tiles measured 2x faster there). Every choice keeps 3xTF32 without spilling.
+TileChoice defaultTile(const std::vector<GemmSizes> &sizes)
+{
+    static const TileChoice choices[] = {{128, 128, 2, 4}, {64, 128, 1, 4}, {64, 64, 2, 2}, {32, 64, 1, 2}};
+    constexpr long long kBlocksWanted = 256;
+    if (sizes.empty())
+        return choices[0];
+    const GemmSizes &size = sizes.front();
+    for (const TileChoice &choice : choices) {
+        const bool oversized = choice.bm >= 2 * size.m || choice.bn >= 2 * size.n;
+        const long long blocks = ((size.m + choice.bm - 1) / choice.bm) * ((size.n + choice.bn - 1) / choice.bn);
+        if (!oversized && blocks >= kBlocksWanted)
+            return choice;
+    }
+    return std::end(choices)[-1];
+}
 
 TensorCoreConfig configOf(const Params &params)
 {
@@ -356,13 +381,14 @@ std::vector<ParamDef> GemmTensorCoreTemplate::parameters(const Op &, const OpRec
             {"groupM", {1, 4, 8, 16}, "row tiles walked together (L2 reuse of b)"}};
 }
 
-Params GemmTensorCoreTemplate::defaults(const Op &, const OpRecipe &) const
+Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
-    // 128 x 128 tiles of eight 64 x 32 warps, three stages of 32-wide slices: the fastest measured on an H100
-    // (docs/benchmarks.md). Its 112 KiB of shared memory fit sm_80 and sm_90; on sm_86/sm_89 (99 KiB) the plan
-    // check refuses it and the search goes on from its mutations.
-    return {{"bm", 128}, {"bn", 128}, {"bk", 32},       {"warpsM", 2},
-            {"warpsN", 4}, {"stages", 3}, {"products", 3}, {"groupM", 8}};
+    // Three stages of 32-wide slices: the fastest measured on an H100 (docs/benchmarks.md). With 128 x 128 tiles
+    // their 112 KiB of shared memory fit sm_80 and sm_90; on sm_86/sm_89 (99 KiB) the plan check refuses it and
+    // the search goes on from its mutations.
+    const TileChoice tile = defaultTile(gemmSizes(op, recipe));
+    return {{"bm", tile.bm},         {"bn", tile.bn},   {"bk", 32},       {"warpsM", tile.warpsM},
+            {"warpsN", tile.warpsN}, {"stages", 3}, {"products", 3}, {"groupM", 8}};
 }
 
 std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const

@@ -46,6 +46,24 @@ TEST_CASE("the defaults are valid, fp32-accurate and compile" * needsNvrtc())
     }
 }
 
+TEST_CASE("the default tile fills the GPU without overhanging the output")
+{
+    const auto tileOf = [](const Op &op) {
+        const Params params = kTemplate.defaults(op, recipeFor(op));
+        return std::to_string(params.at("bm")) + " x " + std::to_string(params.at("bn")) + ", "
+               + std::to_string(params.at("warpsM")) + " x " + std::to_string(params.at("warpsN")) + " warps";
+    };
+    Op large = gemmTestOp("matmul_square");
+    large.shapeSets.front() = {{"M", 2048}, {"N", 2048}, {"K", 2048}};
+    CHECK(tileOf(large) == "128 x 128, 2 x 4 warps");          // 256 tiles
+    CHECK(tileOf(gemmTestOp("linear_bias_relu")) == "64 x 128, 1 x 4 warps"); // 512 x 4096: 256 tiles
+    CHECK(tileOf(gemmTestOp("matmul_square")) == "64 x 64, 2 x 2 warps");   // 1024 x 1024: 256 tiles
+    CHECK(tileOf(gemmTestOp("matmul_tall_skinny")) == "64 x 64, 2 x 2 warps"); // N = 64: no 128-wide tile
+    Op small = gemmTestOp("matmul_square");
+    small.shapeSets.front() = {{"M", 300}, {"N", 200}, {"K", 100}};
+    CHECK(tileOf(small) == "32 x 64, 1 x 2 warps"); // never enough tiles: the smallest
+}
+
 TEST_CASE("random combinations compile and resolve" * needsNvrtc())
 {
     int compiled = 0, plainTf32 = 0, deepPipeline = 0, wideSlice = 0;
@@ -117,7 +135,7 @@ TEST_CASE("rejects invalid combinations")
         std::string changes;
         std::string reason;
     } rows[] = {
-        {"warp tile below an mma tile", "bm=32,warpsM=4", "a warp's tile of (32/4) x (128/4) is not made of 16 x 8 mma tiles"},
+        {"warp tile below an mma tile", "bm=32,warpsM=4", "a warp's tile of (32/4) x (64/2) is not made of 16 x 8 mma tiles"},
         {"too many registers for 3xTF32", "bm=128,bn=128,warpsM=2,warpsN=2",
          "a warp's tile of 64 x 64 with 3xTF32 needs about 216 registers a thread for its sums and operands, more "
          "than 150 leave room for without spilling"},
