@@ -33,6 +33,10 @@ packages=(
 if [ "$mode" = run ] || [ "$mode" = test ]; then
   packages+=(python3-torch desktop-file-utils appstream man-db qt6-translations-l10n)
 fi
+# Workers on other machines are tested against a real sshd and a single-node Slurm started by the tests.
+if [ "$mode" = test ]; then
+  packages+=(openssh-server openssh-client slurmctld slurmd slurm-client munge)
+fi
 
 install_missing() {
   local missing=()

@@ -2767,6 +2767,10 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>(unknown)</source>
         <translation>(unbekannt)</translation>
     </message>
+    <message>
+        <source>Host</source>
+        <translation>Rechner</translation>
+    </message>
 </context>
 <context>
     <name>main</name>

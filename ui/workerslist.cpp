@@ -14,7 +14,7 @@ WorkersList::WorkersList(QWidget *parent)
     setUniformRowHeights(true);
     setSelectionMode(QAbstractItemView::NoSelection);
     setColumnCount(ColumnCount);
-    setHeaderLabels({tr("GPU #"), tr("State"), tr("Name"), tr("Restarts"), tr("Last error")});
+    setHeaderLabels({tr("GPU #"), tr("State"), tr("Host"), tr("Name"), tr("Restarts"), tr("Last error")});
     header()->setStretchLastSection(true);
     header()->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
@@ -45,6 +45,7 @@ void WorkersList::setWorkers(const std::vector<WorkerStatus> &workers)
         item->setText(StateColumn, stateText(worker.state));
         item->setForeground(StateColumn, worker.state == WorkerState::Failed ? QBrush(Format::warningColor())
                                                                              : palette().brush(QPalette::Text));
+        item->setText(HostColumn, Format::text(worker.gpu.host)); // workers may run on SSH hosts or Slurm nodes
         item->setText(GpuColumn, worker.gpu.name.empty() ? tr("(unknown)") : Format::text(worker.gpu.name));
         item->setText(RestartsColumn, QString::number(worker.restarts));
         item->setText(ErrorColumn, Format::text(worker.lastError));

@@ -14,7 +14,7 @@ class WorkersList : public QTreeWidget
     Q_OBJECT
 
 public:
-    enum Column { DeviceColumn, StateColumn, GpuColumn, RestartsColumn, ErrorColumn, ColumnCount };
+    enum Column { DeviceColumn, StateColumn, HostColumn, GpuColumn, RestartsColumn, ErrorColumn, ColumnCount };
 
     explicit WorkersList(QWidget *parent = nullptr);
 

@@ -9,6 +9,7 @@
 #include "core/util/executablepath.h"
 #include "core/eval/devicelist.h"
 #include "core/eval/nvrtccompiler.h"
+#include "core/eval/workerplacement.h"
 #include "core/ops/builtinops.h"
 #include "core/propose/proposerfactory.h"
 #include "core/search/runbest.h"
@@ -32,6 +33,12 @@ struct SearchOptions
     std::string gpus;                   ///< "0,1"; empty: all
     std::string time;                   ///< "90", "90s", "10m", "1h"
     std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
+    std::vector<std::string> sshHosts;  ///< "gpu-box:0,1": workers on hosts reached by SSH
+    std::string sshCommand = "ssh";     ///< ssh and its options, split as a shell would
+    std::string remoteWorker = "kx worker"; ///< The worker command on SSH hosts and Slurm nodes
+    int slurmWorkers = 0;               ///< Workers in Slurm jobs (0: none)
+    SlurmRequest slurm;
+    std::string srunCommand = "srun";
     SearchSettings settings;
     ProposerSettings proposer;
     ImportLimits importLimits;              ///< For an op given as a problem file.
@@ -54,6 +61,41 @@ Expected<double> parseDuration(const std::string &text)
     if (scale < 0 || value < 0)
         return Error{"--time: '" + text + "' is not a duration (e.g. 90s, 10m, 1h)"};
     return value * scale;
+}
+
+// Where the workers run: --ssh hosts, --slurm jobs, or this machine.
+Expected<WorkerPlacement> workerPlacement(const SearchOptions &options)
+{
+    const auto words = [](const std::string &option, const std::string &text) -> Expected<std::vector<std::string>> {
+        auto split = splitCommandLine(text);
+        if (!split)
+            return Error{option + ": " + split.error().message};
+        return split;
+    };
+    if (!options.sshHosts.empty()) {
+        std::vector<SshHost> hosts;
+        for (const auto &text : options.sshHosts) {
+            auto host = parseSshHost(text);
+            if (!host)
+                return Error{"--ssh: " + host.error().message};
+            hosts.push_back(std::move(*host));
+        }
+        auto ssh = words("--ssh-command", options.sshCommand);
+        auto remote = words("--remote-worker", options.remoteWorker);
+        if (!ssh || !remote)
+            return Error{(!ssh ? ssh.error() : remote.error()).message};
+        return WorkerPlacement::ssh(std::move(*ssh), std::move(hosts), std::move(*remote));
+    }
+    if (options.slurmWorkers > 0) {
+        auto srun = words("--srun-command", options.srunCommand);
+        auto remote = words("--remote-worker", options.remoteWorker);
+        if (!srun || !remote)
+            return Error{(!srun ? srun.error() : remote.error()).message};
+        SlurmRequest request = options.slurm;
+        request.workers = options.slurmWorkers;
+        return WorkerPlacement::slurm(std::move(*srun), std::move(request), std::move(*remote));
+    }
+    return WorkerPlacement::local({});
 }
 
 std::string selfExecutable()
@@ -256,8 +298,15 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         }
         workerCommand = std::move(*words);
     }
+    auto placement = workerPlacement(options);
+    if (!placement) {
+        std::cerr << "kx: " << placement.error().message << '\n';
+        return Usage;
+    }
     const auto resources = ProposerResources::forSettings(options.proposer);
-    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, options.settings, {}, options.compile, {}};
+    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, {}, options.settings, {}, options.compile, {}};
+    if (placement->kind() != WorkerPlacement::Kind::Local)
+        sessionOptions.placement = *placement;
     sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined
     sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
         auto proposer = makeProposer(settings, resources);
@@ -283,7 +332,11 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     }
     for (const auto &worker : session.workers())
         std::cout << "worker " << worker.device << ": " << worker.gpu.name << " (" << worker.arch << ", "
-                  << int(worker.gpu.measuredBandwidthGBs) << " GB/s measured)\n";
+                  << int(worker.gpu.measuredBandwidthGBs) << " GB/s measured"
+                  << (placement->kind() == WorkerPlacement::Kind::Local || worker.gpu.host.empty()
+                          ? std::string()
+                          : ", on " + worker.gpu.host)
+                  << ")\n";
 
     const auto runId = op ? session.start(*op, std::move(extraStops)) : session.continueRun(*runToContinue, std::move(extraStops));
     if (!runId) {
@@ -333,9 +386,32 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
     addCompileLimitOptions(command, options.compile);
     command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
-    command.add_option("--worker", options.worker,
+    auto *worker = command.add_option("--worker", options.worker,
                        "Worker program and arguments, split as a shell would, given --device N (default: kx worker; "
                        "for GPUs reachable by SSH: \"ssh gpu-box kx worker\")");
+    auto *ssh = command.add_option("--ssh", options.sshHosts,
+                                   "Run workers on this host by SSH, one per listed CUDA device: HOST or HOST:0,1 "
+                                   "(repeat for more hosts; the host needs kx, see --remote-worker)");
+    command.add_option("--ssh-command", options.sshCommand, "ssh and its options, split as a shell would")
+        ->capture_default_str();
+    command.add_option("--remote-worker", options.remoteWorker,
+                       "The worker command on SSH hosts and Slurm nodes (given --device N)")
+        ->capture_default_str();
+    auto *slurm = command.add_option("--slurm", options.slurmWorkers,
+                                     "Run this many workers as Slurm job steps (srun), one GPU each")
+                      ->check(CLI::PositiveNumber);
+    command.add_option("--slurm-gpus", options.slurm.gpusPerWorker,
+                       "GPUs each Slurm worker asks for (--gres=gpu:N; 0: none, for clusters without GRES)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    command.add_option("--slurm-partition", options.slurm.partition, "Slurm partition (-p)");
+    command.add_option("--slurm-account", options.slurm.account, "Slurm account (-A)");
+    command.add_option("--slurm-time", options.slurm.timeLimit, "Slurm time limit of each worker (-t), e.g. 2:00:00");
+    command.add_option("--srun-command", options.srunCommand, "srun and its options, split as a shell would")
+        ->capture_default_str();
+    ssh->excludes(slurm);
+    ssh->excludes(worker);
+    slurm->excludes(worker);
 }
 
 } // namespace

@@ -107,6 +107,7 @@ void to_json(nlohmann::json &j, const GpuInfo &v)
 {
     j = {{"name", v.name},
          {"uuid", v.uuid},
+         {"host", v.host},
          {"computeCapability", v.computeCapability},
          {"smCount", v.smCount},
          {"memoryBytes", v.memoryBytes},
@@ -124,6 +125,7 @@ void from_json(const nlohmann::json &j, GpuInfo &v)
 {
     read(j, "name", v.name);
     read(j, "uuid", v.uuid);
+    read(j, "host", v.host);
     read(j, "computeCapability", v.computeCapability);
     read(j, "smCount", v.smCount);
     read(j, "memoryBytes", v.memoryBytes);

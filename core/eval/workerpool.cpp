@@ -106,7 +106,7 @@ Status WorkerPool::start()
             return Error{"the worker pool is stopped"};
         if (m_started || !m_slots.empty())
             return Error{"the worker pool is already started"};
-        if (m_options.command.empty() || m_options.command.front().empty())
+        if (!m_options.commandFor && (m_options.command.empty() || m_options.command.front().empty()))
             return Error{"no worker command given"};
     }
 
@@ -392,8 +392,12 @@ WorkerPool::StartResult WorkerPool::launch(WorkerProcess &process, Slot *slot, s
     }
     const std::string who = "the worker for device " + std::to_string(device);
     std::vector<std::string> argv = m_options.command;
-    argv.push_back("--device");
-    argv.push_back(std::to_string(device));
+    if (m_options.commandFor) {
+        argv = m_options.commandFor(device);
+    } else {
+        argv.push_back("--device");
+        argv.push_back(std::to_string(device));
+    }
     if (Status started = process.start(argv); !started)
         return {false, false, who + ": " + started.error().message};
     {
@@ -500,7 +504,8 @@ WorkerPool::RunResult WorkerPool::evaluate(WorkerProcess &process, Slot *slot, c
 
     const auto died = [&] {
         const ProcessExit exit = process.waitForExit(Clock::now() + m_options.exitGrace);
-        const bool fromOutside = exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP);
+        const bool fromOutside = m_options.remote
+                                 || (exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP));
         return RunResult{hostEvaluation(request, gpu, EvalStatus::Crashed,
                                         withStderr("the worker died during the evaluation (" + exit.toString()
                                                        + ") and was restarted",

@@ -27,6 +27,15 @@ struct WorkerPoolOptions
 {
     /// Program and leading arguments, e.g. {"/usr/bin/kx", "worker"}; the pool appends "--device" N.
     std::vector<std::string> command;
+    /// When set, the whole command of the worker for device N instead (a worker on another host, or in a Slurm
+    /// job: see WorkerPlacement); command is then unused.
+    std::function<std::vector<std::string>(int device)> commandFor;
+    /**
+     * Workers reached through ssh or srun: the wrapper's exit code hides how the worker died (a lost
+     * connection, a cancelled or preempted job), so any death mid-evaluation counts as from outside and the
+     * request runs once more.
+     */
+    bool remote = false;
     /**
      * CUDA device ordinals, one worker each. Empty means all: the pool starts workers for devices 0, 1, ... in
      * turn and stops at the first whose hello reports no usable GPU (ordinals are dense). If device 0 already

@@ -13,6 +13,13 @@ SearchSession::SearchSession(SearchSessionOptions options, SearchEventSink sink,
     WorkerPoolOptions pool;
     pool.command = m_options.workerCommand;
     pool.devices = m_options.devices;
+    if (m_options.placement && m_options.placement->kind() != WorkerPlacement::Kind::Local) {
+        pool.commandFor = [placement = *m_options.placement](int device) { return placement.commandFor(device); };
+        pool.remote = true;
+        pool.devices.clear();
+        for (int device = 0; device < m_options.placement->workerCount(); ++device)
+            pool.devices.push_back(device);
+    }
     EvaluationServiceOptions service;
     service.compile = m_options.compile;
     m_service = std::make_shared<EvaluationService>(std::make_unique<WorkerPool>(pool), std::move(service), observer);

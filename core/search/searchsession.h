@@ -2,12 +2,14 @@
 
 #include "core/baseline/inductorpackager.h"
 #include "core/eval/evaluationservice.h"
+#include "core/eval/workerplacement.h"
 #include "core/eval/workerpool.h"
 #include "core/search/searchengine.h"
 #include "core/util/expected.h"
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct SearchSessionOptions
     /// Program and leading arguments of a worker, e.g. {"/usr/bin/kx", "worker"} (the pool adds --device N).
     std::vector<std::string> workerCommand;
     std::vector<int> devices;               ///< Empty: all GPUs.
+    /// Workers on SSH hosts or in Slurm jobs (then devices are 0 .. workerCount() - 1 and workerCommand is
+    /// unused); empty: local workers.
+    std::optional<WorkerPlacement> placement;
     SearchSettings settings;
     /// Makes the run's proposer; empty: the template proposer.
     std::function<std::unique_ptr<Proposer>()> makeProposer;

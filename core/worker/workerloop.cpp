@@ -11,6 +11,12 @@
 namespace kx {
 namespace {
 
+std::string hostName()
+{
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
 void log(int device, const std::string &text)
 {
     std::cerr << "kx worker (device " << device << "): " << text << std::endl;
@@ -56,6 +62,8 @@ EvaluateOutcome evaluateSafely(Evaluator &evaluator, const EvaluateRequest &requ
     }
     if (outcome.evaluation.candidateId.empty())
         outcome.evaluation.candidateId = request.candidate.id;
+    if (outcome.evaluation.gpu.host.empty())
+        outcome.evaluation.gpu.host = hostName();
     if (outcome.evaluation.createdAtMs == 0)
         outcome.evaluation.createdAtMs = nowMs();
     return outcome;
@@ -70,6 +78,8 @@ WorkerExit runWorker(std::istream &in, std::ostream &out, Evaluator &evaluator, 
     hello.device = device;
     try {
         hello.gpu = evaluator.describe();
+        if (hello.gpu.host.empty())
+            hello.gpu.host = hostName(); // workers may run elsewhere (SSH, Slurm): results say where
         if (hello.gpu.name.empty()) {
             const std::string reason = unusableReason(evaluator);
             hello.error = "no usable GPU on device " + std::to_string(device) + (reason.empty() ? "" : ": " + reason);

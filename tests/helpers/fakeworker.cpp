@@ -4,6 +4,7 @@
 //             --gpus K              devices 0..K-1 exist (default 1); others report no usable GPU
 //             --compute-capability  e.g. 9.0 (default)
 //             --start-delay-ms MS   wait before the hello
+//             --eval-delay-ms MS    every evaluation takes at least MS (a window to kill it in)
 //             --hello MODE          normal (default), garbage, wrong-version, exit (dies before its hello)
 // The candidate's description chooses what an evaluation does:
 //   ok (or anything else)   Correct, with made-up figures; the message names pid, device, cubin size and kind
@@ -41,6 +42,7 @@ struct Options
     int gpus = 1;
     std::string computeCapability = "9.0";
     int startDelayMs = 0;
+    int evalDelayMs = 0;
     std::string hello = "normal";
 };
 
@@ -79,6 +81,8 @@ public:
 
     kx::EvaluateOutcome evaluate(const kx::EvaluateRequest &request) override
     {
+        if (m_options.evalDelayMs > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(m_options.evalDelayMs));
         kx::EvaluateOutcome outcome;
         kx::Evaluation &evaluation = outcome.evaluation;
         evaluation.candidateId = request.candidate.id;
@@ -188,6 +192,8 @@ int main(int argc, char **argv)
             options.computeCapability = value;
         else if (key == "--start-delay-ms")
             options.startDelayMs = std::atoi(value.c_str());
+        else if (key == "--eval-delay-ms")
+            options.evalDelayMs = std::atoi(value.c_str());
         else if (key == "--hello")
             options.hello = value;
         else {
