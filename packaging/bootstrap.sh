@@ -35,7 +35,7 @@ if [ "$mode" = run ] || [ "$mode" = test ]; then
 fi
 # Workers on other machines are tested against a real sshd and a single-node Slurm started by the tests.
 if [ "$mode" = test ]; then
-  packages+=(openssh-server openssh-client slurmctld slurmd slurm-client munge)
+  packages+=(openssh-server openssh-client slurmctld slurmd slurm-client munge procps)
 fi
 
 install_missing() {

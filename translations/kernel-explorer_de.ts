@@ -672,6 +672,10 @@
         <source>Baselines</source>
         <translation>Referenzmessungen</translation>
     </message>
+    <message>
+        <source>on %1</source>
+        <translation>auf %1</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::Format</name>
@@ -2567,6 +2571,10 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>Worker: %1</source>
         <translation>Worker: %1</translation>
     </message>
+    <message>
+        <source>kx worker on the hosts</source>
+        <translation>kx worker auf den Rechnern</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::SampleArchive</name>
@@ -2715,6 +2723,57 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
     <message>
         <source>Other</source>
         <translation>Anderes</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::WorkerPlacementEditor</name>
+    <message>
+        <source>This computer</source>
+        <translation>Diesem Rechner</translation>
+    </message>
+    <message>
+        <source>SSH hosts</source>
+        <translation>SSH-Rechnern</translation>
+    </message>
+    <message>
+        <source>Slurm jobs</source>
+        <translation>Slurm-Jobs</translation>
+    </message>
+    <message>
+        <source>gpu-a:0,1 gpu-b:3</source>
+        <translation>gpu-a:0,1 gpu-b:3</translation>
+    </message>
+    <message>
+        <source>Hosts reached by SSH with a key, each with the CUDA devices that get a worker (HOST or HOST:0,1), separated by spaces</source>
+        <translation>Per SSH mit Schlüssel erreichbare Rechner, jeweils mit den CUDA-Geräten, die einen Worker bekommen (RECHNER oder RECHNER:0,1), durch Leerzeichen getrennt</translation>
+    </message>
+    <message>
+        <source> workers</source>
+        <translation> Worker</translation>
+    </message>
+    <message>
+        <source>Slurm job steps (srun), one GPU each</source>
+        <translation>Slurm-Jobschritte (srun) mit je einer GPU</translation>
+    </message>
+    <message>
+        <source>default partition</source>
+        <translation>Standardpartition</translation>
+    </message>
+    <message>
+        <source>account</source>
+        <translation>Konto</translation>
+    </message>
+    <message>
+        <source>time limit, e.g. 2:00:00</source>
+        <translation>Zeitlimit, z. B. 2:00:00</translation>
+    </message>
+    <message>
+        <source>SSH hosts: %1</source>
+        <translation>SSH-Rechner: %1</translation>
+    </message>
+    <message>
+        <source>SSH hosts: name at least one host, e.g. gpu-a:0,1</source>
+        <translation>SSH-Rechner: mindestens einen Rechner angeben, z. B. gpu-a:0,1</translation>
     </message>
 </context>
 <context>

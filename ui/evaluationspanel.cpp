@@ -94,6 +94,8 @@ QTreeWidgetItem *addRow(QTreeWidgetItem *parent, const QString &property, const 
 QString gpuDescription(const GpuInfo &gpu)
 {
     QStringList parts;
+    if (!gpu.host.empty()) // workers may run on SSH hosts or Slurm nodes
+        parts << EvaluationsPanel::tr("on %1").arg(Format::text(gpu.host));
     if (!gpu.computeCapability.empty())
         parts << EvaluationsPanel::tr("compute %1").arg(Format::text(gpu.computeCapability));
     if (gpu.smCount > 0)

@@ -7,6 +7,7 @@
 #include "ui/runcostlabel.h"
 #include "ui/sessionfallbacksecretstore.h"
 #include "ui/searchbridge.h"
+#include "ui/workerplacementeditor.h"
 #include "ui/workerslist.h"
 #include "ui/uiresources.h"
 
@@ -89,6 +90,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     , m_children(spinBox(1, 1024, QString(), this))
     , m_devices(new QLineEdit(this))
     , m_worker(new QLineEdit(this))
+    , m_placement(new WorkerPlacementEditor(this))
     , m_baselines(new BaselineSettingsEditor(this))
     , m_progress(new QProgressBar(this))
     , m_counts(new QLabel(this))
@@ -131,7 +133,11 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     // The bridge follows the field (manual evaluations use it too); a command that cannot be split is reported
     // when a search starts.
     connect(m_worker, &QLineEdit::textChanged, this, [this] { applyWorkerCommand(false); });
-    if (!m_worker->text().isEmpty())
+    connect(m_placement, &WorkerPlacementEditor::kindChanged, this, [this] {
+        updateWorkerFields();
+        applyWorkerCommand(false);
+    });
+    if (!m_worker->text().isEmpty() || m_placement->kind() != WorkerPlacement::Kind::Local)
         applyWorkerCommand(false);
     m_counts->setObjectName(QStringLiteral("runCounts"));
     m_counts->setWordWrap(true);
@@ -275,7 +281,9 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     auto *breedingForm = new QFormLayout(breeding);
     breedingForm->addRow(tr("S&eed:"), m_seed);
     breedingForm->addRow(tr("C&hildren per generation:"), m_children);
-    breedingForm->addRow(tr("G&PUs:"), m_devices);
+    // Where workers run shares the GPUs row: this computer's GPU list, the SSH hosts or the Slurm request.
+    m_placement->setLocalField(m_devices);
+    breedingForm->addRow(tr("G&PUs:"), m_placement);
     breedingForm->addRow(tr("Wor&ker:"), m_worker);
     m_baselines->addRows(breedingForm);
 
@@ -436,23 +444,43 @@ bool RunPanel::withProposer(std::function<bool(const ProposerSettings &)> start)
 bool RunPanel::applyWorkerCommand(bool starting)
 {
     const QString text = m_worker->text().trimmed();
-    if (text.isEmpty()) {
+    QStringList command;
+    if (!text.isEmpty()) {
+        const auto words = splitCommandLine(text.toStdString());
+        if (!words) {
+            if (starting)
+                showMessage(tr("Worker: %1").arg(QString::fromStdString(words.error().message)), true);
+            return false;
+        }
+        for (const auto &word : *words)
+            command << QString::fromStdString(word);
+    }
+    if (m_placement->kind() != WorkerPlacement::Kind::Local) {
+        // On SSH hosts and Slurm nodes the field is the worker command there (empty: kx worker).
+        const auto placement = m_placement->placement(command);
+        if (!placement) {
+            if (starting)
+                showMessage(QString::fromStdString(placement.error().message), true);
+            return false;
+        }
+        m_bridge->setPlacement(*placement);
+        return true;
+    }
+    m_bridge->setPlacement(std::nullopt);
+    if (command.isEmpty()) {
         // At a start an empty field leaves the bridge as it is: the default, unless a caller set another.
         if (!starting)
             m_bridge->setWorkerCommand(SearchBridge::defaultWorkerCommand());
         return true;
     }
-    const auto words = splitCommandLine(text.toStdString());
-    if (!words) {
-        if (starting)
-            showMessage(tr("Worker: %1").arg(QString::fromStdString(words.error().message)), true);
-        return false;
-    }
-    QStringList command;
-    for (const auto &word : *words)
-        command << QString::fromStdString(word);
     m_bridge->setWorkerCommand(command);
     return true;
+}
+
+void RunPanel::updateWorkerFields()
+{
+    const bool local = m_placement->kind() == WorkerPlacement::Kind::Local;
+    m_worker->setPlaceholderText(local ? tr("kx worker on this computer") : tr("kx worker on the hosts"));
 }
 
 bool RunPanel::startSearch()
@@ -510,8 +538,9 @@ void RunPanel::updateActions()
     m_proposerSettingsAction->setEnabled(idle);
     m_continueAction->setEnabled(idle && m_selectedRun > 0 && m_selectedRunState != RunState::Created);
     for (QWidget *field : std::initializer_list<QWidget *>{m_generations, m_candidates, m_minutes, m_noImprovement,
-                                                           m_seed, m_children, m_devices, m_worker})
+                                                           m_seed, m_children, m_devices, m_worker, m_placement})
         field->setEnabled(idle);
+    updateWorkerFields();
     m_baselines->setEnabled(idle);
 }
 

@@ -31,6 +31,7 @@ class RunCostLabel;
 class SearchBridge;
 class SecretStore;
 class WorkersList;
+class WorkerPlacementEditor;
 
 /// The run controls dock: the op, the proposer, budget and breeding settings, GPUs, the baselines (precision
 /// policy, torch.compile, re-timing), Start / Pause / Resume / Stop / Continue, progress with counts, model
@@ -94,6 +95,8 @@ private:
     void updateProposerSummary();
     /// Hands the bridge the worker command of the field; false when it cannot be split (said, when starting).
     bool applyWorkerCommand(bool starting);
+    /// The worker field's hint follows where workers run.
+    void updateWorkerFields();
     void updateActions();
     void updateProgress();
     void showMessage(const QString &text, bool warning = false);
@@ -119,6 +122,7 @@ private:
     QSpinBox *m_children;
     QLineEdit *m_devices;
     QLineEdit *m_worker;                    // Empty: this computer's kx worker.
+    WorkerPlacementEditor *m_placement;     // This computer, SSH hosts or Slurm jobs.
     BaselineSettingsEditor *m_baselines;
     QProgressBar *m_progress;
     QLabel *m_counts;

@@ -201,6 +201,7 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     options.archivePath = QFile::encodeName(m_archivePath).toStdString();
     for (const QString &word : std::as_const(m_workerCommand))
         options.workerCommand.push_back(QFile::encodeName(word).toStdString());
+    options.placement = m_placement;
     options.devices = devices;
     options.settings = settings;
     // The run's proposers share one request limit and one cost ledger. The key travels inside the
@@ -303,6 +304,7 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
     options.archivePath = QFile::encodeName(m_archivePath).toStdString();
     for (const QString &word : std::as_const(m_workerCommand))
         options.workerCommand.push_back(QFile::encodeName(word).toStdString());
+    options.placement = m_placement;
     auto job = std::make_shared<Job>();
     job->link = std::make_shared<Link>(this, 0);
     job->session = std::make_unique<SearchSession>(std::move(options), SearchEventSink{}, job->link.get());

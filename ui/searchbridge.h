@@ -4,6 +4,7 @@
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
 #include "core/domain/run.h"
+#include "core/eval/workerplacement.h"
 #include "core/eval/workerpool.h"
 #include "core/propose/costledger.h"
 #include "core/propose/proposersettings.h"
@@ -49,6 +50,9 @@ public:
     /// Program and leading arguments of a GPU worker; the pool appends --device N.
     void setWorkerCommand(const QStringList &command) { m_workerCommand = command; }
     QStringList workerCommand() const { return m_workerCommand; }
+    /// Workers on SSH hosts or in Slurm jobs instead of this computer's GPUs (nullopt: this computer).
+    void setPlacement(std::optional<WorkerPlacement> placement) { m_placement = std::move(placement); }
+    const std::optional<WorkerPlacement> &placement() const { return m_placement; }
     /// `kx worker` next to the running program.
     static QStringList defaultWorkerCommand();
     /**
@@ -132,6 +136,7 @@ private:
     QString m_archivePath;
     bool m_archiveReadOnly = false;
     QStringList m_workerCommand;
+    std::optional<WorkerPlacement> m_placement;
     ProposerSettings m_proposer;
     std::optional<CostLedger::Totals> m_lastCost;
     std::shared_ptr<Job> m_job;

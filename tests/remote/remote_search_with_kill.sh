@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shared by the SSH and Slurm tests: a search of the catalog softmax whose workers start elsewhere (the options
-# after MARKER say how); the newest remote worker (its command line holds MARKER) is killed with SIGKILL once the
-# run has evaluations. Checks that the search restarted it and finished, that every candidate has a
+# after MARKER say how); once the run has evaluations, the newest remote worker (its command line holds MARKER) is
+# killed with SIGKILL, or with KILL_JOB=1 the newest Slurm job is cancelled (scancel, as a preemption would). Checks that the search restarted it and finished, that every candidate has a
 # correct evaluation (the one in flight ran again), that the GPUs name their host, and that no worker outlives
 # the search.
 #   remote_search_with_kill.sh KX DIR MARKER KX-SEARCH-OPTIONS...
@@ -31,7 +31,14 @@ for _ in $(seq 600); do
   sleep 0.1
 done
 [ -n "$victim" ] || { echo "FAIL: no remote worker to kill"; cat "$dir/search.log"; exit 1; }
-kill -9 "$victim"
+if [ "${KILL_JOB:-0}" = 1 ]; then
+  job=$(squeue -h -o "%i" --name=kx-worker --sort=-i | head -1)
+  [ -n "$job" ] || { echo "FAIL: no Slurm job to cancel"; exit 1; }
+  echo "cancelling Slurm job $job"
+  scancel "$job"
+else
+  kill -9 "$victim"
+fi
 status=0
 wait "$search" || status=$?
 cat "$dir/search.log"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Workers in Slurm jobs, against a real single-node Slurm: munged, slurmctld and slurmd started here with a
 # generated key and slurm.conf (ports of their own, two GPUs declared as GRES with stand-in device files).
-# `kx search --slurm 2` starts the fake worker as two srun job steps of one GPU each; one is killed
-# mid-evaluation. The search restarts it, runs that evaluation again and finishes; nothing is lost in the
+# `kx search --slurm 2` starts the fake worker as two srun jobs of one GPU each; one job is cancelled
+# mid-evaluation (scancel, as a preemption would). The search restarts it, runs that evaluation again and finishes; nothing is lost in the
 # archive, and no job is left in the queue afterwards.
 # Usage: tst_slurmworkers.sh KX FAKEWORKER    Exit 77 (skipped) without Slurm and MUNGE, or when not root
 # (slurmd must be root to start jobs as the user).
@@ -79,7 +79,7 @@ done
 [ -n "$ready" ] || { echo "FAIL: the Slurm node did not come up"; sinfo 2>&1 || true; tail -n 20 "$dir"/slurm*.log "$dir"/*.out; exit 1; }
 
 marker="--eval-delay-ms 1501" # not the SSH test's: the two may run at once
-"$here/remote_search_with_kill.sh" "$kx" "$dir" "$marker" --slurm 2 --slurm-partition kx --slurm-time 10 \
+KILL_JOB=1 "$here/remote_search_with_kill.sh" "$kx" "$dir" "$marker" --slurm 2 --slurm-partition kx --slurm-time 10 \
   --remote-worker "$fake --gpus 1 $marker"
 for _ in $(seq 50); do
   [ -z "$(squeue -h 2> /dev/null)" ] && break
