@@ -63,12 +63,7 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
                 params[name] = value;
             REQUIRE(tensorCores->check(op, *recipe, params) == std::string());
             const auto generated = tensorCores->generate(op, *recipe, params);
-            Candidate candidate;
-            candidate.opName = op.name;
-            candidate.source = generated.source;
-            candidate.launchPlan = generated.launchPlan;
-            candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
-            const auto outcome = test::evaluateCandidate(op, candidate);
+            const auto outcome = test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
             const auto &evaluation = outcome.evaluation;
             std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), label.c_str(),
                         test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,

@@ -48,12 +48,7 @@ double maxError(const Op &op, const char *templateName, const Params &changes)
         params[name] = value;
     REQUIRE(kernelTemplate->check(op, *recipe, params) == std::string());
     const auto kernel = kernelTemplate->generate(op, *recipe, params);
-    Candidate candidate;
-    candidate.opName = op.name;
-    candidate.source = kernel.source;
-    candidate.launchPlan = kernel.launchPlan;
-    candidate.id = makeCandidateId(candidate.source, candidate.launchPlan);
-    const auto outcome = evaluateCandidate(op, candidate);
+    const auto outcome = gpuEvaluator().evaluate(makeRequest(op, kernel.source, kernel.launchPlan));
     REQUIRE_MESSAGE(statusText(outcome.evaluation.status) == "correct", outcome.evaluation.message);
     return outcome.evaluation.correctness.maxAbsError;
 }
