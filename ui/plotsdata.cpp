@@ -13,14 +13,15 @@ namespace kx::ui {
 
 namespace {
 
-/// The newest correct evaluation with timings on each GPU, in GPU name order.
-std::map<std::string, const Evaluation *> latestCorrectPerGpu(const std::vector<Evaluation> &evaluations)
+/// The newest correct evaluation with timings on each card, in label order.
+std::map<std::string, const Evaluation *> latestCorrectPerGpu(const std::vector<Evaluation> &evaluations,
+                                                              const GpuLabels &labels)
 {
     std::map<std::string, const Evaluation *> latest;
     for (const Evaluation &evaluation : evaluations) {
         if (evaluation.status != EvalStatus::Correct || evaluation.timing.medianMs <= 0)
             continue;
-        const Evaluation *&slot = latest[evaluation.gpu.name];
+        const Evaluation *&slot = latest[labels(evaluation.gpu)];
         if (!slot || evaluation.createdAtMs >= slot->createdAtMs)
             slot = &evaluation;
     }
@@ -100,6 +101,28 @@ private:
 
 } // namespace
 
+void GpuLabels::add(const GpuInfo &gpu)
+{
+    m_cards[gpu.name].emplace(gpu.fingerprint(), gpu);
+}
+
+std::string GpuLabels::operator()(const GpuInfo &gpu) const
+{
+    const auto model = m_cards.find(gpu.name);
+    if (model == m_cards.end() || model->second.size() < 2)
+        return gpu.name;
+    std::set<std::string> hosts;
+    for (const auto &[fingerprint, card] : model->second)
+        hosts.insert(card.host);
+    if (hosts.size() == model->second.size() && !gpu.host.empty())
+        return gpu.name + " (" + gpu.host + ")";
+    // Cards of one machine (or older archives without hosts): the UUID tells them apart, as nvidia-smi -L does.
+    std::string uuid = gpu.uuid.rfind("GPU-", 0) == 0 ? gpu.uuid.substr(4) : gpu.uuid;
+    uuid = uuid.substr(0, 8);
+    const std::string where = gpu.host.empty() ? uuid : gpu.host + " " + uuid;
+    return gpu.name + " (" + (where.empty() ? gpu.fingerprint().substr(0, 8) : where) + ")";
+}
+
 Workload Workload::of(const Op &op)
 {
     Workload workload;
@@ -166,26 +189,35 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     std::map<std::string, std::vector<Event>> events;
     std::map<std::string, InductorPairs> inductorPairs;
     std::map<std::string, std::map<std::int64_t, double>> eagerMedians; // per GPU, per measurement
+    std::vector<std::vector<Evaluation>> evaluationsOf;
+    evaluationsOf.reserve(candidates.size());
     for (const Candidate &candidate : candidates) {
-        const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
+        evaluationsOf.push_back(archive.evaluations(candidate.id));
+        for (const Evaluation &evaluation : evaluationsOf.back())
+            data.gpuLabels.add(evaluation.gpu);
+    }
+    for (std::size_t c = 0; c < candidates.size(); ++c) {
+        const Candidate &candidate = candidates[c];
+        const std::vector<Evaluation> &evaluations = evaluationsOf[c];
         const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
         const bool rejected = verdict && !verdict->accepted;
         Row row{&candidate, {}, 0, {}, 0};
         for (const Evaluation &evaluation : evaluations) {
-            gpuNames.insert(evaluation.gpu.name);
-            inductorPairs[evaluation.gpu.name].add(evaluation);
+            const std::string gpu = data.gpuLabels(evaluation.gpu);
+            gpuNames.insert(gpu);
+            inductorPairs[gpu].add(evaluation);
             if (const double eagerMs = eagerMedianMs(evaluation); eagerMs > 0) {
                 const BaselineMeasurement *eager = findBaseline(evaluation.baselines, BaselineKind::Eager);
-                eagerMedians[evaluation.gpu.name].emplace(eager ? eager->id : -evaluation.id, eagerMs);
+                eagerMedians[gpu].emplace(eager ? eager->id : -evaluation.id, eagerMs);
             }
             const bool correct = evaluation.status == EvalStatus::Correct && evaluation.speedup > 0;
             const bool counts = !rejected && countsTowardsBest(evaluation);
-            events[evaluation.gpu.name].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
+            events[gpu].push_back({evaluation.createdAtMs, counts ? evaluation.speedup : 0});
             if (!correct)
                 continue;
             row.best = std::max(row.best, evaluation.speedup);
             if (counts) {
-                double &best = row.bestPerGpu[evaluation.gpu.name];
+                double &best = row.bestPerGpu[gpu];
                 best = std::max(best, evaluation.speedup);
             } else if (evaluation.speedup > row.discounted) {
                 row.discounted = evaluation.speedup;
@@ -256,7 +288,7 @@ void PlotsData::addCandidate(const Archive &archive, const Candidate &selected, 
     data.roofline.clear();
     data.rooflineNote.clear();
     const std::vector<Evaluation> evaluations = archive.evaluations(selected.id);
-    const auto latest = latestCorrectPerGpu(evaluations);
+    const auto latest = latestCorrectPerGpu(evaluations, data.gpuLabels);
     for (const auto &[gpu, evaluation] : latest) {
         Distribution distribution{Format::text(gpu), evaluation->samplesMs, eagerSamplesMs(*evaluation), {}};
         if (const BaselineMeasurement *inductor = findBaseline(evaluation->baselines, BaselineKind::Inductor))

@@ -6,7 +6,9 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kx::ui {
@@ -29,6 +31,21 @@ struct PlotsScope
     QString candidateId;                    ///< The candidate for the distribution and roofline plots.
 };
 
+/**
+ * Names that tell the cards in scope apart: a model's name alone where one card of it took part, otherwise the
+ * name with the card's host (cards of several machines) or with the start of its UUID (cards of one machine).
+ */
+class GpuLabels
+{
+public:
+    void add(const GpuInfo &gpu);
+    /// The card's label; its model's name for a card that was not added.
+    std::string operator()(const GpuInfo &gpu) const;
+
+private:
+    std::map<std::string, std::map<std::string, GpuInfo>> m_cards; // model name -> fingerprint -> card
+};
+
 struct PlotsData
 {
     QStringList ops;                        ///< Every op of the archive (for the scope chooser).
@@ -36,7 +53,8 @@ struct PlotsData
     QString opName;
     std::optional<std::int64_t> runId;
 
-    // (a) Speedup per candidate and GPU: speedups[gpu][candidate], 0 where not measured correct.
+    // (a) Speedup per candidate and GPU: speedups[gpu][candidate], 0 where not measured correct. A GPU is one
+    // card (see GpuLabels): two cards of one model are two columns.
     QStringList gpus;
     QStringList candidateIds;
     QStringList candidateLabels;
@@ -67,6 +85,7 @@ struct PlotsData
         std::vector<double> bestSpeedup;    ///< Running best of correct, unflagged-impossible, unrejected results.
     };
     std::vector<Progress> progress;
+    GpuLabels gpuLabels;                    ///< Of the cards in scope; the selected kernel's plots use them too.
 
     // (c) Timing samples of the selected candidate and of the baselines it was compared with, per GPU.
     QString candidateId;

@@ -80,6 +80,7 @@ private slots:
     void exportsPngAndPdf();
     void gpuColoursFollowNamesAndBarNamesThinOut();
     void boxPlotsUseThePalettesInk();
+    void cardsOfOneModelAreToldApart();
 
 private:
     QTemporaryDir m_dir;
@@ -533,6 +534,65 @@ void TestPlots::boxPlotsUseThePalettesInk()
         QCOMPARE(boxes->medianPen().color(), QColor(230, 230, 230));
         QCOMPARE(boxes->pen().color(), QColor(230, 230, 230));
     }
+}
+
+// Two cards of one model are two GPUs of the plots and the portability table: named by host where they are on
+// different machines, by the start of the UUID where they share one; a model with one card keeps its name.
+void TestPlots::cardsOfOneModelAreToldApart()
+{
+    GpuInfo a;
+    a.name = "NVIDIA H100 80GB HBM3";
+    a.uuid = "GPU-86a0ff3c-d33b-ffa0-b59c-dee460c3e565";
+    a.host = "gpu-a";
+    GpuInfo b = a;
+    b.uuid = "GPU-441e95f2-1090-a28e-4abe-1094275d966b";
+    b.host = "gpu-b";
+    GpuInfo other;
+    other.name = "NVIDIA H200";
+    other.uuid = "GPU-1";
+    GpuLabels hosts;
+    for (const GpuInfo &gpu : {a, b, other, a})
+        hosts.add(gpu);
+    QCOMPARE(hosts(a), std::string("NVIDIA H100 80GB HBM3 (gpu-a)"));
+    QCOMPARE(hosts(b), std::string("NVIDIA H100 80GB HBM3 (gpu-b)"));
+    QCOMPARE(hosts(other), std::string("NVIDIA H200"));
+    GpuInfo sameMachine = b;
+    sameMachine.host = "gpu-a";
+    GpuLabels oneMachine;
+    oneMachine.add(a);
+    oneMachine.add(sameMachine);
+    QCOMPARE(oneMachine(a), std::string("NVIDIA H100 80GB HBM3 (gpu-a 86a0ff3c)"));
+    QCOMPARE(oneMachine(sameMachine), std::string("NVIDIA H100 80GB HBM3 (gpu-a 441e95f2)"));
+
+    // In an archive: the crossover kernel timed again on a second H200 of another host.
+    const QString path = m_dir.filePath(QStringLiteral("cards.kxdb"));
+    QVERIFY(importSample(path));
+    {
+        auto archive = openArchive(path, ArchiveMode::ReadWrite);
+        const std::vector<Evaluation> evaluations = archive->evaluations(kCrossover);
+        const auto onH200 = std::find_if(evaluations.begin(), evaluations.end(), [](const Evaluation &e) {
+            return QString::fromStdString(e.gpu.name) == kH200;
+        });
+        QVERIFY(onH200 != evaluations.end());
+        Evaluation again = *onH200;
+        again.id = 0;
+        again.gpu.uuid = "GPU-second-h200";
+        again.gpu.host = "gpu-b";
+        again.speedup = 1.5;
+        again.baselines.clear();
+        Transaction tx = archive->begin();
+        archive->addEvaluation(tx, again);
+        tx.commit();
+    }
+    const PlotsData data = PlotsData::prepare(*openArchive(path), {QStringLiteral("relu"), std::nullopt, {}});
+    QCOMPARE(data.gpus.size(), 3);
+    QCOMPARE(data.gpus.first(), kH100);
+    QVERIFY2(data.gpus.at(1).startsWith(kH200 + QStringLiteral(" (")) && data.gpus.at(2).startsWith(kH200 + QStringLiteral(" (")),
+             qPrintable(data.gpus.join(QStringLiteral(", "))));
+    QVERIFY(data.gpus.contains(kH200 + QStringLiteral(" (gpu-b)")));
+    const int second = int(data.gpus.indexOf(kH200 + QStringLiteral(" (gpu-b)")));
+    const int crossover = int(data.candidateIds.indexOf(QString::fromLatin1(kCrossover)));
+    QCOMPARE(data.speedups[std::size_t(second)][std::size_t(crossover)], 1.5); // its own column, not merged
 }
 
 QTEST_MAIN(TestPlots)
