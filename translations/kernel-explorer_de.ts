@@ -1822,10 +1822,6 @@
         <translation>Mischung: %1 % Vorlage, %2 % %3</translation>
     </message>
     <message>
-        <source>unknown proposer &apos;%1&apos;</source>
-        <translation>unbekannter Vorschlagsgeber „%1“</translation>
-    </message>
-    <message>
         <source>API key from the system keychain</source>
         <translation>API-Schlüssel aus dem System-Schlüsselbund</translation>
     </message>

@@ -60,7 +60,8 @@ ProposerConfig ProposerConfig::load(const QSettings &store)
 {
     ProposerConfig config;
     ProposerSettings &s = config.settings;
-    s.kind = text(store, kKind, s.kind);
+    // A word this version does not know (a newer one wrote it, or a hand edit) falls back to the templates.
+    s.kind = proposerKindFromString(text(store, kKind, toString(s.kind))).value_or(ProposerKind::Template);
     s.llm.endpoint = text(store, kEndpoint, s.llm.endpoint);
     s.llm.model = text(store, kModel, s.llm.model);
     s.llm.apiKeyEnv = text(store, kKeyEnv, s.llm.apiKeyEnv);
@@ -85,7 +86,7 @@ void ProposerConfig::save(QSettings &store) const
 {
     const ProposerSettings &s = settings;
     const auto put = [&store](const char *key, const QVariant &value) { store.setValue(QLatin1String(key), value); };
-    put(kKind, QString::fromStdString(s.kind));
+    put(kKind, QString::fromLatin1(toString(s.kind)));
     put(kEndpoint, QString::fromStdString(s.llm.endpoint));
     put(kModel, QString::fromStdString(s.llm.model));
     put(kKeySource, QString::fromLatin1(keySource == KeySource::Keychain ? kKeychain : kEnvironment));
@@ -106,31 +107,32 @@ void ProposerConfig::save(QSettings &store) const
 
 bool ProposerConfig::usesModel() const
 {
-    return settings.kind == "llm" || (settings.kind == "mix" && !settings.llm.model.empty());
+    return asksModel(settings);
 }
 
 bool ProposerConfig::usesCommand() const
 {
-    return settings.kind == "command"
-           || (settings.kind == "mix" && settings.llm.model.empty() && !settings.command.command.empty());
+    return runsCommand(settings);
 }
 
 QString ProposerConfig::summary() const
 {
     const QString model = QString::fromStdString(settings.llm.model);
     const QString command = QString::fromStdString(settings.command.command);
-    if (settings.kind == "template")
+    switch (settings.kind) {
+    case ProposerKind::Template:
         return tr("template");
-    if (settings.kind == "llm")
+    case ProposerKind::Llm:
         return tr("LLM %1").arg(model.isEmpty() ? tr("(no model)") : model);
-    if (settings.kind == "command")
+    case ProposerKind::Command:
         return tr("command %1").arg(command.isEmpty() ? tr("(no command)") : command);
-    if (settings.kind == "mix") {
+    case ProposerKind::Mix: {
         const int external = percent(settings.llmShare);
-        const QString other = usesModel() ? model : usesCommand() ? tr("command %1").arg(command) : tr("(nothing)");
+        const QString other = usesModel() ? model : !command.isEmpty() ? tr("command %1").arg(command) : tr("(nothing)");
         return tr("mix: %1% template, %2% %3").arg(100 - external).arg(external).arg(other);
     }
-    return tr("unknown proposer '%1'").arg(QString::fromStdString(settings.kind));
+    }
+    return tr("template");
 }
 
 QString ProposerConfig::keyDescription() const

@@ -237,7 +237,7 @@ ProposerConfig ProposerSettingsDialog::config() const
 {
     ProposerConfig config = m_loaded;
     ProposerSettings &s = config.settings;
-    s.kind = m_kind->currentData().toString().toStdString();
+    s.kind = proposerKindFromString(m_kind->currentData().toString().toStdString()).value_or(ProposerKind::Template);
     s.llm.endpoint = m_endpoint->text().trimmed().toStdString();
     s.llm.model = m_model->text().trimmed().toStdString();
     s.llm.apiKeyEnv = m_keyEditor->variable().toStdString();
@@ -262,7 +262,7 @@ void ProposerSettingsDialog::setConfig(const ProposerConfig &config)
     m_loaded = config;
     m_loaded.settings.llm.apiKey.clear();
     const ProposerSettings &s = config.settings;
-    const int kind = m_kind->findData(QString::fromStdString(s.kind));
+    const int kind = m_kind->findData(QString::fromLatin1(toString(s.kind)));
     m_kind->setCurrentIndex(kind < 0 ? 0 : kind);
     m_endpoint->setText(QString::fromStdString(s.llm.endpoint));
     m_model->setText(QString::fromStdString(s.llm.model));

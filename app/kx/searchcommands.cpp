@@ -219,8 +219,13 @@ void printCost(const CostLedger &ledger)
 
 void addProposerOptions(CLI::App &command, ProposerSettings &settings)
 {
+    static const std::map<std::string, ProposerKind> kinds{{"template", ProposerKind::Template},
+                                                           {"llm", ProposerKind::Llm},
+                                                           {"command", ProposerKind::Command},
+                                                           {"mix", ProposerKind::Mix}};
     command.add_option("--proposer", settings.kind, "Who proposes candidates: template, llm, command or mix")
-        ->capture_default_str()->check(CLI::IsMember({"template", "llm", "command", "mix"}));
+        ->transform(CLI::CheckedTransformer(kinds))
+        ->default_str(toString(settings.kind));
     auto &llm = settings.llm;
     command.add_option("--endpoint", llm.endpoint, "Base URL of an OpenAI-compatible API ({URL}/chat/completions)")
         ->capture_default_str();
@@ -347,11 +352,12 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
               << archivePath << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)"
               << std::endl;
 
-    if (const auto &proposer = options.proposer; proposer.kind != "template") {
-        const bool command = proposer.kind == "command" || (proposer.kind == "mix" && proposer.llm.model.empty());
-        std::cout << "proposer: " << proposer.kind << " ("
-                  << (command ? proposer.command.command : proposer.llm.model + " at " + proposer.llm.endpoint) << ")"
-                  << (proposer.kind == "mix" ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%" : "")
+    if (const auto &proposer = options.proposer; proposer.kind != ProposerKind::Template) {
+        std::cout << "proposer: " << toString(proposer.kind) << " ("
+                  << (runsCommand(proposer) ? proposer.command.command : proposer.llm.model + " at " + proposer.llm.endpoint)
+                  << ")"
+                  << (proposer.kind == ProposerKind::Mix ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%"
+                                                         : "")
                   << std::endl;
     }
     bool cancelled = false;
@@ -371,7 +377,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     }
     session.wait();
     printSummary(archivePath, *runId);
-    if (options.proposer.kind != "template")
+    if (options.proposer.kind != ProposerKind::Template)
         printCost(*resources.ledger);
     switch (session.state()) {
     case RunState::Finished: return Ok;

@@ -23,11 +23,6 @@ Expected<PromptBuilder> promptBuilder(const ProposerSettings &settings)
     return PromptBuilder(std::move(*templates), settings.contrastiveVariants);
 }
 
-bool mixUsesCommand(const ProposerSettings &settings)
-{
-    return settings.llm.model.empty() && !settings.command.command.empty();
-}
-
 } // namespace
 
 ProposerResources ProposerResources::forSettings(const ProposerSettings &settings)
@@ -40,26 +35,24 @@ ProposerResources ProposerResources::forSettings(const ProposerSettings &setting
 
 Status checkProposerSettings(const ProposerSettings &settings)
 {
-    const auto &kind = settings.kind;
-    if (kind != "template" && kind != "llm" && kind != "command" && kind != "mix")
-        return Error{"unknown proposer '" + kind + "' (template, llm, command or mix)"};
-    if (kind == "template")
+    const ProposerKind kind = settings.kind;
+    const std::string name = toString(kind);
+    if (kind == ProposerKind::Template)
         return {};
-    const bool llm = kind == "llm" || (kind == "mix" && !mixUsesCommand(settings));
-    if (llm) {
+    if (asksModel(settings) || kind == ProposerKind::Llm) {
         if (settings.llm.model.empty())
-            return Error{"the " + kind + " proposer needs a model name (Model in Proposer Settings; kx: --model)"};
+            return Error{"the " + name + " proposer needs a model name (Model in Proposer Settings; kx: --model)"};
         if (const auto endpoint = ChatClient::checkEndpoint(settings.llm.endpoint); !endpoint)
             return Error{"--endpoint: " + endpoint.error().message};
         if (settings.llm.maxTokens <= 0 || settings.llm.timeoutSeconds <= 0 || settings.llm.deadlineSeconds <= 0
             || settings.llm.concurrency <= 0)
             return Error{"--max-tokens, --llm-timeout, --llm-deadline and --concurrency must be positive"};
     } else if (settings.command.command.empty()) {
-        return Error{"the " + kind
+        return Error{"the " + name
                      + " proposer needs a command or a model name (Command or Model in Proposer Settings; kx: --command or "
                        "--model)"};
     }
-    if (kind == "mix" && (settings.llmShare < 0 || settings.llmShare > 1))
+    if (kind == ProposerKind::Mix && (settings.llmShare < 0 || settings.llmShare > 1))
         return Error{"--llm-share must be between 0 and 1"};
     if (const auto prompts = promptBuilder(settings); !prompts)
         return prompts.error();
@@ -70,19 +63,18 @@ Expected<std::unique_ptr<Proposer>> makeProposer(const ProposerSettings &setting
 {
     if (const auto status = checkProposerSettings(settings); !status)
         return status.error();
-    if (settings.kind == "template")
+    if (settings.kind == ProposerKind::Template)
         return std::unique_ptr<Proposer>(std::make_unique<TemplateProposer>());
     auto prompts = promptBuilder(settings);
     if (!prompts)
         return prompts.error();
-    const bool useCommand = settings.kind == "command" || (settings.kind == "mix" && mixUsesCommand(settings));
     std::unique_ptr<Proposer> external;
-    if (useCommand)
+    if (runsCommand(settings))
         external = std::make_unique<CommandProposer>(settings.command, std::move(*prompts));
     else
         external = std::make_unique<LlmProposer>(ChatClient(settings.llm, resources.limit), std::move(*prompts),
                                                  resources.ledger);
-    if (settings.kind != "mix")
+    if (settings.kind != ProposerKind::Mix)
         return external;
     std::vector<MixedProposer::Entry> entries;
     entries.push_back({std::make_unique<TemplateProposer>(), 1.0 - settings.llmShare});

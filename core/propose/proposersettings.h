@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace kx {
@@ -39,10 +40,18 @@ struct CommandSettings
     bool operator==(const CommandSettings &) const = default;
 };
 
+/// Who proposes a search's candidates: the code templates, a language model, an external command, or a mix of
+/// the templates and the model (or the command).
+enum class ProposerKind { Template, Llm, Command, Mix };
+
+/// "template", "llm", "command", "mix": the words of `kx search --proposer` and of stored settings.
+const char *toString(ProposerKind kind);
+std::optional<ProposerKind> proposerKindFromString(const std::string &text);
+
 /// Which proposer a search uses and how it is set up: a plain struct that the CLI and the GUI fill in.
 struct ProposerSettings
 {
-    std::string kind = "template";                      ///< "template", "llm", "command" or "mix".
+    ProposerKind kind = ProposerKind::Template;
     LlmSettings llm;
     CommandSettings command;
     double llmShare = 0.3;                              ///< mix: share of requests given to the LLM (or command).
@@ -51,5 +60,11 @@ struct ProposerSettings
 
     bool operator==(const ProposerSettings &) const = default;
 };
+
+/// Whether the search asks a language model: the llm proposer, or a mix that names a model (a mix asks the model
+/// when it names one, otherwise it runs the command).
+bool asksModel(const ProposerSettings &settings);
+/// Whether the search runs an external command: the command proposer, or a mix that names no model.
+bool runsCommand(const ProposerSettings &settings);
 
 } // namespace kx

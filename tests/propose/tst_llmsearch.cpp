@@ -199,9 +199,9 @@ TEST_CASE("proposer settings are checked, and the factory builds each kind")
 {
     ProposerSettings settings;
     CHECK(checkProposerSettings(settings));
-    settings.kind = "oracle";
-    CHECK_FALSE(checkProposerSettings(settings));
-    settings.kind = "llm";
+    CHECK_FALSE(proposerKindFromString("oracle"));
+    CHECK(proposerKindFromString("mix") == ProposerKind::Mix);
+    settings.kind = ProposerKind::Llm;
     const auto noModel = checkProposerSettings(settings);
     REQUIRE_FALSE(noModel);
     CHECK(noModel.error().message.find("--model") != std::string::npos);
@@ -211,20 +211,20 @@ TEST_CASE("proposer settings are checked, and the factory builds each kind")
     settings.llm.endpoint = "not a url";
     CHECK_FALSE(checkProposerSettings(settings));
     settings.llm.endpoint = "http://127.0.0.1:1/v1";
-    settings.kind = "command";
+    settings.kind = ProposerKind::Command;
     CHECK_FALSE(checkProposerSettings(settings));
     settings.command.command = "true";
     CHECK(checkProposerSettings(settings));
-    settings.kind = "mix";
+    settings.kind = ProposerKind::Mix;
     settings.llmShare = 1.5;
     CHECK_FALSE(checkProposerSettings(settings));
     settings.llmShare = 0.3;
     const auto resources = ProposerResources::forSettings(settings);
-    for (const std::string kind : {"template", "llm", "command", "mix"}) {
+    for (const ProposerKind kind : {ProposerKind::Template, ProposerKind::Llm, ProposerKind::Command, ProposerKind::Mix}) {
         settings.kind = kind;
         const auto proposer = makeProposer(settings, resources);
         REQUIRE_MESSAGE(proposer, (proposer ? "" : proposer.error().message));
-        CHECK((*proposer)->name() == kind);
+        CHECK((*proposer)->name() == std::string(toString(kind)));
     }
 }
 
@@ -295,7 +295,7 @@ TEST_CASE("an API key handed in at run start reaches the server but is stored no
     REQUIRE(temp.isValid());
     const auto archivePath = temp.filePath("archive.kxdb");
     ProposerSettings proposer;
-    proposer.kind = "mix";
+    proposer.kind = ProposerKind::Mix;
     proposer.llmShare = 0.5;
     proposer.llm = settingsFor(server);
     proposer.llm.apiKeyEnv = "KX_TEST_UNSET_KEY_VARIABLE";

@@ -116,7 +116,7 @@ TEST_CASE("child processes see no secret variable")
     ScopedVariables harmless(std::map<std::string, std::string>{{"KX_TEST_HARMLESS", "visible"}});
     // The LLM settings name the key's variable: from then on it is a secret whatever its name.
     ProposerSettings settings;
-    settings.kind = "llm";
+    settings.kind = ProposerKind::Llm;
     settings.llm.apiKeyEnv = "KX_TEST_MODEL_ACCESS";
     (void)ProposerResources::forSettings(settings);
 

@@ -40,7 +40,7 @@ T *child(QObject *parent, const char *name)
 ProposerConfig modelConfig(const test::FakeChatServer &server)
 {
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.endpoint = server.endpoint();
     config.settings.llm.model = "fake-model";
     config.settings.llm.apiKeyEnv = kKeyVariable;

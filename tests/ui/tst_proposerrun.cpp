@@ -129,7 +129,7 @@ void TestProposerRun::commandProposerMakesTheCandidates()
     bridge.setArchivePath(archivePath);
     RunPanel panel(&bridge);
     ProposerConfig config;
-    config.settings.kind = "command";
+    config.settings.kind = ProposerKind::Command;
     config.settings.command.command = (shellQuoted(script) + QLatin1Char(' ') + shellQuoted(promptCopy)).toStdString();
     config.settings.promptsDir = KX_PROMPTS_DIR;
     panel.setProposerConfig(config);
@@ -196,7 +196,7 @@ void TestProposerRun::modelGetsTheKeychainKeyAndCostsAreShown()
     RunPanel panel(&bridge);
     panel.setSecretStore(&store);
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.endpoint = server.endpoint();
     config.settings.llm.model = "fake-model";
     config.settings.llm.apiKeyEnv = "KX_TEST_VARIABLE_THAT_IS_NOT_SET";
@@ -276,7 +276,7 @@ void TestProposerRun::unusableProposerDoesNotStart()
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
     RunPanel panel(&bridge);
     ProposerConfig config;
-    config.settings.kind = "command";
+    config.settings.kind = ProposerKind::Command;
     config.settings.promptsDir = m_dir.filePath(QStringLiteral("no-such-prompts")).toStdString();
     config.settings.command.command = "true";
     panel.setProposerConfig(config);

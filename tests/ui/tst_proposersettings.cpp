@@ -54,7 +54,7 @@ ProposerConfig fullConfig()
 {
     ProposerConfig config;
     ProposerSettings &s = config.settings;
-    s.kind = "mix";
+    s.kind = ProposerKind::Mix;
     s.llm.endpoint = "https://api.example.com/v1";
     s.llm.model = "gpt-x";
     s.llm.apiKeyEnv = "MY_MODEL_KEY";
@@ -268,7 +268,7 @@ void TestProposerSettings::validationMessages_data()
     QTest::newRow("llm with bad endpoint") << "llm" << "ftp://example.com" << "gpt-x" << "" << "" << "endpoint";
     QTest::newRow("command") << "command" << "" << "" << "./ask.sh" << "" << "";
     QTest::newRow("command without command") << "command" << local << "" << "" << "" << "needs a command";
-    QTest::newRow("mix without model or command") << "mix" << local << "" << "" << "" << "needs a model";
+    QTest::newRow("mix without model or command") << "mix" << local << "" << "" << "" << "needs a command or a model name";
     QTest::newRow("missing prompts folder") << "llm" << local << "gpt-x" << "" << missing << "does not exist";
 }
 
@@ -386,7 +386,7 @@ void TestProposerSettings::keychainUnavailableKeepsTheKeyForTheSession()
     test::FakeSecretStore keychain(false);
     SessionFallbackSecretStore store(&keychain);
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.model = "gpt-x";
     config.keySource = ProposerConfig::KeySource::Keychain;
     ProposerSettingsDialog dialog(config, &store);
@@ -422,7 +422,7 @@ void TestProposerSettings::refusingKeychainKeepsTheDialogOpen()
     keychain.setRefusing(true);
     SessionFallbackSecretStore store(&keychain);
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.model = "gpt-x";
     config.keySource = ProposerConfig::KeySource::Keychain;
     ProposerSettingsDialog dialog(config, &store);
@@ -457,7 +457,7 @@ void TestProposerSettings::keychainUnavailableAtStart()
     RunPanel panel(&bridge);
     panel.setSecretStore(&store);
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.model = "gpt-x";
     config.keySource = ProposerConfig::KeySource::Keychain;
     panel.setProposerConfig(config);
@@ -488,7 +488,7 @@ void TestProposerSettings::noKeySavedAtStart()
     RunPanel panel(&bridge);
     panel.setSecretStore(&store);
     ProposerConfig config;
-    config.settings.kind = "mix";
+    config.settings.kind = ProposerKind::Mix;
     config.settings.llm.model = "gpt-x";
     config.keySource = ProposerConfig::KeySource::Keychain;
     panel.setProposerConfig(config);
@@ -507,7 +507,7 @@ void TestProposerSettings::stopWhileReadingTheKey()
     RunPanel panel(&bridge);
     panel.setSecretStore(&store);
     ProposerConfig config;
-    config.settings.kind = "llm";
+    config.settings.kind = ProposerKind::Llm;
     config.settings.llm.model = "gpt-x";
     config.keySource = ProposerConfig::KeySource::Keychain;
     panel.setProposerConfig(config);
@@ -533,7 +533,7 @@ void TestProposerSettings::copiesPromptTemplates()
         mine.write("my own system prompt\n");
     }
     ProposerConfig config;
-    config.settings.kind = "command";
+    config.settings.kind = ProposerKind::Command;
     config.settings.command.command = "./ask.sh";
     ProposerSettingsDialog dialog(config, nullptr);
     QSignalSpy copied(&dialog, &ProposerSettingsDialog::promptTemplatesCopied);
@@ -586,7 +586,7 @@ void TestProposerSettings::runPanelSummary()
     SearchBridge bridge;
     RunPanel panel(&bridge);
     ProposerConfig config;
-    config.settings.kind = kind.toStdString();
+    config.settings.kind = *proposerKindFromString(kind.toStdString());
     config.settings.llm.model = model.toStdString();
     config.settings.command.command = command.toStdString();
     config.settings.llmShare = share;
