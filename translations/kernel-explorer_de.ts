@@ -1693,10 +1693,6 @@
         <translation>&amp;Diagramm exportieren</translation>
     </message>
     <message>
-        <source>Speedup over eager PyTorch (×)</source>
-        <translation>Beschleunigung gegenüber Eager-PyTorch (×)</translation>
-    </message>
-    <message>
         <source>Best speedup over eager (×)</source>
         <translation>Beste Beschleunigung gegenüber Eager (×)</translation>
     </message>
@@ -1743,6 +1739,10 @@
     <message>
         <source>Speedups on a logarithmic axis: 2x faster and 2x slower lie the same distance from 1x, and kernels far apart in speed stay readable side by side</source>
         <translation>Beschleunigungen auf einer logarithmischen Achse: doppelt so schnell und halb so schnell liegen gleich weit von 1x entfernt, und sehr unterschiedlich schnelle Kernel bleiben nebeneinander lesbar</translation>
+    </message>
+    <message>
+        <source>Speedup over eager (×)</source>
+        <translation>Beschleunigung gegenüber eager (×)</translation>
     </message>
 </context>
 <context>

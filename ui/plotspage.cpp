@@ -76,6 +76,19 @@ void addTitles(QCustomPlot *plot, const QString &title, const QString &xLabel, c
     plot->yAxis->setLabel(yLabel);
 }
 
+/// Moves the legend out of the axis rect into a row of its own under the heading, its entries side by side:
+/// where bars or boxes fill the plot, no corner of it is free for a legend.
+void putLegendAboveAxes(QCustomPlot *plot)
+{
+    plot->axisRect()->insetLayout()->take(plot->legend);
+    plot->axisRect()->insetLayout()->simplify();
+    plot->plotLayout()->insertRow(1);
+    plot->plotLayout()->addElement(1, 0, plot->legend);
+    plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
+    plot->legend->setWrap(3);
+}
+
 /// QCustomPlot paints with colours of its own: take them from the palette, again whenever it changes.
 void applyPalette(QCustomPlot *plot)
 {
@@ -213,11 +226,13 @@ PlotsPage::PlotsPage(QWidget *parent)
         m_plots[i] = plot;
         grid->addWidget(plot, i / 2, i % 2);
     }
-    addTitles(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over eager PyTorch (×)"));
+    addTitles(m_plots[SpeedupBarsPlot], tr("Speedup per GPU"), tr("Candidate"), tr("Speedup over eager (×)"));
     addTitles(m_plots[ProgressPlot], tr("Best speedup over the search"), tr("Candidates evaluated"),
               tr("Best speedup over eager (×)"));
     addTitles(m_plots[DistributionPlot], tr("Runtime of the selected kernel"), QString(), tr("Time per run (ms)"));
     addTitles(m_plots[RooflinePlot], tr("Roofline"), tr("Arithmetic intensity (FLOP/byte)"), tr("GFLOP/s"));
+    putLegendAboveAxes(m_plots[SpeedupBarsPlot]);
+    putLegendAboveAxes(m_plots[DistributionPlot]);
     for (QCustomPlot *plot : m_plots)
         applyPalette(plot);
 
@@ -427,7 +442,11 @@ void PlotsPage::buildSpeedupBars()
     }
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QVector<double> keys;
-    const int step = labelStep(int(m_data.candidateLabels.size()), plot->axisRect()->width());
+    // The axes span the plot's width less their margins; the axis rect's own width is that of the last replot,
+    // which may have been laid out while the legend row above was empty.
+    const QMargins margins = plot->axisRect()->margins();
+    const int step = labelStep(int(m_data.candidateLabels.size()),
+                               plot->viewport().width() - margins.left() - margins.right());
     for (int i = 0; i < m_data.candidateLabels.size(); ++i) {
         keys << i + 1;
         if (i % step == 0) // the others are named by their tooltips
@@ -470,7 +489,6 @@ void PlotsPage::buildSpeedupBars()
     parity->point2->setCoords(1, 1);
     parity->setPen(QPen(palette().color(QPalette::Text), 1, Qt::DashLine));
     plot->legend->setVisible(m_data.gpus.size() > 0);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     plot->xAxis->setRange(left, right);
     setSpeedupAxis(plot, bottom, top);
 }
@@ -641,7 +659,6 @@ void PlotsPage::buildDistribution()
     m_tips.insert(referenceBoxes, referenceTips);
     plot->xAxis->setTicker(ticker);
     plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     plot->rescaleAxes();
     plot->xAxis->setRange(0, key - 1);
     const QCPRange y = plot->yAxis->range();

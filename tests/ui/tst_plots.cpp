@@ -70,6 +70,7 @@ private slots:
     void portabilityTable();
     void opPlotsStayWhileOnlyTheKernelChanges();
     void rooflineLegendLeavesTheDotsFree();
+    void barAndRuntimeLegendsLeaveTheAxesFree();
     void bestSpeedupSkipsImpossibleAndRejected();
     void distributionAndRoofline();
     void workloadErrors();
@@ -291,6 +292,28 @@ void TestPlots::rooflineLegendLeavesTheDotsFree()
     const QPoint pixel(int(roofline->xAxis->coordToPixel(dot.key)), int(roofline->yAxis->coordToPixel(dot.value)));
     QVERIFY(roofline->axisRect()->rect().contains(pixel));
     QVERIFY2(!roofline->legend->outerRect().contains(pixel), "the legend covers the kernel's dot");
+}
+
+// Bars and boxes can fill any corner of their axes: those two legends sit in a row of their own above them.
+void TestPlots::barAndRuntimeLegendsLeaveTheAxesFree()
+{
+    PlotsPage page;
+    page.resize(940, 560);
+    page.show();
+    QSignalSpy loaded(&page, &PlotsPage::loaded);
+    page.setArchivePath(m_path);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
+    page.setCandidate(QString::fromLatin1(kCrossover));
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
+    for (const auto which : {PlotsPage::SpeedupBarsPlot, PlotsPage::DistributionPlot}) {
+        QCustomPlot *plot = page.plot(which);
+        plot->replot();
+        QVERIFY(plot->legend->visible());
+        QVERIFY(plot->legend->itemCount() >= 2);
+        const QRect legend = plot->legend->outerRect();
+        QVERIFY2(!legend.intersects(plot->axisRect()->rect()), qPrintable(plot->objectName()));
+        QVERIFY(legend.bottom() <= plot->axisRect()->rect().top());
+    }
 }
 
 void TestPlots::runScope()
