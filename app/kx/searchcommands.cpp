@@ -390,7 +390,7 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
 {
     addArchiveOption(command, options.archive);
     addCompileLimitOptions(command, options.compile);
-    command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
+    auto *gpus = command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
     auto *worker = command.add_option("--worker", options.worker,
                        "Worker program and arguments, split as a shell would, given --device N (default: kx worker; "
@@ -418,6 +418,9 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
     ssh->excludes(slurm);
     ssh->excludes(worker);
     slurm->excludes(worker);
+    // The host list names the devices of SSH hosts, and Slurm gives each job its own.
+    ssh->excludes(gpus);
+    slurm->excludes(gpus);
 }
 
 } // namespace

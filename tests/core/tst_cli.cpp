@@ -90,6 +90,10 @@ TEST_CASE("usage errors exit 2")
         {"archive without verb", {"archive"}},
         {"show without id", {"archive", "show"}},
         {"bad limit", {"archive", "list", "--limit", "-3"}},
+        {"ssh with local GPUs", {"search", "softmax", "--ssh", "gpu-a:0", "--gpus", "0"}},
+        {"ssh and slurm", {"search", "softmax", "--ssh", "gpu-a", "--slurm", "2"}},
+        {"bad ssh host", {"search", "softmax", "--ssh", "gpu-a:x"}},
+        {"no slurm workers", {"search", "softmax", "--slurm", "0"}},
     };
     for (const auto &row : rows) {
         SUBCASE(row.name)
