@@ -2598,10 +2598,6 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <translation>Kein Worker-Programm ist eingestellt.</translation>
     </message>
     <message>
-        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built): searching needs it.</source>
-        <translation>Diesem Build fehlt NVRTC (das CUDA-Toolkit fehlte beim Bauen): die Suche braucht es.</translation>
-    </message>
-    <message>
         <source>Stopped before the search began.</source>
         <translation>Angehalten, bevor die Suche begann.</translation>
     </message>
@@ -2610,12 +2606,12 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <translation>Der Vorschlagsgeber kann nicht verwendet werden: %1</translation>
     </message>
     <message>
-        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built).</source>
-        <translation>Dieser Build enthält kein NVRTC (das CUDA-Toolkit fehlte beim Erstellen).</translation>
-    </message>
-    <message>
         <source>%1 is open read-only, and a search writes to its archive. Open it with File &gt; Open Archive to search.</source>
         <translation>%1 ist schreibgeschützt geöffnet, eine Suche schreibt aber in das Archiv. Zum Suchen über Datei &gt; Archiv öffnen … erneut öffnen.</translation>
+    </message>
+    <message>
+        <source>This build has no NVRTC (the CUDA toolkit was missing when it was built): searching and evaluating need it.</source>
+        <translation>Dieser Build hat kein NVRTC (das CUDA-Toolkit fehlte beim Bauen): Suchen und Auswerten brauchen es.</translation>
     </message>
 </context>
 <context>

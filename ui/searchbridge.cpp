@@ -138,6 +138,31 @@ QString SearchBridge::readOnlyRefusal() const
         .arg(QDir::toNativeSeparators(m_archivePath));
 }
 
+std::optional<SearchBridge::Refusal> SearchBridge::refusal() const
+{
+    if (m_archivePath.isEmpty())
+        return Refusal{tr("No archive is open."), false};
+    if (m_archiveReadOnly)
+        return Refusal{readOnlyRefusal(), false};
+    if (m_workerCommand.isEmpty())
+        return Refusal{tr("No worker program is set."), true};
+    if (!NvrtcCompiler::available())
+        return Refusal{tr("This build has no NVRTC (the CUDA toolkit was missing when it was built): searching and "
+                          "evaluating need it."),
+                       false};
+    return std::nullopt;
+}
+
+SearchSessionOptions SearchBridge::sessionOptions() const
+{
+    SearchSessionOptions options;
+    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
+    for (const QString &word : std::as_const(m_workerCommand))
+        options.workerCommand.push_back(QFile::encodeName(word).toStdString());
+    options.placement = m_placement;
+    return options;
+}
+
 bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices)
 {
     return launch([op](Job &job) {
@@ -183,25 +208,11 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
 {
     if (m_state != State::Idle)
         return false;
-    const auto refuse = [this](const QString &message, bool noGpu) {
-        emit startFailed(message, noGpu);
+    if (const auto refused = refusal()) {
+        emit startFailed(refused->message, refused->noGpu);
         return false;
-    };
-    if (m_archivePath.isEmpty())
-        return refuse(tr("No archive is open."), false);
-    if (m_archiveReadOnly)
-        return refuse(readOnlyRefusal(), false);
-    if (m_workerCommand.isEmpty())
-        return refuse(tr("No worker program is set."), true);
-    if (!NvrtcCompiler::available())
-        return refuse(tr("This build has no NVRTC (the CUDA toolkit was missing when it was built): searching needs it."),
-                      false);
-
-    SearchSessionOptions options;
-    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
-    for (const QString &word : std::as_const(m_workerCommand))
-        options.workerCommand.push_back(QFile::encodeName(word).toStdString());
-    options.placement = m_placement;
+    }
+    SearchSessionOptions options = sessionOptions();
     options.devices = devices;
     options.settings = settings;
     // The run's proposers share one request limit and one cost ledger. The key travels inside the
@@ -287,24 +298,13 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
         return;
     }
 
-    const auto refuse = [&](const QString &message, bool noGpu) {
-        finishManual(nullptr, candidate, Error{message.toStdString()}, noGpu);
-    };
-    if (m_archivePath.isEmpty())
-        return refuse(tr("No archive is open."), false);
-    if (m_archiveReadOnly)
-        return refuse(readOnlyRefusal(), false);
-    if (m_workerCommand.isEmpty())
-        return refuse(tr("No worker program is set."), true);
-    if (!NvrtcCompiler::available())
-        return refuse(tr("This build has no NVRTC (the CUDA toolkit was missing when it was built)."), false);
+    if (const auto refused = refusal()) {
+        finishManual(nullptr, candidate, Error{refused->message.toStdString()}, refused->noGpu);
+        return;
+    }
 
     // Workers for this one evaluation, started the way a search starts them.
-    SearchSessionOptions options;
-    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
-    for (const QString &word : std::as_const(m_workerCommand))
-        options.workerCommand.push_back(QFile::encodeName(word).toStdString());
-    options.placement = m_placement;
+    SearchSessionOptions options = sessionOptions();
     auto job = std::make_shared<Job>();
     job->link = std::make_shared<Link>(this, 0);
     job->session = std::make_unique<SearchSession>(std::move(options), SearchEventSink{}, job->link.get());

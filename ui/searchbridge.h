@@ -20,6 +20,10 @@
 
 class QTimer;
 
+namespace kx {
+struct SearchSessionOptions;
+}
+
 namespace kx::ui {
 
 /**
@@ -119,6 +123,15 @@ signals:
 
 private:
     QString readOnlyRefusal() const;
+    /// Why no search or evaluation can start now (nullopt: one can), and whether for want of a GPU worker.
+    struct Refusal
+    {
+        QString message;
+        bool noGpu = false;
+    };
+    std::optional<Refusal> refusal() const;
+    /// What every session starts from: the archive and where the workers run.
+    SearchSessionOptions sessionOptions() const;
     struct Link;
     struct Job;
     struct Launch;
