@@ -189,16 +189,10 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     std::map<std::string, std::vector<Event>> events;
     std::map<std::string, InductorPairs> inductorPairs;
     std::map<std::string, std::map<std::int64_t, double>> eagerMedians; // per GPU, per measurement
-    std::vector<std::vector<Evaluation>> evaluationsOf;
-    evaluationsOf.reserve(candidates.size());
+    for (const GpuInfo &gpu : archive.gpusOfOp(opName))
+        data.gpuLabels.add(gpu);
     for (const Candidate &candidate : candidates) {
-        evaluationsOf.push_back(archive.evaluations(candidate.id));
-        for (const Evaluation &evaluation : evaluationsOf.back())
-            data.gpuLabels.add(evaluation.gpu);
-    }
-    for (std::size_t c = 0; c < candidates.size(); ++c) {
-        const Candidate &candidate = candidates[c];
-        const std::vector<Evaluation> &evaluations = evaluationsOf[c];
+        const std::vector<Evaluation> evaluations = archive.evaluations(candidate.id);
         const std::optional<Verdict> verdict = archive.currentVerdict(candidate.id);
         const bool rejected = verdict && !verdict->accepted;
         Row row{&candidate, {}, 0, {}, 0};

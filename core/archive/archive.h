@@ -234,6 +234,8 @@ public:
     RunCost runCost(std::int64_t runId) const;
     std::vector<BestKernel> bestKernels(const std::string &opName = {}, const std::string &gpuName = {}) const;
     std::vector<std::string> gpuNames() const;
+    /// The cards that evaluated kernels of the op (one per fingerprint), read without the evaluations themselves.
+    std::vector<GpuInfo> gpusOfOp(const std::string &opName) const;
     std::vector<Verdict> verdicts(const std::string &candidateId) const;
     std::optional<Verdict> currentVerdict(const std::string &candidateId) const;
     /// Correct candidates with flags and no current verdict, most suspicious first.

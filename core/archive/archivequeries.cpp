@@ -548,6 +548,18 @@ std::vector<std::string> Archive::gpuNames() const
     return result;
 }
 
+std::vector<GpuInfo> Archive::gpusOfOp(const std::string &opName) const
+{
+    Statement query(m_db, R"sql(SELECT g.info FROM gpus g WHERE g.id IN
+                                (SELECT e.gpu_id FROM evaluations e JOIN candidates c ON c.id = e.candidate_id
+                                 WHERE c.op_name=?1) ORDER BY g.id)sql");
+    query.bind(1, opName);
+    std::vector<GpuInfo> result;
+    while (query.step())
+        result.push_back(nlohmann::json::parse(query.text(0)).get<GpuInfo>());
+    return result;
+}
+
 std::vector<Verdict> Archive::verdicts(const std::string &candidateId) const
 {
     Statement query(m_db, R"sql(SELECT id, candidate_id, accepted, reason, note, created_at, retracted

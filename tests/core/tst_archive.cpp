@@ -441,6 +441,12 @@ TEST_CASE("answers the UI queries")
     }
     CHECK(archive->bestKernels("relu", "NVIDIA H200").size() == std::size_t(1));
     CHECK(archive->gpuNames() == (std::vector<std::string>{"NVIDIA H100 80GB HBM3", "NVIDIA H200"}));
+    // The cards of an op, without reading its evaluations (the plots label cards of one model apart with them).
+    std::vector<std::string> reluCards;
+    for (const GpuInfo &gpu : archive->gpusOfOp("relu"))
+        reluCards.push_back(gpu.name);
+    CHECK(reluCards == (std::vector<std::string>{"NVIDIA H100 80GB HBM3", "NVIDIA H200"}));
+    CHECK(archive->gpusOfOp("no such op").empty());
 
     const auto queue = archive->reviewQueue();
     REQUIRE(queue.size() == std::size_t(1));
