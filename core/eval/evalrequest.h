@@ -84,4 +84,25 @@ public:
     virtual EvaluateOutcome evaluate(const EvaluateRequest &request) = 0;
 };
 
+/**
+ * A request for source and plan (the candidate's id made from them), compiled for arch into cubin with these
+ * statistics, checked and timed under settings: what the benchmarks and GPU suites hand an evaluator directly.
+ */
+inline EvaluateRequest compiledRequest(const Op &op, const std::string &source, const std::string &plan,
+                                       const std::string &arch, const std::string &cubin, const CompileStats &compile,
+                                       const EvalSettings &settings)
+{
+    EvaluateRequest request;
+    request.op = op;
+    request.candidate.opName = op.name;
+    request.candidate.source = source;
+    request.candidate.launchPlan = plan;
+    request.candidate.id = makeCandidateId(source, plan);
+    request.arch = arch;
+    request.cubin = cubin;
+    request.compile = compile;
+    request.settings = settings;
+    return request;
+}
+
 } // namespace kx

@@ -145,17 +145,8 @@ int main(int argc, char **argv)
             std::cerr << "compile failed: " << compiled.error << '\n' << compiled.stats.log << '\n';
             return 1;
         }
-        EvaluateRequest request;
-        request.op = op;
-        request.candidate.opName = op.name;
-        request.candidate.source = v.source;
-        request.candidate.launchPlan = v.plan;
-        request.candidate.id = makeCandidateId(v.source, v.plan);
-        request.arch = options.arch;
-        request.cubin = compiled.cubin;
-        request.compile = compiled.stats;
-        request.settings = settings;
-        const auto outcome = evaluator.evaluate(request);
+        const auto outcome = evaluator.evaluate(
+            compiledRequest(op, v.source, v.plan, options.arch, compiled.cubin, compiled.stats, settings));
         const double totalMs = msSince(start);
         const auto &e = outcome.evaluation;
         const auto &phases = evaluator.lastPhases();

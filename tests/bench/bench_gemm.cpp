@@ -181,17 +181,8 @@ int main(int argc, char **argv)
                 ++failures;
                 continue;
             }
-            EvaluateRequest request;
-            request.op = op;
-            request.candidate.opName = op.name;
-            request.candidate.source = generated.source;
-            request.candidate.launchPlan = generated.launchPlan;
-            request.candidate.id = makeCandidateId(generated.source, generated.launchPlan);
-            request.arch = options.arch;
-            request.cubin = compiled.cubin;
-            request.compile = compiled.stats;
-            request.settings = settings;
-            const auto outcome = evaluator.evaluate(request);
+            const auto outcome = evaluator.evaluate(compiledRequest(op, generated.source, generated.launchPlan, options.arch,
+                                                                    compiled.cubin, compiled.stats, settings));
             const auto &e = outcome.evaluation;
             const bool correct = e.status == EvalStatus::Correct;
             failures += !correct;

@@ -60,17 +60,7 @@ EvaluateRequest makeRequest(const Op &op, const std::string &source, const std::
     INFO("NVRTC: ", compiled.stats.log);
     REQUIRE(compiled.ok);
 
-    EvaluateRequest request;
-    request.op = op;
-    request.candidate.opName = op.name;
-    request.candidate.source = source;
-    request.candidate.launchPlan = plan;
-    request.candidate.id = makeCandidateId(source, plan);
-    request.arch = options.arch;
-    request.cubin = compiled.cubin;
-    request.compile = compiled.stats;
-    request.settings = settings;
-    return request;
+    return compiledRequest(op, source, plan, options.arch, compiled.cubin, compiled.stats, settings);
 }
 
 std::string elementwisePlan(const std::string &kernel, const std::string &argsJson, const std::string &scratchJson,
