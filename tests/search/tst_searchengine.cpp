@@ -324,7 +324,7 @@ TEST_CASE("continues after SIGKILL")
 
     const std::string killed = dir.filePath("killed.kxdb");
     test::ChildProcess victim;
-    REQUIRE(victim.start(runnerArguments(killed)));
+    REQUIRE(victim.start(runnerArguments(killed), {{"KX_RUNNER_HOLD_AFTER", "9"}}));
     const bool reached = victim.waitForOutput("evaluated 9\n", std::chrono::seconds(60));
     REQUIRE_MESSAGE(reached, victim.out());
     victim.sendSignal(SIGKILL);
