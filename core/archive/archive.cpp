@@ -488,6 +488,25 @@ std::int64_t Archive::addVerdict(Transaction &tx, const Verdict &verdict)
     return sqlite3_last_insert_rowid(m_db);
 }
 
+std::int64_t Archive::addProfile(Transaction &tx, const Profile &profile)
+{
+    requireTransaction(tx);
+    const nlohmann::json metrics{{"metrics", profile.metrics},
+                                 {"traffic", profile.traffic ? nlohmann::json(*profile.traffic) : nlohmann::json()}};
+    Statement insert(m_db, R"sql(
+        INSERT INTO profiles(candidate_id, target, gpu_id, ncu_version, metrics, kernels, findings, error, created_at)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
+    insert.bind(1, profile.candidateId).bind(2, toString(profile.target));
+    if (profile.gpu.name.empty())
+        insert.bindNull(3);
+    else
+        insert.bind(3, gpuRowId(profile.gpu));
+    insert.bind(4, profile.ncuVersion).bind(5, metrics.dump()).bind(6, nlohmann::json(profile.kernels).dump());
+    insert.bind(7, nlohmann::json(profile.findings).dump()).bind(8, profile.error);
+    insert.bind(9, profile.createdAtMs ? profile.createdAtMs : nowMs()).run();
+    return sqlite3_last_insert_rowid(m_db);
+}
+
 void Archive::retractVerdict(Transaction &tx, std::int64_t verdictId)
 {
     requireTransaction(tx);

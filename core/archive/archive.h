@@ -3,6 +3,7 @@
 #include "core/domain/candidate.h"
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
+#include "core/domain/profile.h"
 #include "core/domain/run.h"
 #include "core/domain/verdict.h"
 #include "core/util/expected.h"
@@ -192,6 +193,8 @@ public:
     std::int64_t createRun(Transaction &tx, const Run &run);
     void setRunState(Transaction &tx, std::int64_t runId, RunState state);
     std::int64_t addVerdict(Transaction &tx, const Verdict &verdict);
+    /// Stores a profile (its candidate must exist); returns the new row id.
+    std::int64_t addProfile(Transaction &tx, const Profile &profile);
     void retractVerdict(Transaction &tx, std::int64_t verdictId);
 
     // Reads -------------------------------------------------------------------------------------
@@ -237,6 +240,8 @@ public:
     /// The cards that evaluated kernels of the op (one per fingerprint), read without the evaluations themselves.
     std::vector<GpuInfo> gpusOfOp(const std::string &opName) const;
     std::vector<Verdict> verdicts(const std::string &candidateId) const;
+    /// A candidate's Nsight Compute profiles (its own launches and the eager reference's), oldest first.
+    std::vector<Profile> profiles(const std::string &candidateId) const;
     std::optional<Verdict> currentVerdict(const std::string &candidateId) const;
     /// Correct candidates with flags and no current verdict, most suspicious first.
     std::vector<CandidateSummary> reviewQueue() const;

@@ -70,6 +70,15 @@ json exportCandidate(const Archive &archive, const Candidate &candidate, std::ma
         verdicts.push_back(std::move(v));
     }
     item["verdicts"] = std::move(verdicts);
+    json profiles = json::array();
+    for (const auto &profile : archive.profiles(candidate.id)) {
+        json p = profile;
+        p.erase("candidate");
+        profiles.push_back(std::move(p));
+    }
+    // Absent rather than empty, so that exports of archives without profiles read as before.
+    if (!profiles.empty())
+        item["profiles"] = std::move(profiles);
     if (const auto provenance = archive.provenance(candidate.id))
         item["provenance"] = provenanceToJson(*provenance);
     return item;
@@ -127,6 +136,15 @@ bool hasVerdict(const Archive &archive, const Verdict &verdict)
 {
     for (const auto &existing : archive.verdicts(verdict.candidateId))
         if (existing.createdAtMs == verdict.createdAtMs && existing.accepted == verdict.accepted)
+            return true;
+    return false;
+}
+
+bool hasProfile(const Archive &archive, const Profile &profile)
+{
+    for (const auto &existing : archive.profiles(profile.candidateId))
+        if (existing.createdAtMs == profile.createdAtMs && existing.target == profile.target
+            && existing.gpu.fingerprint() == profile.gpu.fingerprint())
             return true;
     return false;
 }
@@ -270,6 +288,17 @@ ImportStats importDocument(Archive &archive, Transaction &tx, const json &docume
             if (!hasVerdict(archive, verdict)) {
                 archive.addVerdict(tx, verdict);
                 ++stats.verdicts;
+            }
+            place.leave();
+        }
+        const json profiles = item.value("profiles", json::array());
+        for (std::size_t p = 0; p < profiles.size(); ++p) {
+            place.enter("profiles", p);
+            Profile profile = profiles[p].get<Profile>();
+            profile.candidateId = candidate.id;
+            if (!hasProfile(archive, profile)) {
+                archive.addProfile(tx, profile);
+                ++stats.profiles;
             }
             place.leave();
         }

@@ -22,7 +22,7 @@ nlohmann::json exportArchive(const Archive &archive, const std::vector<std::stri
 
 struct ImportStats
 {
-    std::int64_t ops = 0, runs = 0, candidates = 0, evaluations = 0, verdicts = 0;
+    std::int64_t ops = 0, runs = 0, candidates = 0, evaluations = 0, verdicts = 0, profiles = 0;
     std::int64_t duplicateCandidates = 0;
 };
 

@@ -461,6 +461,35 @@ std::vector<Evaluation> Archive::evaluations(const std::string &candidateId) con
     return result;
 }
 
+std::vector<Profile> Archive::profiles(const std::string &candidateId) const
+{
+    Statement query(m_db, R"sql(
+        SELECT p.id, p.candidate_id, p.target, g.info, p.ncu_version, p.metrics, p.kernels, p.findings, p.error,
+               p.created_at
+        FROM profiles p LEFT JOIN gpus g ON g.id = p.gpu_id WHERE p.candidate_id=?1 ORDER BY p.id)sql");
+    query.bind(1, candidateId);
+    std::vector<Profile> result;
+    while (query.step()) {
+        Profile profile;
+        profile.id = query.int64(0);
+        profile.candidateId = query.text(1);
+        profile.target = profileTargetFromString(query.text(2));
+        if (!query.isNull(3))
+            profile.gpu = nlohmann::json::parse(query.text(3)).get<GpuInfo>();
+        profile.ncuVersion = query.text(4);
+        const auto metrics = nlohmann::json::parse(query.text(5));
+        metrics.at("metrics").get_to(profile.metrics);
+        if (const auto traffic = metrics.find("traffic"); traffic != metrics.end() && !traffic->is_null())
+            profile.traffic = traffic->get<TrafficComparison>();
+        nlohmann::json::parse(query.text(6)).get_to(profile.kernels);
+        nlohmann::json::parse(query.text(7)).get_to(profile.findings);
+        profile.error = query.text(8);
+        profile.createdAtMs = query.int64(9);
+        result.push_back(std::move(profile));
+    }
+    return result;
+}
+
 std::vector<BaselineMeasurement> Archive::baselines(std::int64_t runId) const
 {
     Statement query(m_db, std::string("SELECT ") + kBaselineColumns

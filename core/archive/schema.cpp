@@ -13,7 +13,7 @@ namespace kx::schema {
 namespace {
 
 // Step N turns a version N-1 archive into version N. Steps are never edited once released: add a new one.
-constexpr std::array<const char *, 5> kMigrations{
+constexpr std::array<const char *, 6> kMigrations{
     // 1: the initial schema.
     R"sql(
     CREATE TABLE schema_version(version INTEGER NOT NULL);
@@ -151,6 +151,23 @@ constexpr std::array<const char *, 5> kMigrations{
         package BLOB NOT NULL,
         created_at INTEGER NOT NULL);
     CREATE INDEX idx_inductor_packages_op ON inductor_packages(op_name, arch);
+    )sql",
+    // 6: Nsight Compute profiles of one launch of a candidate (target 'candidate') or of the eager reference it is
+    // compared with (target 'eager'): aggregate metrics, per-kernel rows and findings as JSON. A profile that
+    // failed keeps its error; one that failed before a GPU was reached has no GPU.
+    R"sql(
+    CREATE TABLE profiles(
+        id INTEGER PRIMARY KEY,
+        candidate_id TEXT NOT NULL REFERENCES candidates(id),
+        target TEXT NOT NULL,
+        gpu_id INTEGER REFERENCES gpus(id),
+        ncu_version TEXT NOT NULL,
+        metrics TEXT NOT NULL,
+        kernels TEXT NOT NULL,
+        findings TEXT NOT NULL,
+        error TEXT NOT NULL,
+        created_at INTEGER NOT NULL);
+    CREATE INDEX idx_profiles_candidate ON profiles(candidate_id);
     )sql",
 };
 
