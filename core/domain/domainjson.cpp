@@ -157,6 +157,32 @@ void from_json(const nlohmann::json &j, CompileStats &v)
     read(j, "log", v.log);
 }
 
+void to_json(nlohmann::json &j, const ErrorProfile &v)
+{
+    j = {{"samples", v.samples},
+         {"maxRelError", v.maxRelError},
+         {"p99RelError", v.p99RelError},
+         {"medianRelError", v.medianRelError}};
+}
+void from_json(const nlohmann::json &j, ErrorProfile &v)
+{
+    read(j, "samples", v.samples);
+    read(j, "maxRelError", v.maxRelError);
+    read(j, "p99RelError", v.p99RelError);
+    read(j, "medianRelError", v.medianRelError);
+}
+
+void to_json(nlohmann::json &j, const PrecisionAudit &v)
+{
+    j = {{"candidate", v.candidate}, {"fp32Reference", v.fp32Reference}, {"unavailable", v.unavailable}};
+}
+void from_json(const nlohmann::json &j, PrecisionAudit &v)
+{
+    read(j, "candidate", v.candidate);
+    read(j, "fp32Reference", v.fp32Reference);
+    read(j, "unavailable", v.unavailable);
+}
+
 void to_json(nlohmann::json &j, const CorrectnessReport &v)
 {
     j = {{"trials", v.trials},
@@ -165,10 +191,18 @@ void to_json(nlohmann::json &j, const CorrectnessReport &v)
          {"maxRelError", v.maxRelError},
          {"mismatches", v.mismatches},
          {"checksPassed", v.checksPassed},
-         {"failure", v.failure}};
+         {"failure", v.failure},
+         {"inputs", v.inputs},
+         {"timingInputSets", v.timingInputSets}};
+    if (v.precisionAudit)
+        j["precisionAudit"] = *v.precisionAudit;
 }
 void from_json(const nlohmann::json &j, CorrectnessReport &v)
 {
+    read(j, "inputs", v.inputs);
+    read(j, "timingInputSets", v.timingInputSets);
+    if (const auto it = j.find("precisionAudit"); it != j.end() && it->is_object())
+        v.precisionAudit = it->get<PrecisionAudit>();
     read(j, "trials", v.trials);
     read(j, "shapeSets", v.shapeSets);
     read(j, "maxAbsError", v.maxAbsError);

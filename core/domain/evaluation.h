@@ -35,6 +35,29 @@ struct CompileStats
     bool operator==(const CompileStats &) const = default;
 };
 
+/// How far outputs are from the exact (float64) answer, over a sample of their elements. An element's relative
+/// error is |actual - exact| / max(|exact|, 1e-3 * the RMS of the exact outputs), so near-zero outputs count
+/// by their absolute error.
+struct ErrorProfile
+{
+    std::int64_t samples = 0;               ///< Elements compared (both values finite).
+    double maxRelError = 0;
+    double p99RelError = 0;
+    double medianRelError = 0;
+
+    bool operator==(const ErrorProfile &) const = default;
+};
+
+/// The candidate's error profile beside that of the fp32 reference on the same inputs (trial 0).
+struct PrecisionAudit
+{
+    ErrorProfile candidate;
+    ErrorProfile fp32Reference;
+    std::string unavailable;                ///< Why there is no audit (the reference cannot run in float64 ...).
+
+    bool operator==(const PrecisionAudit &) const = default;
+};
+
 struct CorrectnessReport
 {
     int trials = 0;
@@ -44,6 +67,11 @@ struct CorrectnessReport
     std::int64_t mismatches = 0;
     std::vector<std::string> checksPassed;  ///< e.g. "inputs-unchanged", "deterministic", "timed-outputs".
     std::string failure;                    ///< Empty when correct; otherwise which check failed and how.
+    /// The input distributions the trials drew, in order, with how any was rescaled, e.g. "normal",
+    /// "wide x1/256 (the reference was not finite at full scale)".
+    std::vector<std::string> inputs;
+    int timingInputSets = 0;                ///< Input sets the timed runs cycled through.
+    std::optional<PrecisionAudit> precisionAudit;
 
     bool operator==(const CorrectnessReport &) const = default;
 };

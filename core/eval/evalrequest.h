@@ -28,7 +28,11 @@ struct InductorBaselineSettings
 /// How hard a candidate is checked and timed. Defaults follow the evaluation issue's minimums.
 struct EvalSettings
 {
-    int trials = 5;                 ///< Correctness trials, each with fresh inputs from a distinct seed.
+    /// Correctness trials, each with fresh inputs from a distinct seed; 11 draw each input distribution once.
+    int trials = 11;
+    /// Input sets the timed runs cycle through, each run checked against its own set's reference: a kernel
+    /// that replays an earlier answer fails.
+    int timingInputSets = 3;
     int warmupRuns = 10;
     int timedRuns = 100;            ///< At least this many timed runs ...
     double timeBudgetMs = 2000;     ///< ... unless timing alone would exceed this budget (then at least 10).

@@ -97,6 +97,7 @@ Expected<Variant> widen(Expected<Message> message)
 void to_json(json &j, const EvalSettings &v)
 {
     j = {{"trials", v.trials},
+         {"timingInputSets", v.timingInputSets},
          {"warmupRuns", v.warmupRuns},
          {"timedRuns", v.timedRuns},
          {"timeBudgetMs", v.timeBudgetMs},
@@ -118,6 +119,7 @@ void to_json(json &j, const EvalSettings &v)
 void from_json(const json &j, EvalSettings &v)
 {
     read(j, "trials", v.trials);
+    read(j, "timingInputSets", v.timingInputSets);
     read(j, "warmupRuns", v.warmupRuns);
     read(j, "timedRuns", v.timedRuns);
     read(j, "timeBudgetMs", v.timeBudgetMs);

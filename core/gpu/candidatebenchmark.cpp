@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace kx {
 
@@ -27,36 +28,71 @@ int CandidateBenchmark::timedRunCount(const EvalSettings &settings, double warmu
     return runs;
 }
 
+std::uint64_t CandidateBenchmark::inputSetSeed(const EvalSettings &settings, int set)
+{
+    // Set 0 is what the baselines are timed on.
+    return set == 0 ? timingInputsSeed(settings) : CandidateVerifier::trialSeed(settings.seed, (1 << 20) + set);
+}
+
 BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
 {
     BenchmarkOutcome outcome;
     auto &workspace = *rig.workspace;
-    need(workspace.generateInputs(timingInputsSeed(m_settings), Distribution::Normal));
-    need(workspace.runReference());
-    workspace.copyInputsForCandidate();
     const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
+    const int sets = std::max(1, m_settings.timingInputSets);
+    outcome.inputSets = sets;
+
+    // Every set's reference is computed first and kept on the host.
+    std::vector<HostOutputs> references;
+    for (int set = 0; set < sets; ++set) {
+        need(workspace.generateInputs(inputSetSeed(m_settings, set), Distribution::Normal));
+        need(workspace.runReference());
+        references.push_back(workspace.reference());
+    }
+    int current = sets == 1 ? 0 : -1; // the set in the candidate's inputs (set 0 is there after the loop above)
+    if (sets == 1)
+        workspace.copyInputsForCandidate();
+    const auto useSet = [&](int set) {
+        if (set == current)
+            return;
+        need(workspace.generateInputs(inputSetSeed(m_settings, set), Distribution::Normal));
+        workspace.copyInputsForCandidate();
+        current = set;
+    };
 
     const auto bindings = workspace.bindings();
     int round = 0;
     const auto timeCandidate = [&] {
+        useSet(round % sets);
         workspace.prepareRun(round++);
         return m_timer.time([&] { rig.launcher.launch(bindings); });
     };
-    // Every run's outputs, warmups included, outside the timed region: a kernel that is right only
-    // sometimes (a race, a stale read that the first runs got lucky with) fails here.
-    // Outputs bit-identical to the first run's (checked in full) need no comparison of their own.
-    bool firstChecked = false;
+    // Every run's outputs, warmups included, are checked outside the timed region against the reference of
+    // the set it ran on: a kernel that is right only sometimes (a race, a stale read that the first runs got
+    // lucky with), or that replays an earlier answer, fails here. Outputs bit-identical to ones already
+    // checked against the same set's reference (same fingerprint) need no comparison of their own.
+    std::vector<std::optional<std::uint64_t>> checked(static_cast<std::size_t>(sets));
     const auto checkRun = [&](const std::string &which) {
-        if (firstChecked && need(workspace.sameAsFirstRun()))
+        const int set = current;
+        const std::string where = which + ", input set " + std::to_string(set + 1) + " of " + std::to_string(sets)
+                                  + ", " + workspace.shapesText();
+        if (sets > 1) {
+            if (const auto broken = need(workspace.checkIntegrity())) {
+                outcome.failure = "timed runs (" + where + "): " + *broken;
+                return false;
+            }
+        }
+        const auto fingerprint = need(workspace.outputsFingerprint());
+        auto &known = checked[std::size_t(set)];
+        if (known && *known == fingerprint)
             return true;
-        const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol));
+        const auto check = need(workspace.checkOutputsAgainst(references[std::size_t(set)], tolerance.atol,
+                                                              tolerance.rtol));
         if (!check.failure.empty()) {
-            outcome.failure = "timed runs (" + which + ", " + workspace.shapesText() + "): " + check.failure;
+            outcome.failure = "timed runs (" + where + "): " + check.failure;
             return false;
         }
-        if (!firstChecked)
-            workspace.keepFirstRun();
-        firstChecked = true;
+        known = fingerprint;
         return true;
     };
 
@@ -79,9 +115,11 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     }
     outcome.checkedRuns = warmups + runs;
 
-    // The inputs stayed the candidate's own through every run: one look at the end sees any change.
-    if (const auto broken = need(workspace.checkIntegrity()))
-        outcome.failure = "timed runs: " + *broken;
+    // With one set the inputs stayed the candidate's own through every run: one look at the end sees any change.
+    if (sets == 1) {
+        if (const auto broken = need(workspace.checkIntegrity()))
+            outcome.failure = "timed runs: " + *broken;
+    }
     return outcome;
 }
 

@@ -1,5 +1,6 @@
 #include "core/gpu/candidateverifier.h"
 
+#include "core/gpu/precisionaudit.h"
 #include "core/gpu/timingflags.h"
 
 #include <nlohmann/json.hpp>
@@ -7,6 +8,18 @@
 #include <algorithm>
 
 namespace kx {
+namespace {
+
+// How often a trial's inputs are shrunk (16 times each) when the reference itself is not finite on them.
+constexpr int kRescaleAttempts = 3;
+constexpr double kRescaleStep = 1.0 / 16;
+
+std::string scaleText(double scale)
+{
+    return "x1/" + std::to_string(static_cast<long long>(1.0 / scale + 0.5));
+}
+
+} // namespace
 
 CandidateVerifier::CandidateVerifier(const Op &op, const EvalSettings &settings)
     : m_op(op)
@@ -22,7 +35,11 @@ std::uint64_t CandidateVerifier::trialSeed(std::uint64_t base, int trial)
     return z ^ (z >> 31);
 }
 
-constexpr double kWideInputScale = 100;
+Distribution CandidateVerifier::distributionOf(int trial)
+{
+    const auto &order = trialDistributions();
+    return order[std::size_t(trial) % order.size()];
+}
 
 VerificationOutcome CandidateVerifier::run(ShapeRigs &rigs)
 {
@@ -30,6 +47,7 @@ VerificationOutcome CandidateVerifier::run(ShapeRigs &rigs)
     auto &report = outcome.report;
     const int trials = std::max(1, m_settings.trials);
     const auto shapeSets = std::max<std::size_t>(1, rigs.count());
+    m_inputs.assign(std::size_t(trials), std::string());
     bool intact = true;
     // Trial t runs on shape set t mod n: the same trials, seeds and distributions in whichever order.
     for (std::size_t step = 1; step <= shapeSets && intact; ++step) {
@@ -37,9 +55,15 @@ VerificationOutcome CandidateVerifier::run(ShapeRigs &rigs)
         for (int trial = int(shapeIndex); trial < trials && intact; trial += int(shapeSets))
             intact = runTrial(trial, shapeIndex, rigs.at(shapeIndex), outcome);
     }
+    // Special values last, on the default shape set (whose rig timing uses next).
+    if (intact && report.failure.empty())
+        runSpecialValuesTrial(trials, rigs.at(0), outcome);
     (void)rigs.at(0); // what timing runs on
 
     report.shapeSets = int(m_shapeSetsUsed.size());
+    for (auto &text : m_inputs)
+        if (!text.empty())
+            report.inputs.push_back(std::move(text));
     if (report.failure.empty()) {
         report.checksPassed = {"inputs-unchanged", "in-bounds-writes", "matches-reference"};
         if (m_deterministic)
@@ -51,6 +75,31 @@ VerificationOutcome CandidateVerifier::run(ShapeRigs &rigs)
     return outcome;
 }
 
+double CandidateVerifier::prepareInputs(ShapeWorkspace &workspace, std::uint64_t seed, Distribution distribution,
+                                        std::string &inputsText)
+{
+    double scale = 1;
+    need(workspace.generateInputs(seed, distribution, scale));
+    need(workspace.runReference());
+    inputsText = toString(distribution);
+    if (workspace.referenceFinite() || !need(workspace.inputsFinite()))
+        return scale;
+    // The reference overflowed on finite inputs (a deep product, an exp): an honest kernel that rounds or
+    // orders differently may overflow elsewhere or not at all. Shrink the inputs until the reference is finite.
+    for (int attempt = 0; attempt < kRescaleAttempts; ++attempt) {
+        scale *= kRescaleStep;
+        need(workspace.generateInputs(seed, distribution, scale));
+        need(workspace.runReference());
+        if (workspace.referenceFinite()) {
+            inputsText += " " + scaleText(scale) + " (the reference was not finite at full scale)";
+            return scale;
+        }
+    }
+    inputsText += " (the reference is not finite even at " + scaleText(scale)
+                  + ": NaN and infinities must match it position by position)";
+    return scale;
+}
+
 bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &rig, VerificationOutcome &outcome)
 {
     auto &report = outcome.report;
@@ -58,13 +107,14 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
     const double policyAtol = tolerance.atol;
     const double rtol = tolerance.rtol;
-    const auto distribution = static_cast<Distribution>(trial % 3);
+    const auto distribution = distributionOf(trial);
     m_shapeSetsUsed.insert(shapeIndex);
     m_distributionsUsed.insert(distribution);
+    auto &inputsText = m_inputs.at(std::size_t(trial));
     const auto fail = [&](const std::string &what) {
         if (report.failure.empty())
             report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText() + ", "
-                             + toString(distribution) + " inputs): " + what;
+                             + inputsText + " inputs): " + what;
     };
     const auto accumulate = [&](const ShapeWorkspace::OutputCheck &check) {
         report.maxAbsError = std::max(report.maxAbsError, check.maxAbsError);
@@ -74,15 +124,13 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
             fail(check.failure);
     };
 
-    need(workspace.generateInputs(trialSeed(m_settings.seed, trial), distribution));
-    need(workspace.runReference());
-    // Wide inputs reach about 100 times the size of normal ones, and so does fp32 rounding in any sum of them:
-    // the absolute tolerance follows. Sums of products grow with the square (a matmul's partial sums reach
-    // millions), and summing them in another order changes the last bits of those partial sums: there the
-    // absolute tolerance is rtol of the outputs' RMS. NaN, infinities and gross errors still fail.
-    const double atol = distribution == Distribution::Wide
-                            ? std::max(kWideInputScale * policyAtol, rtol * need(workspace.referenceScale()))
-                            : policyAtol;
+    const double scale = prepareInputs(workspace, trialSeed(m_settings.seed, trial), distribution, inputsText);
+    // Inputs larger than unit size make fp32 rounding in any sum of them larger too: the absolute tolerance
+    // follows. Sums of products grow with the square (a matmul's partial sums reach millions), and summing them
+    // in another order changes the last bits of those partial sums: there the absolute tolerance is rtol of the
+    // outputs' RMS. NaN, infinities and gross errors still fail.
+    const double size = inputScale(distribution) * scale;
+    const double atol = size > 1 ? std::max(size * policyAtol, rtol * workspace.referenceScale()) : policyAtol;
     workspace.copyInputsForCandidate();
     ++report.trials;
 
@@ -93,6 +141,8 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     }
     workspace.keepFirstRun();
     accumulate(need(workspace.checkOutputs(atol, rtol)));
+    if (trial == 0 && report.failure.empty())
+        auditPrecision(workspace, outcome);
 
     // The second run sees other scratch garbage: reading uninitialised memory shows up here too.
     rig.runCandidate(2 * trial + 1);
@@ -118,7 +168,7 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
 
     if (workspace.previousTrial() >= 0) {
         m_sensitivityChecked = true;
-        if (need(workspace.outputsSameAsPrevious()) && !need(workspace.referenceSameAsPrevious())) {
+        if (need(workspace.outputsSameAsPrevious()) && !workspace.referenceSameAsPrevious()) {
             outcome.flags.push_back({"input-insensitive",
                                      nlohmann::json{{"trials", {workspace.previousTrial(), trial}},
                                                     {"shapes", workspace.shapesText()}}
@@ -130,6 +180,52 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     }
     workspace.keepAsPrevious(trial);
     return true;
+}
+
+void CandidateVerifier::auditPrecision(ShapeWorkspace &workspace, VerificationOutcome &outcome)
+{
+    PrecisionAudit audit;
+    const auto candidate = need(workspace.outputSample(kAuditSamples));
+    const auto fp32 = need(workspace.referenceSample(kAuditSamples));
+    if (auto exact = workspace.exactSample(kAuditSamples)) {
+        audit.candidate = measureErrors(candidate, *exact);
+        audit.fp32Reference = measureErrors(fp32, *exact);
+    } else {
+        audit.unavailable = exact.error().message;
+    }
+    if (auto flag = reducedPrecisionFlag(audit, m_settings.precision))
+        outcome.flags.push_back(std::move(*flag));
+    outcome.report.precisionAudit = std::move(audit);
+}
+
+void CandidateVerifier::runSpecialValuesTrial(int trial, ShapeRig &rig, VerificationOutcome &outcome)
+{
+    auto &report = outcome.report;
+    auto &workspace = *rig.workspace;
+    const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
+    need(workspace.generateInputs(trialSeed(m_settings.seed, trial), Distribution::Special));
+    need(workspace.runReference());
+    workspace.copyInputsForCandidate();
+    ++report.trials;
+    rig.runCandidate(2 * trial);
+    // Damage to inputs or guards is a failure on any inputs.
+    if (const auto broken = need(workspace.checkIntegrity())) {
+        report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText()
+                         + ", special-values inputs): " + *broken;
+        return;
+    }
+    // How an op treats NaN, infinities and subnormals is often left open (fmaxf(x, 0) gives 0 for NaN, relu
+    // gives NaN; flush-to-zero drops subnormals): differences are evidence for a reviewer, not a failure.
+    const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol));
+    m_inputs.push_back(std::string(toString(Distribution::Special))
+                       + (check.mismatches > 0 ? " (differs from the reference: see the flag)" : " (matches)"));
+    if (check.mismatches > 0)
+        outcome.flags.push_back({"special-values",
+                                 nlohmann::json{{"trial", trial},
+                                                {"shapes", workspace.shapesText()},
+                                                {"mismatches", check.mismatches},
+                                                {"first", check.failure}}
+                                     .dump()});
 }
 
 } // namespace kx

@@ -3,19 +3,33 @@
 #include "core/gpu/cudaerror.h"
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace kx {
 namespace {
-constexpr unsigned char kGuardByte = 0xA5;
+
+// A guard of random length (in steps of 16 bytes) and random content.
+std::vector<unsigned char> randomGuard()
+{
+    static thread_local std::mt19937_64 engine{std::random_device{}()};
+    std::uniform_int_distribution<std::int64_t> length(DeviceBuffer::kMinGuardBytes / 16,
+                                                       DeviceBuffer::kMaxGuardBytes / 16);
+    std::vector<unsigned char> guard(std::size_t(length(engine) * 16));
+    for (auto &byte : guard)
+        byte = static_cast<unsigned char>(engine());
+    return guard;
 }
+
+} // namespace
 
 DeviceBuffer::DeviceBuffer(std::int64_t bytes)
     : m_bytes(bytes)
+    , m_guard(randomGuard())
 {
-    checkCuda(cudaMalloc(&m_data, std::size_t(bytes + kGuardBytes)),
+    checkCuda(cudaMalloc(&m_data, std::size_t(bytes) + m_guard.size()),
               "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
@@ -27,6 +41,7 @@ DeviceBuffer::~DeviceBuffer()
 DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
     : m_data(std::exchange(other.m_data, nullptr))
     , m_bytes(std::exchange(other.m_bytes, 0))
+    , m_guard(std::move(other.m_guard))
 {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept
@@ -35,6 +50,7 @@ DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept
         release();
         m_data = std::exchange(other.m_data, nullptr);
         m_bytes = std::exchange(other.m_bytes, 0);
+        m_guard = std::move(other.m_guard);
     }
     return *this;
 }
@@ -58,19 +74,31 @@ void DeviceBuffer::copyFrom(const DeviceBuffer &source) const
               "copying a device buffer");
 }
 
+void DeviceBuffer::download(std::vector<unsigned char> &host) const
+{
+    host.resize(std::size_t(m_bytes));
+    checkCuda(cudaMemcpy(host.data(), m_data, host.size(), cudaMemcpyDeviceToHost), "copying a device buffer to the host");
+}
+
+void DeviceBuffer::upload(const std::vector<unsigned char> &host) const
+{
+    checkCuda(cudaMemcpy(m_data, host.data(), std::min(host.size(), std::size_t(m_bytes)), cudaMemcpyHostToDevice),
+              "copying to a device buffer");
+}
+
 void DeviceBuffer::armGuard() const
 {
-    checkCuda(cudaMemset(static_cast<char *>(m_data) + m_bytes, kGuardByte, std::size_t(kGuardBytes)),
+    checkCuda(cudaMemcpy(static_cast<char *>(m_data) + m_bytes, m_guard.data(), m_guard.size(), cudaMemcpyHostToDevice),
               "writing a guard zone");
 }
 
 bool DeviceBuffer::guardIntact() const
 {
-    std::vector<unsigned char> guard(std::size_t(kGuardBytes), 0);
+    std::vector<unsigned char> guard(m_guard.size(), 0);
     checkCuda(cudaMemcpy(guard.data(), static_cast<const char *>(m_data) + m_bytes, guard.size(),
                          cudaMemcpyDeviceToHost),
               "reading a guard zone");
-    return std::all_of(guard.begin(), guard.end(), [](unsigned char byte) { return byte == kGuardByte; });
+    return guard == m_guard;
 }
 
 } // namespace kx

@@ -268,6 +268,7 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
         return fail(EvalStatus::Incorrect, timing.failure);
     }
     evaluation.correctness.checksPassed.push_back("timed-outputs");
+    evaluation.correctness.timingInputSets = timing.inputSets;
     if (evaluation.timing.medianMs > 0 && evaluation.baseline.medianMs > 0)
         evaluation.speedup = evaluation.baseline.medianMs / evaluation.timing.medianMs;
 

@@ -18,7 +18,10 @@ std::string TensorOps::torchVersion() { return {}; }
 void TensorOps::releaseCachedMemory() {}
 void TensorOps::setTf32Allowed(bool) {}
 bool TensorOps::tf32Allowed() { return false; }
-Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution) { return noTorch(); }
+Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution, double) { return noTorch(); }
+Expected<bool> TensorOps::allFinite(const TensorView &) { return noTorch(); }
+Expected<std::uint64_t> TensorOps::fingerprint(const TensorView &) { return noTorch(); }
+Expected<std::vector<double>> TensorOps::sample(const TensorView &, std::int64_t) { return noTorch(); }
 Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double, std::int64_t)
 {
     return noTorch();
@@ -48,6 +51,10 @@ ScriptedReference::~ScriptedReference() = default;
 Expected<std::shared_ptr<ScriptedReference>> ScriptedReference::load(const Op &, int) { return noTorch(); }
 Status ScriptedReference::run(const std::vector<TensorView> &, const std::vector<TensorView> &) { return noTorch(); }
 Status ScriptedReference::runEager(const std::vector<TensorView> &) { return noTorch(); }
+Status ScriptedReference::runInDouble(const std::vector<TensorView> &, const std::vector<TensorView> &)
+{
+    return noTorch();
+}
 std::size_t ScriptedReference::loadedModuleCount() { return 0; }
 
 class InductorReference::Private

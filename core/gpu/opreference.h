@@ -21,6 +21,15 @@ public:
 
     /// Runs the reference as eager PyTorch does, results allocated and dropped: what timing measures.
     virtual Status runEager(const std::vector<TensorView> &inputs) = 0;
+
+    /// Runs the computation in float64 (floating-point inputs converted, integer ones as they are) and writes
+    /// Float64 outputs: the exact answer an error profile is measured against.
+    virtual Status runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
+    {
+        (void)inputs;
+        (void)outputs;
+        return Error{"this reference cannot run in float64"};
+    }
 };
 
 } // namespace kx

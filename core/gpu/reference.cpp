@@ -92,10 +92,24 @@ public:
         return Reference::run(m_opName, inputs, outputs);
     }
     Status runEager(const std::vector<TensorView> &inputs) override { return Reference::runEager(m_opName, inputs); }
+    Status runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override;
 
 private:
     std::string m_opName;
 };
+
+Status BuiltInReference::runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
+{
+    const auto it = references().find(m_opName);
+    if (it == references().end())
+        return Error{"no LibTorch reference for op '" + m_opName + "'"};
+    try {
+        auto results = it->second(torchinterop::inDouble(wrapAll(inputs)));
+        return torchinterop::copyResults(results, outputs, "float64 reference for '" + m_opName + "'");
+    } catch (const std::exception &error) {
+        return Error{"float64 reference for '" + m_opName + "' failed: " + torchinterop::errorText(error)};
+    }
+}
 
 } // namespace
 

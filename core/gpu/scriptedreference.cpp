@@ -68,6 +68,7 @@ class ScriptedReference::Private
 {
 public:
     Expected<Tensors> forward(const std::vector<TensorView> &inputs);
+    Expected<Tensors> forward(const Tensors &inputs);
 
     std::string opName;
     std::vector<std::string> outputNames;
@@ -76,14 +77,22 @@ public:
 
 Expected<Tensors> ScriptedReference::Private::forward(const std::vector<TensorView> &inputs)
 {
+    Tensors tensors;
+    for (const auto &view : inputs)
+        tensors.push_back(wrap(view));
+    return forward(tensors);
+}
+
+Expected<Tensors> ScriptedReference::Private::forward(const Tensors &inputs)
+{
     try {
         torch::NoGradGuard noGrad;
         // The reference is what eager PyTorch computes: no fusion (a fused x * w + b rounds once, as an FMA).
         torch::jit::GraphOptimizerEnabledGuard unoptimized(false);
         std::vector<c10::IValue> arguments;
         arguments.reserve(inputs.size());
-        for (const auto &view : inputs)
-            arguments.emplace_back(wrap(view));
+        for (const auto &tensor : inputs)
+            arguments.emplace_back(tensor);
         const c10::IValue result = module->forward(std::move(arguments));
         Tensors tensors;
         if (result.isTensor()) {
@@ -152,6 +161,22 @@ Status ScriptedReference::run(const std::vector<TensorView> &inputs, const std::
         return {};
     } catch (const std::exception &error) {
         return Error{where + "copying the outputs failed: " + errorText(error)};
+    }
+}
+
+Status ScriptedReference::runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
+{
+    Tensors wrapped;
+    for (const auto &view : inputs)
+        wrapped.push_back(wrap(view));
+    // Modules that hold float32 constants or buffers fail here; the error profile then says so.
+    auto results = d->forward(torchinterop::inDouble(wrapped));
+    if (!results)
+        return results.error();
+    try {
+        return torchinterop::copyResults(*results, outputs, "float64 reference module of op '" + d->opName + "'");
+    } catch (const std::exception &error) {
+        return Error{"float64 reference module of op '" + d->opName + "': " + errorText(error)};
     }
 }
 

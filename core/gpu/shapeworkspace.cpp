@@ -47,11 +47,10 @@ Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, c
     };
     workspace->m_pristine = allocate(*inputs);
     workspace->m_inputs = allocate(*inputs);
-    workspace->m_reference = allocate(*outputs);
+    workspace->m_expected = allocate(*outputs);
     workspace->m_outputs = allocate(*outputs);
     workspace->m_firstRun = allocate(*outputs);
     workspace->m_previousOutputs = allocate(*outputs);
-    workspace->m_previousReference = allocate(*outputs);
     for (const auto &[name, bytes] : plan.scratchBytes)
         workspace->m_scratch.push_back(Scratch{name, DeviceBuffer(bytes)});
     return workspace;
@@ -87,22 +86,111 @@ std::string ShapeWorkspace::shapesText() const
     return text;
 }
 
-Status ShapeWorkspace::generateInputs(std::uint64_t seed, Distribution distribution)
+Status ShapeWorkspace::generateInputs(std::uint64_t seed, Distribution distribution, double scale)
 {
     for (std::size_t i = 0; i < m_pristine.size(); ++i) {
         // Each input its own stream of numbers: a+b must not see a == b.
-        if (auto status = TensorOps::fillRandom(m_pristine[i].view(m_device), seed * 64 + i, distribution); !status)
+        if (auto status = TensorOps::fillRandom(m_pristine[i].view(m_device), seed * 64 + i, distribution, scale);
+            !status)
             return status;
     }
     return {};
 }
 
+Expected<bool> ShapeWorkspace::inputsFinite() const
+{
+    for (const auto &tensor : m_pristine) {
+        auto finite = TensorOps::allFinite(tensor.view(m_device));
+        if (!finite || !*finite)
+            return finite;
+    }
+    return true;
+}
+
+std::vector<TensorView> ShapeWorkspace::views(const std::vector<Tensor> &tensors) const
+{
+    std::vector<TensorView> result;
+    for (const auto &tensor : tensors)
+        result.push_back(tensor.view(m_device));
+    return result;
+}
+
+void ShapeWorkspace::poisonExpected()
+{
+    for (const auto &tensor : m_expected)
+        tensor.buffer.fill(kOutputPoison);
+}
+
 Status ShapeWorkspace::runReference()
 {
-    std::vector<TensorView> outputs;
-    for (const auto &tensor : m_reference)
-        outputs.push_back(tensor.view(m_device));
-    return m_opReference->run(pristineInputs(), outputs);
+    const auto expected = views(m_expected);
+    Status ran = m_opReference->run(pristineInputs(), expected);
+    if (ran) {
+        m_referenceScale = 0;
+        m_referenceFinite = true;
+        m_referenceHost.resize(m_expected.size());
+        for (std::size_t i = 0; i < m_expected.size() && ran; ++i) {
+            const auto rms = TensorOps::rootMeanSquare(expected[i]);
+            const auto finite = TensorOps::allFinite(expected[i]);
+            if (!rms || !finite) {
+                ran = !rms ? Status(rms.error()) : Status(finite.error());
+                break;
+            }
+            m_referenceScale = std::max(m_referenceScale, *rms);
+            m_referenceFinite = m_referenceFinite && *finite;
+            m_expected[i].buffer.download(m_referenceHost[i]);
+        }
+    }
+    // Neither our copy nor LibTorch's cached blocks keep the answer on the device.
+    poisonExpected();
+    TensorOps::releaseCachedMemory();
+    return ran;
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::sampleEach(const std::vector<TensorView> &views,
+                                                                      std::int64_t maxSamples)
+{
+    std::vector<std::vector<double>> samples;
+    for (const auto &view : views) {
+        auto sample = TensorOps::sample(view, maxSamples);
+        if (!sample)
+            return sample.error();
+        samples.push_back(std::move(*sample));
+    }
+    return samples;
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::exactSample(std::int64_t maxSamples)
+{
+    std::vector<Tensor> exact;
+    for (const auto &tensor : m_outputs) {
+        auto layout = tensor.layout;
+        layout.dtype = DType::Float64;
+        exact.push_back(Tensor{layout, DeviceBuffer(layout.byteCount())});
+    }
+    auto samples = [&]() -> Expected<std::vector<std::vector<double>>> {
+        if (auto ran = m_opReference->runInDouble(pristineInputs(), views(exact)); !ran)
+            return ran.error();
+        return sampleEach(views(exact), maxSamples);
+    }();
+    for (const auto &tensor : exact)
+        tensor.buffer.fill(kOutputPoison);
+    TensorOps::releaseCachedMemory();
+    return samples;
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::referenceSample(std::int64_t maxSamples)
+{
+    for (std::size_t i = 0; i < m_expected.size(); ++i)
+        m_expected[i].buffer.upload(m_referenceHost.at(i));
+    auto samples = sampleEach(views(m_expected), maxSamples);
+    poisonExpected();
+    return samples;
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::outputSample(std::int64_t maxSamples) const
+{
+    return sampleEach(views(m_outputs), maxSamples);
 }
 
 Status ShapeWorkspace::runReferenceEager()
@@ -112,18 +200,12 @@ Status ShapeWorkspace::runReferenceEager()
 
 Status ShapeWorkspace::runIntoOutputs(OpReference &implementation)
 {
-    std::vector<TensorView> outputs;
-    for (const auto &tensor : m_outputs)
-        outputs.push_back(tensor.view(m_device));
-    return implementation.run(pristineInputs(), outputs);
+    return implementation.run(pristineInputs(), views(m_outputs));
 }
 
 std::vector<TensorView> ShapeWorkspace::pristineInputs() const
 {
-    std::vector<TensorView> views;
-    for (const auto &tensor : m_pristine)
-        views.push_back(tensor.view(m_device));
-    return views;
+    return views(m_pristine);
 }
 
 void ShapeWorkspace::copyInputsForCandidate()
@@ -205,21 +287,33 @@ Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::compareOutputs(const std::
     return check;
 }
 
-Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, double rtol) const
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, double rtol)
 {
-    return compareOutputs(m_outputs, m_reference, atol, rtol, "the reference");
+    return checkOutputsAgainst(m_referenceHost, atol, rtol);
 }
 
-Expected<double> ShapeWorkspace::referenceScale() const
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputsAgainst(const HostOutputs &reference, double atol,
+                                                                          double rtol)
 {
-    double scale = 0;
-    for (const auto &reference : m_reference) {
-        const auto rms = TensorOps::rootMeanSquare(reference.view(m_device));
-        if (!rms)
-            return rms.error();
-        scale = std::max(scale, *rms);
+    if (reference.size() != m_expected.size())
+        return Error{"no reference outputs to check against (the reference has not run)"};
+    for (std::size_t i = 0; i < m_expected.size(); ++i)
+        m_expected[i].buffer.upload(reference[i]);
+    auto check = compareOutputs(m_outputs, m_expected, atol, rtol, "the reference");
+    poisonExpected();
+    return check;
+}
+
+Expected<std::uint64_t> ShapeWorkspace::outputsFingerprint() const
+{
+    std::uint64_t combined = 0;
+    for (const auto &tensor : m_outputs) {
+        const auto one = TensorOps::fingerprint(tensor.view(m_device));
+        if (!one)
+            return one.error();
+        combined = combined * 0x100000001B3ull ^ *one;
     }
-    return scale;
+    return combined;
 }
 
 void ShapeWorkspace::keepFirstRun()
@@ -250,21 +344,15 @@ Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::compareWithFirstRun(double
 
 void ShapeWorkspace::keepAsPrevious(int trial)
 {
-    for (std::size_t i = 0; i < m_outputs.size(); ++i) {
+    for (std::size_t i = 0; i < m_outputs.size(); ++i)
         m_previousOutputs[i].buffer.copyFrom(m_firstRun[i].buffer);
-        m_previousReference[i].buffer.copyFrom(m_reference[i].buffer);
-    }
+    m_previousReferenceHost = m_referenceHost;
     m_previousTrial = trial;
 }
 
 Expected<bool> ShapeWorkspace::outputsSameAsPrevious() const
 {
     return allBitEqual(m_firstRun, m_previousOutputs);
-}
-
-Expected<bool> ShapeWorkspace::referenceSameAsPrevious() const
-{
-    return allBitEqual(m_reference, m_previousReference);
 }
 
 } // namespace kx

@@ -15,10 +15,18 @@
 
 namespace kx {
 
+/// Reference outputs kept on the host, one byte vector per output: out of every kernel's reach.
+using HostOutputs = std::vector<std::vector<unsigned char>>;
+
 /**
  * The device memory for checking and timing a candidate on one shape set. The reference reads the
- * pristine inputs and writes its own outputs; the candidate gets copies of the inputs, NaN-filled outputs
- * and garbage-filled scratch, each followed by a guard zone.
+ * pristine inputs; the candidate gets copies of the inputs, NaN-filled outputs and garbage-filled scratch,
+ * each followed by a guard zone of random length and content.
+ *
+ * The reference's outputs never stay in device memory while a candidate runs: they are copied to the host
+ * and the device copy is overwritten (and LibTorch's cached blocks are given back to the driver) right after
+ * the reference ran; a check brings them back into that buffer and overwrites it again afterwards. A kernel
+ * that searches memory for the expected answer finds nothing to copy.
  */
 class ShapeWorkspace
 {
@@ -35,9 +43,21 @@ public:
     const ShapeSet &shapes() const { return m_shapes; }
     std::string shapesText() const;                    ///< "N=1000003, D=64"
 
-    Status generateInputs(std::uint64_t seed, Distribution distribution);
-    /// Runs the reference on the pristine inputs into the reference outputs.
+    /// Fills the pristine inputs; floating-point values are multiplied by scale.
+    Status generateInputs(std::uint64_t seed, Distribution distribution, double scale = 1.0);
+    /// Whether every pristine input is finite.
+    Expected<bool> inputsFinite() const;
+    /// Runs the reference on the pristine inputs; keeps its outputs on the host (see reference()) with their
+    /// size (referenceScale()) and finiteness (referenceFinite()).
     Status runReference();
+    const HostOutputs &reference() const { return m_referenceHost; }
+    bool referenceFinite() const { return m_referenceFinite; }
+    /// Runs the reference in float64 (floating-point inputs converted) and returns up to maxSamples elements
+    /// of each output at an even stride: the exact answer the error profile is measured against.
+    Expected<std::vector<std::vector<double>>> exactSample(std::int64_t maxSamples);
+    /// The same elements of the fp32 reference's outputs and of the candidate's.
+    Expected<std::vector<std::vector<double>>> referenceSample(std::int64_t maxSamples);
+    Expected<std::vector<std::vector<double>>> outputSample(std::int64_t maxSamples) const;
     /// Runs the reference on the pristine inputs as eager PyTorch does (timing).
     Status runReferenceEager();
     std::vector<TensorView> pristineInputs() const;
@@ -62,9 +82,13 @@ public:
         std::int64_t mismatches = 0;
         std::string failure;
     };
-    Expected<OutputCheck> checkOutputs(double atol, double rtol) const;
+    Expected<OutputCheck> checkOutputs(double atol, double rtol);
+    /// The same against reference outputs kept from an earlier runReference() (another input set).
+    Expected<OutputCheck> checkOutputsAgainst(const HostOutputs &reference, double atol, double rtol);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
-    Expected<double> referenceScale() const;
+    double referenceScale() const { return m_referenceScale; }
+    /// A digest of the candidate's outputs: equal outputs, equal fingerprints.
+    Expected<std::uint64_t> outputsFingerprint() const;
 
     void keepFirstRun();                                ///< Copies the outputs aside (determinism check).
     Expected<bool> sameAsFirstRun() const;              ///< Bit-exact.
@@ -74,7 +98,7 @@ public:
     void keepAsPrevious(int trial);
     int previousTrial() const { return m_previousTrial; }
     Expected<bool> outputsSameAsPrevious() const;
-    Expected<bool> referenceSameAsPrevious() const;
+    bool referenceSameAsPrevious() const { return m_referenceHost == m_previousReferenceHost; }
 
 private:
     struct Tensor
@@ -94,17 +118,25 @@ private:
     Expected<OutputCheck> compareOutputs(const std::vector<Tensor> &actual, const std::vector<Tensor> &expected,
                                          double atol, double rtol, const char *expectedWhat) const;
     Expected<bool> allBitEqual(const std::vector<Tensor> &a, const std::vector<Tensor> &b) const;
+    static Expected<std::vector<std::vector<double>>> sampleEach(const std::vector<TensorView> &views,
+                                                                 std::int64_t maxSamples);
+    std::vector<TensorView> views(const std::vector<Tensor> &tensors) const;
+    /// Overwrites the device copy of the reference's outputs.
+    void poisonExpected();
 
     int m_device = 0;
     ShapeSet m_shapes;
     std::shared_ptr<OpReference> m_opReference;
     std::vector<Tensor> m_pristine;
     std::vector<Tensor> m_inputs;           // the candidate's copies
-    std::vector<Tensor> m_reference;
+    std::vector<Tensor> m_expected;         // the reference's outputs, only while it runs or a check runs
+    HostOutputs m_referenceHost;
+    double m_referenceScale = 0;
+    bool m_referenceFinite = true;
     std::vector<Tensor> m_outputs;
     std::vector<Tensor> m_firstRun;
     std::vector<Tensor> m_previousOutputs;
-    std::vector<Tensor> m_previousReference;
+    HostOutputs m_previousReferenceHost;
     std::vector<Scratch> m_scratch;
     int m_previousTrial = -1;
 };

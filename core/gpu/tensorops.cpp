@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <mutex>
 
 namespace kx {
@@ -122,7 +123,84 @@ std::string TensorOps::torchVersion()
     return TORCH_VERSION;
 }
 
-Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution)
+namespace {
+
+// Fills a floating-point tensor; `generator` is seeded. Large tensors are handled slice by slice, so that the
+// temporaries (and sorting) need little memory besides the tensor.
+void fillFloating(at::Tensor flat, Distribution distribution, std::uint64_t seed, at::Generator &generator)
+{
+    const std::int64_t elements = flat.numel();
+    const auto floatOptions = flat.options().dtype(at::kFloat);
+    for (std::int64_t begin = 0; begin < elements; begin += TensorOps::kSliceElements) {
+        const auto length = std::min(TensorOps::kSliceElements, elements - begin);
+        auto slice = flat.narrow(0, begin, length);
+        switch (distribution) {
+        case Distribution::Normal:
+            slice.normal_(0.0, 1.0, generator);
+            break;
+        case Distribution::Uniform:
+            slice.uniform_(-1.0, 1.0, generator);
+            break;
+        case Distribution::Wide: {
+            // One element in 16 is 100 times larger.
+            slice.normal_(0.0, 10.0, generator);
+            auto pick = at::empty(slice.sizes(), floatOptions).uniform_(0.0, 1.0, generator);
+            slice.mul_(pick.lt(1.0 / 16).to(slice.scalar_type()).mul_(99.0).add_(1.0));
+            break;
+        }
+        case Distribution::Constant: {
+            // Exact binary fractions: sums of them stay exact, so any honest order of summation agrees.
+            static constexpr double values[] = {0.75, -1.25, 2.5, 0.5, -0.375};
+            slice.fill_(values[seed % std::size(values)]);
+            break;
+        }
+        case Distribution::IntegerValued:
+            slice.random_(-8, 9, generator);
+            break;
+        case Distribution::Sorted:
+        case Distribution::ReverseSorted:
+            slice.copy_(std::get<0>(at::empty(slice.sizes(), floatOptions)
+                                        .normal_(0.0, 1.0, generator)
+                                        .sort(0, distribution == Distribution::ReverseSorted)));
+            break;
+        case Distribution::Ramp: {
+            const double step = elements > 1 ? 4.0 / double(elements - 1) : 0.0;
+            slice.copy_(at::arange(begin, begin + length, flat.options().dtype(at::kDouble)).mul_(step).sub_(2.0));
+            break;
+        }
+        case Distribution::Positive:
+            slice.normal_(0.0, 1.0, generator).abs_();
+            break;
+        case Distribution::Negative:
+            slice.normal_(0.0, 1.0, generator).abs_().neg_();
+            break;
+        case Distribution::Mixed: {
+            slice.normal_(0.0, 1.0, generator);
+            auto exponent = at::empty(slice.sizes(), floatOptions).random_(-12, 13, generator);
+            slice.mul_(at::exp2(exponent).to(slice.scalar_type()));
+            break;
+        }
+        case Distribution::Special: {
+            slice.normal_(0.0, 1.0, generator);
+            const float inf = std::numeric_limits<float>::infinity();
+            const float max = std::numeric_limits<float>::max();
+            const std::vector<float> special{0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+                                             1e-40f, -1e-40f, max, -max};
+            const auto table = at::tensor(special, floatOptions);
+            const auto count = std::int64_t(special.size());
+            // One element in 32 takes a special value (table index below count), the rest stay.
+            auto pick = at::empty(slice.sizes(), flat.options().dtype(at::kLong)).random_(0, 32 * count, generator);
+            const auto chosen = pick.lt(count);
+            slice.copy_(at::where(chosen, table.index_select(0, pick.clamp_max(count - 1)), slice.to(at::kFloat)));
+            break;
+        }
+        }
+    }
+}
+
+} // namespace
+
+Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution, double scale)
 {
     if (auto usable = checkUsable(tensor); !usable)
         return usable;
@@ -138,28 +216,67 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
             t.random_(-1000, 1000, generator);
             return {};
         }
-        switch (distribution) {
-        case Distribution::Normal:
-            t.normal_(0.0, 1.0, generator);
-            break;
-        case Distribution::Uniform:
-            t.uniform_(-1.0, 1.0, generator);
-            break;
-        case Distribution::Wide: {
-            // One element in 16 is 100 times larger; slice by slice, so the choice needs little memory.
-            auto flat = t.reshape({-1});
-            for (std::int64_t begin = 0; begin < flat.numel(); begin += kSliceElements) {
-                auto slice = flat.narrow(0, begin, std::min(kSliceElements, flat.numel() - begin));
-                slice.normal_(0.0, 10.0, generator);
-                auto pick = at::empty(slice.sizes(), t.options().dtype(at::kFloat)).uniform_(0.0, 1.0, generator);
-                slice.mul_(pick.lt(1.0 / 16).to(t.scalar_type()).mul_(99.0).add_(1.0));
-            }
-            break;
-        }
-        }
+        auto flat = t.reshape({-1});
+        fillFloating(flat, distribution, seed, generator);
+        if (scale != 1.0)
+            flat.mul_(scale);
         return {};
     } catch (const std::exception &error) {
         return Error{std::string("random inputs: ") + errorText(error)};
+    }
+}
+
+Expected<bool> TensorOps::allFinite(const TensorView &tensor)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable.error();
+    if (!isFloatingPoint(tensor.dtype))
+        return true;
+    try {
+        return at::isfinite(wrap(tensor)).all().item<bool>();
+    } catch (const std::exception &error) {
+        return Error{std::string("finiteness check: ") + errorText(error)};
+    }
+}
+
+Expected<std::uint64_t> TensorOps::fingerprint(const TensorView &tensor)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable.error();
+    try {
+        // Sum of each 32-bit word times an odd weight that depends on its position, and the plain sum, in
+        // wrapping 64-bit arithmetic: equal bytes give equal fingerprints; a changed word changes them.
+        auto words = wrapBits(tensor);
+        if (words.scalar_type() == at::kLong)
+            words = words.view(at::kInt);
+        std::uint64_t weighted = 0;
+        std::uint64_t plain = 0;
+        const std::int64_t elements = words.numel();
+        for (std::int64_t begin = 0; begin < elements; begin += kSliceElements / 4) {
+            const auto length = std::min(kSliceElements / 4, elements - begin);
+            const auto slice = words.narrow(0, begin, length).to(at::kLong);
+            const auto weights = at::arange(begin, begin + length, slice.options()).mul_(std::int64_t(0x9E3779B97F4A7C15ull)).bitwise_or_(1);
+            weighted += std::uint64_t(slice.mul(weights).sum().item<std::int64_t>());
+            plain += std::uint64_t(slice.sum().item<std::int64_t>());
+        }
+        return weighted ^ (plain * 0xBF58476D1CE4E5B9ull) ^ std::uint64_t(elements);
+    } catch (const std::exception &error) {
+        return Error{std::string("fingerprint: ") + errorText(error)};
+    }
+}
+
+Expected<std::vector<double>> TensorOps::sample(const TensorView &tensor, std::int64_t maxSamples)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable.error();
+    try {
+        const auto flat = wrap(tensor).reshape({-1});
+        const std::int64_t elements = flat.numel();
+        const std::int64_t stride = std::max<std::int64_t>(1, (elements + maxSamples - 1) / std::max<std::int64_t>(1, maxSamples));
+        const auto picked = flat.slice(0, 0, elements, stride).to(at::kDouble).cpu().contiguous();
+        return std::vector<double>(picked.data_ptr<double>(), picked.data_ptr<double>() + picked.numel());
+    } catch (const std::exception &error) {
+        return Error{std::string("sampling outputs: ") + errorText(error)};
     }
 }
 

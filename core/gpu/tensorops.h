@@ -34,8 +34,20 @@ public:
     static bool haveCuda();                     ///< LibTorch can run on the GPU here.
     static std::string torchVersion();          ///< Empty without LibTorch.
 
-    /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values).
-    static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution);
+    /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values); floating-point
+    /// values are then multiplied by scale (used to bring inputs into the range where the reference is finite).
+    static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution,
+                             double scale = 1.0);
+
+    /// Whether every element is finite (always true for integer tensors).
+    static Expected<bool> allFinite(const TensorView &tensor);
+
+    /// A 64-bit digest of the tensor's bytes: equal bytes, equal fingerprints. Lets a run be compared bit for bit
+    /// with an earlier one without keeping the earlier outputs in device memory.
+    static Expected<std::uint64_t> fingerprint(const TensorView &tensor);
+
+    /// At most maxSamples elements at an even stride (the first included), as doubles on the host.
+    static Expected<std::vector<double>> sample(const TensorView &tensor, std::int64_t maxSamples);
 
     /// Elements compared or filled at once: 64 Mi floats keep each temporary at 256 MiB.
     static constexpr std::int64_t kSliceElements = std::int64_t(1) << 26;

@@ -58,8 +58,40 @@ const char *toString(Distribution distribution)
     case Distribution::Normal: return "normal";
     case Distribution::Uniform: return "uniform";
     case Distribution::Wide: return "wide";
+    case Distribution::Constant: return "constant";
+    case Distribution::IntegerValued: return "integer-valued";
+    case Distribution::Sorted: return "sorted";
+    case Distribution::Ramp: return "ramp";
+    case Distribution::ReverseSorted: return "reverse-sorted";
+    case Distribution::Positive: return "positive";
+    case Distribution::Negative: return "negative";
+    case Distribution::Mixed: return "mixed-magnitude";
+    case Distribution::Special: return "special-values";
     }
     return "?";
+}
+
+const std::vector<Distribution> &trialDistributions()
+{
+    // The random ones first, then the structured ones most likely to break a kernel that assumes random data.
+    static const std::vector<Distribution> order{
+        Distribution::Normal,   Distribution::Uniform,       Distribution::Wide,     Distribution::Constant,
+        Distribution::IntegerValued, Distribution::Sorted,   Distribution::Ramp,     Distribution::ReverseSorted,
+        Distribution::Positive, Distribution::Negative,      Distribution::Mixed,
+    };
+    return order;
+}
+
+double inputScale(Distribution distribution)
+{
+    switch (distribution) {
+    case Distribution::Wide: return 100;
+    case Distribution::IntegerValued: return 8;
+    case Distribution::Mixed: return 4096;
+    case Distribution::Constant:
+    case Distribution::Ramp: return 2;
+    default: return 1;
+    }
 }
 
 namespace {

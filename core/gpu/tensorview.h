@@ -17,14 +17,34 @@ const char *toString(DType dtype);
 std::int64_t dtypeSize(DType dtype);
 bool isFloatingPoint(DType dtype);
 
-/// How a trial's inputs are drawn. Several are used so a kernel tuned to one value range is caught.
+/**
+ * How a trial's inputs are drawn. Random ones catch kernels tuned to one value range; structured ones catch
+ * kernels that are right only on data that looks random (and wrong on constants, integers or sorted values).
+ * Integer tensors always get random integers in [-1000, 1000).
+ */
 enum class Distribution {
-    Normal,     ///< N(0, 1)
-    Uniform,    ///< U(-1, 1)
-    Wide,       ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
+    Normal,         ///< N(0, 1)
+    Uniform,        ///< U(-1, 1)
+    Wide,           ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
+    Constant,       ///< every element the same value (one of a few exact binary fractions, per tensor)
+    IntegerValued,  ///< whole numbers in [-8, 8]
+    Sorted,         ///< N(0, 1) sorted ascending (slice by slice in very large tensors)
+    Ramp,           ///< evenly spaced from -2 to 2 in memory order (linspace)
+    ReverseSorted,  ///< N(0, 1) sorted descending
+    Positive,       ///< |N(0, 1)|
+    Negative,       ///< -|N(0, 1)|
+    Mixed,          ///< N(0, 1) times 2^k, k a whole number in [-12, 12]: magnitudes over seven decades
+    Special,        ///< N(0, 1) with one element in 32 replaced by +-0, +-inf, NaN, a subnormal or +-FLT_MAX
 };
 
 const char *toString(Distribution distribution);
+
+/// The distributions the correctness trials cycle through, in order (Special is not among them: it runs in
+/// a trial of its own whose differences are evidence, not a failure).
+const std::vector<Distribution> &trialDistributions();
+
+/// About how large the inputs of a distribution are, relative to N(0, 1): the absolute tolerance grows with it.
+double inputScale(Distribution distribution);
 
 /// Non-owning view of a dense, contiguous tensor in device memory (or host memory, for tests).
 struct TensorView

@@ -46,4 +46,27 @@ std::string errorText(const std::exception &error)
     return text;
 }
 
+std::vector<at::Tensor> inDouble(const std::vector<at::Tensor> &tensors)
+{
+    std::vector<at::Tensor> converted;
+    for (const auto &tensor : tensors)
+        converted.push_back(tensor.is_floating_point() ? tensor.to(at::kDouble) : tensor);
+    return converted;
+}
+
+Status copyResults(const std::vector<at::Tensor> &results, const std::vector<TensorView> &outputs,
+                   const std::string &what)
+{
+    if (results.size() != outputs.size())
+        return Error{what + " returns " + std::to_string(results.size()) + " tensors, the op declares "
+                     + std::to_string(outputs.size()) + " outputs"};
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+        if (results[i].sizes().vec() != outputs[i].shape)
+            return Error{what + ": output " + std::to_string(i) + " has shape " + shapeText(results[i].sizes().vec())
+                         + ", the op declares " + shapeText(outputs[i].shape)};
+        wrap(outputs[i]).copy_(results[i]);
+    }
+    return {};
+}
+
 } // namespace kx::torchinterop

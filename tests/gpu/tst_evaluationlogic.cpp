@@ -1,6 +1,8 @@
 // The GPU evaluator's logic that needs no GPU: built-in ops, layouts, LibTorch references and comparisons on
 // host tensors, the roofline floor and the timing flags.
+#include "core/domain/domainjson.h"
 #include "core/gpu/gpuarchitecture.h"
+#include "core/gpu/precisionaudit.h"
 #include "core/gpu/reference.h"
 #include "core/gpu/tensorops.h"
 #include "core/gpu/tensorview.h"
@@ -13,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <vector>
 
 using namespace kx;
@@ -434,4 +437,196 @@ TEST_CASE("library steps take int lists, booleans, none, strings and tensors see
     REQUIRE(TensorOps::runLibraryStep("aten::sum", {rowsArg, arg(PlanArg::Kind::None), arg(PlanArg::Kind::Output, "o")},
                                       {rows, {}, hostView(total)}).isOk());
     CHECK(total[0] == 120.0f);
+}
+
+TEST_CASE("structured input distributions have the structure they promise")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    const auto fill = [](Distribution distribution, double scale = 1.0) {
+        std::vector<float> values(5000);
+        REQUIRE(TensorOps::fillRandom(hostView(values), 21, distribution, scale).isOk());
+        return values;
+    };
+    const auto constant = fill(Distribution::Constant);
+    CHECK(std::all_of(constant.begin(), constant.end(), [&](float v) { return v == constant.front(); }));
+    CHECK(constant.front() != 0.0f);
+
+    const auto integers = fill(Distribution::IntegerValued);
+    CHECK(std::all_of(integers.begin(), integers.end(), [](float v) { return v == std::round(v) && std::abs(v) <= 8; }));
+    CHECK(std::set<float>(integers.begin(), integers.end()).size() == 17);
+
+    const auto sorted = fill(Distribution::Sorted);
+    CHECK(std::is_sorted(sorted.begin(), sorted.end()));
+    CHECK(sorted.front() < sorted.back());
+    const auto reverse = fill(Distribution::ReverseSorted);
+    CHECK(std::is_sorted(reverse.rbegin(), reverse.rend()));
+    CHECK(reverse.front() > reverse.back());
+
+    const auto ramp = fill(Distribution::Ramp);
+    CHECK(ramp.front() == doctest::Approx(-2.0));
+    CHECK(ramp.back() == doctest::Approx(2.0));
+    CHECK(std::is_sorted(ramp.begin(), ramp.end()));
+
+    const auto positive = fill(Distribution::Positive);
+    CHECK(std::all_of(positive.begin(), positive.end(), [](float v) { return v >= 0; }));
+    const auto negative = fill(Distribution::Negative);
+    CHECK(std::all_of(negative.begin(), negative.end(), [](float v) { return v <= 0; }));
+
+    const auto mixed = fill(Distribution::Mixed);
+    std::vector<float> magnitudes;
+    for (const float v : mixed)
+        magnitudes.push_back(std::abs(v));
+    std::sort(magnitudes.begin(), magnitudes.end());
+    CHECK(magnitudes[magnitudes.size() * 99 / 100] / magnitudes[magnitudes.size() / 100] > 1e5);
+
+    const auto special = fill(Distribution::Special);
+    const auto count = [&](auto predicate) { return std::count_if(special.begin(), special.end(), predicate); };
+    CHECK(count([](float v) { return std::isnan(v); }) > 0);
+    CHECK(count([](float v) { return std::isinf(v) && v > 0; }) > 0);
+    CHECK(count([](float v) { return std::isinf(v) && v < 0; }) > 0);
+    CHECK(count([](float v) { return v != 0 && std::fpclassify(v) == FP_SUBNORMAL; }) > 0);
+    CHECK(count([](float v) { return v == std::numeric_limits<float>::max(); }) > 0);
+    CHECK(count([](float v) { return std::isfinite(v) && std::abs(v) < 10; }) > 4500); // mostly ordinary values
+
+    // The scale multiplies every value; it is what shrinks inputs on which the reference overflows.
+    const auto normal = fill(Distribution::Normal);
+    const auto shrunk = fill(Distribution::Normal, 1.0 / 16);
+    for (std::size_t i = 0; i < normal.size(); ++i)
+        CHECK(shrunk[i] == normal[i] / 16);
+
+    // The trials draw every distribution but special values once, each under its own name.
+    std::set<std::string> names;
+    for (const auto distribution : trialDistributions())
+        names.insert(toString(distribution));
+    CHECK(names.size() == trialDistributions().size());
+    CHECK(trialDistributions().size() == 11);
+    CHECK(names.count(toString(Distribution::Special)) == 0);
+}
+
+TEST_CASE("fingerprints see every word and its position")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> a(3000);
+    REQUIRE(TensorOps::fillRandom(hostView(a), 4, Distribution::Normal).isOk());
+    auto b = a;
+    CHECK(*TensorOps::fingerprint(hostView(a)) == *TensorOps::fingerprint(hostView(b)));
+    b[1234] = std::nextafter(b[1234], 100.0f);
+    CHECK(*TensorOps::fingerprint(hostView(a)) != *TensorOps::fingerprint(hostView(b)));
+    auto swapped = a;
+    std::swap(swapped[10], swapped[20]);
+    CHECK(*TensorOps::fingerprint(hostView(a)) != *TensorOps::fingerprint(hostView(swapped)));
+}
+
+TEST_CASE("finiteness and evenly strided samples")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> values(1000);
+    for (std::size_t i = 0; i < values.size(); ++i)
+        values[i] = float(i);
+    CHECK(*TensorOps::allFinite(hostView(values)));
+    const auto sample = *TensorOps::sample(hostView(values), 300);
+    REQUIRE(sample.size() == 250); // stride 4
+    CHECK(sample[0] == 0.0);
+    CHECK(sample[1] == 4.0);
+    values[500] = std::numeric_limits<float>::infinity();
+    CHECK_FALSE(*TensorOps::allFinite(hostView(values)));
+}
+
+TEST_CASE("every built-in reference also runs in float64, close to its fp32 answer")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    for (const Op &op : builtInOps()) {
+        CAPTURE(op.name);
+        const ShapeSet &shapes = op.shapeSets.back();
+        std::vector<std::vector<std::uint64_t>> storage;
+        std::vector<TensorView> inputs;
+        std::vector<TensorView> outputs;
+        std::vector<TensorView> exact;
+        storage.reserve(op.inputs.size() + 2 * op.outputs.size());
+        for (const auto &spec : op.inputs) {
+            const auto layout = resolveLayout(spec, shapes);
+            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
+            inputs.push_back(layout->view(storage.back().data(), -1));
+            REQUIRE(TensorOps::fillRandom(inputs.back(), 5, Distribution::Uniform).isOk());
+        }
+        for (const auto &spec : op.outputs) {
+            auto layout = *resolveLayout(spec, shapes);
+            storage.emplace_back(std::size_t(layout.byteCount() + 7) / 8);
+            outputs.push_back(layout.view(storage.back().data(), -1));
+            layout.dtype = DType::Float64;
+            storage.emplace_back(std::size_t(layout.byteCount() + 7) / 8);
+            exact.push_back(layout.view(storage.back().data(), -1));
+        }
+        auto reference = Reference::forOp(op, -1);
+        REQUIRE(reference);
+        REQUIRE((*reference)->run(inputs, outputs).isOk());
+        const auto ran = (*reference)->runInDouble(inputs, exact);
+        INFO((ran.isOk() ? std::string() : ran.error().message));
+        REQUIRE(ran.isOk());
+        const auto fp32 = *TensorOps::sample(outputs[0], 1 << 20);
+        const auto fp64 = *TensorOps::sample(exact[0], 1 << 20);
+        const auto profile = measureErrors({fp32}, {fp64});
+        CHECK(profile.samples == std::int64_t(fp64.size()));
+        CHECK(profile.p99RelError < 1e-5);
+    }
+}
+
+TEST_CASE("error profiles and the reduced-precision flag")
+{
+    std::vector<double> exact;
+    std::vector<double> fp32;
+    std::vector<double> truncated; // 13 mantissa bits: up to 2^-12 relative error, inside a 1e-3 tolerance
+    for (int i = 0; i < 20000; ++i) {
+        const double value = std::sin(i * 0.37) * 3 + 0.01 * i;
+        exact.push_back(value);
+        fp32.push_back(double(float(value)));
+        int exponent = 0;
+        const double mantissa = std::frexp(value, &exponent);
+        truncated.push_back(std::ldexp(std::trunc(mantissa * 8192) / 8192, exponent));
+    }
+    const auto fp32Profile = measureErrors({fp32}, {exact});
+    CHECK(fp32Profile.samples == 20000);
+    CHECK(fp32Profile.maxRelError <= 6e-8);
+    CHECK(fp32Profile.p99RelError > 0);
+    CHECK(fp32Profile.medianRelError <= fp32Profile.p99RelError);
+
+    PrecisionAudit honest{fp32Profile, fp32Profile, {}};
+    CHECK_FALSE(reducedPrecisionFlag(honest, Precision::Fp32));
+
+    PrecisionAudit reduced{measureErrors({truncated}, {exact}), fp32Profile, {}};
+    CHECK(reduced.candidate.p99RelError > 1e-5);
+    const auto flag = reducedPrecisionFlag(reduced, Precision::Fp32);
+    REQUIRE(flag);
+    CHECK(flag->kind == "reduced-precision");
+    const auto evidence = nlohmann::json::parse(flag->evidence);
+    CHECK(evidence.at("candidateP99RelError").get<double>() == reduced.candidate.p99RelError);
+    // TF32 arithmetic explains errors of this size; KernelBench's policy admits them.
+    CHECK_FALSE(reducedPrecisionFlag(reduced, Precision::Tf32));
+    CHECK_FALSE(reducedPrecisionFlag(reduced, Precision::KernelBench));
+    // No exact answer, no flag.
+    PrecisionAudit unavailable{reduced.candidate, {}, "this reference cannot run in float64"};
+    CHECK_FALSE(reducedPrecisionFlag(unavailable, Precision::Fp32));
+
+    // Non-finite elements are left out; near-zero outputs count by their absolute error.
+    const auto withNan = measureErrors({{1.0, std::nan(""), 1e-12}}, {{1.0, 2.0, 0.0}});
+    CHECK(withNan.samples == 2);
+    CHECK(withNan.maxRelError < 1e-6);
+}
+
+TEST_CASE("a correctness report keeps its inputs and precision audit through JSON")
+{
+    CorrectnessReport report;
+    report.trials = 12;
+    report.inputs = {"normal", "wide x1/16 (the reference was not finite at full scale)"};
+    report.timingInputSets = 3;
+    report.precisionAudit = PrecisionAudit{{100, 1e-6, 5e-7, 1e-7}, {100, 1e-7, 6e-8, 2e-8}, {}};
+    const nlohmann::json j = report;
+    CHECK(j.get<CorrectnessReport>() == report);
+    CorrectnessReport old = nlohmann::json{{"trials", 5}}.get<CorrectnessReport>();
+    CHECK(old.inputs.empty());
+    CHECK_FALSE(old.precisionAudit);
 }
