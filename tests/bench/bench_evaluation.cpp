@@ -4,6 +4,7 @@
 #include "core/eval/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/gpuevaluator.h"
+#include "core/gpu/tensorview.h"
 #include "core/ops/builtinops.h"
 #include "core/util/clock.h"
 
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 
     Op op = *findBuiltInOp("relu");
     op.shapeSets = {{{"N", std::int64_t(64) << 20}}, {{"N", 1000003}}};
-    EvalSettings settings; // the defaults: 5 trials, 10 warmups, at least 100 timed runs
+    EvalSettings settings; // the defaults: 11 trials and a special-values one, 10 warmups, >= 100 timed runs, 3 input sets
     settings.seed = 2026;
 
     CompileOptions options;
@@ -121,9 +122,11 @@ int main(int argc, char **argv)
               << "- Commit: " << commit << "\n"
               << "- Measured copy bandwidth " << fixed(gpu.measuredBandwidthGBs, 0) << " GB/s; NVRTC first call "
               << fixed(nvrtcFirstCallMs, 0) << " ms (once per process, not counted below)\n"
-              << "- Settings: " << settings.trials << " correctness trials (2 shape sets, 3 input distributions, two "
-              << "runs each), " << settings.warmupRuns << " warmups, >= " << settings.timedRuns
-              << " timed runs of candidate and reference each, L2 flushed before every timed run\n\n"
+              << "- Settings: " << settings.trials << " correctness trials (2 shape sets, "
+              << trialDistributions().size() << " input distributions, two runs each) and one with special values, "
+              << settings.warmupRuns << " warmups, >= " << settings.timedRuns << " timed runs of candidate and "
+              << "reference each, the candidate's cycling through " << settings.timingInputSets
+              << " input sets, L2 flushed before every timed run\n\n"
               << "| # | candidate | status | compile ms | prepare ms | check ms | timing ms | total ms | timed runs "
                  "| kernel median ms | PyTorch median ms | speedup |\n"
               << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Evaluation throughput on one GPU: candidates per minute for relu on 64Mi floats (NVRTC compile, 5 correctness
+# Evaluation throughput on one GPU: candidates per minute for relu on 64Mi floats (NVRTC compile, 11+1 correctness
 # trials, >= 100 timed runs each of candidate and PyTorch), split into compile, checking and timing.
 # Usage: tests/bench/bench_evaluation.sh [build-dir] [candidates] [report.md]
 # Builds the driver if needed and prints a Markdown section for docs/benchmarks.md (also written to report.md).

@@ -36,7 +36,6 @@ std::string gpuArch()
 EvalSettings quickSettings()
 {
     EvalSettings settings;
-    settings.trials = 5;
     settings.warmupRuns = 3;
     settings.timedRuns = 20;
     settings.seed = 7;

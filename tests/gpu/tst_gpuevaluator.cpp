@@ -74,7 +74,7 @@ TEST_CASE("a correct relu passes every check and is timed against the reference"
     const auto outcome = evaluateRelu(kRelu);
     requireCorrect(outcome);
     const Evaluation &e = outcome.evaluation;
-    CHECK(e.correctness.trials == 5);
+    CHECK(e.correctness.trials == quickSettings().trials + 1); // and the special-values trial
     CHECK(e.correctness.shapeSets == 2);
     CHECK(e.correctness.mismatches == 0);
     for (const char *check : {"inputs-unchanged", "in-bounds-writes", "matches-reference", "deterministic",
@@ -356,13 +356,14 @@ extern "C" __global__ void relu(const float* x, float* out, int n)
 
 TEST_CASE("a kernel that stops working after the checked runs is caught by the timed-output check")
 {
-    // Counts its launches in a module global and skips the work once the ten checked runs are over.
+    // Counts its launches in a module global and skips the work once the 23 checked runs are over
+    // (two in each of the 11 trials, one in the special-values trial).
     const char *source = R"(
 __device__ unsigned int calls;
 extern "C" __global__ void relu(const float* x, float* out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (calls < 10 && i < n)
+    if (calls < 23 && i < n)
         out[i] = fmaxf(x[i], 0.0f);
 }
 extern "C" __global__ void count()
@@ -376,7 +377,7 @@ extern "C" __global__ void count()
     const auto outcome = evaluateRelu(source, plan);
     CHECK(statusText(outcome.evaluation.status) == statusText(EvalStatus::Incorrect));
     CHECK(outcome.evaluation.correctness.failure.find("timed runs") != std::string::npos);
-    CHECK(outcome.evaluation.correctness.trials == 5);
+    CHECK(outcome.evaluation.correctness.trials == 12);
     MESSAGE(outcome.evaluation.message);
 }
 

@@ -80,7 +80,7 @@ TEST_CASE("a correct candidate of an imported op matches its TorchScript referen
     const auto outcome = evaluate(scaleShiftOp(referenceModule("scale_shift")), kCorrect);
     requireCorrect(outcome);
     const Evaluation &e = outcome.evaluation;
-    CHECK(e.correctness.trials == quickSettings().trials);
+    CHECK(e.correctness.trials == quickSettings().trials + 1); // and the special-values trial
     CHECK(e.correctness.shapeSets == 2);
     CHECK(e.correctness.mismatches == 0);
     CHECK(e.correctness.maxAbsError <= 1e-5);
@@ -127,4 +127,39 @@ TEST_CASE("an op's module on the GPU is loaded once")
     const auto loaded = ScriptedReference::loadedModuleCount();
     requireCorrect(evaluate(renamed, kCorrect));
     CHECK(ScriptedReference::loadedModuleCount() == loaded);
+}
+
+TEST_CASE("an honest kernel is not rejected by a trial on which the reference itself overflows")
+{
+    // exp(x) * 0 is NaN where exp overflows (x > 88.7), which wide and mixed-magnitude inputs reach; the kernel
+    // writes the zeros the expression means. Those trials' inputs are shrunk until the reference is finite.
+    Op op;
+    op.name = "kb/test/exp_times_zero";
+    op.sourceKind = SourceKind::KernelBench;
+    op.description = "torch.exp(x) * 0";
+    op.referenceSource = "torch.exp(x) * 0.0";
+    op.inputs = {{"x", {"N"}}};
+    op.outputs = {{"out", {"N"}}};
+    op.shapeSets = {{{"N", 1 << 20}}, {{"N", 4099}}};
+    op.bytesMovedExpr = "8 * N";
+    op.flopsExpr = "N";
+    op.referenceModule = referenceModule("exp_times_zero");
+    const auto outcome = gpuEvaluator().evaluate(makeRequest(op, R"(
+extern "C" __global__ void exp_times_zero(const float* x, float* out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = 0.0f;
+}
+)",
+                                                           elementwisePlan("exp_times_zero", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json")));
+    const auto &e = outcome.evaluation;
+    INFO("message: ", e.message);
+    REQUIRE(statusText(e.status) == statusText(EvalStatus::Correct));
+    bool shrunk = false;
+    for (const auto &inputs : e.correctness.inputs) {
+        MESSAGE("inputs: ", inputs);
+        shrunk = shrunk || inputs.find("the reference was not finite at full scale") != std::string::npos;
+    }
+    CHECK(shrunk);
 }

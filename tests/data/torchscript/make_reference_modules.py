@@ -55,6 +55,13 @@ class MatmulFp64(torch.nn.Module):
         return torch.matmul(a.double(), b.double()).float()
 
 
+class ExpTimesZero(torch.nn.Module):
+    """exp(x) * 0: zero wherever exp(x) is finite, NaN where it overflows (x > 88.7)."""
+
+    def forward(self, x):
+        return torch.exp(x) * 0.0
+
+
 class ReturnsNumber(torch.nn.Module):
     def forward(self, x) -> float:
         return float(x.sum().item())
@@ -81,6 +88,7 @@ def main():
     save(torch.jit.script(Raises()), os.path.join(outdir, "raises.b64"))
     save(torch.jit.script(ReturnsNumber()), os.path.join(outdir, "returns_number.b64"))
     save(torch.jit.script(MatmulFp64()), os.path.join(outdir, "matmul_fp64.b64"))
+    save(torch.jit.script(ExpTimesZero()), os.path.join(outdir, "exp_times_zero.b64"))
     return 0
 
 
