@@ -1,6 +1,7 @@
 // kx archive info|list|show|export|import
 #include "commands.h"
 #include "format.h"
+#include "profileformat.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -126,10 +127,12 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
     const auto evaluations = archive->evaluations(*id);
     const auto verdicts = archive->verdicts(*id);
     const auto provenance = archive->provenance(*id);
+    const auto profiles = archive->profiles(*id);
     if (options.json) {
         nlohmann::json out = candidate;
         out["evaluations"] = evaluations;
         out["verdicts"] = verdicts;
+        out["profiles"] = profiles;
         if (provenance)
             out["provenance"] = {{"proposer", provenance->proposer}, {"model", provenance->model},
                                  {"prompt", provenance->prompt}, {"promptSha256", provenance->promptSha256},
@@ -186,6 +189,10 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
         }
         for (const auto &flag : evaluation.flags)
             std::cout << "  flag " << flag.kind << ": " << flag.evidence << '\n';
+    }
+    for (const auto &profile : profiles) {
+        std::cout << '\n';
+        printProfile(std::cout, profile);
     }
     for (const auto &verdict : verdicts)
         std::cout << "\nverdict: " << (verdict.accepted ? "accepted" : "rejected") << " (" << verdict.reasonCode

@@ -14,6 +14,7 @@ enum ExitCode : int {
     Usage = 2,          ///< Bad command line.
     BadInput = 3,       ///< A file or archive could not be read or is not what was expected.
     NoGpu = 4,          ///< The command needs a GPU (or CUDA) and none is available.
+    NoProfiler = 5,     ///< The command needs Nsight Compute (ncu) and it was not found.
     Interrupted = 130,  ///< Stopped by Ctrl-C (SIGINT), as shells report it.
 };
 
@@ -26,6 +27,7 @@ inline std::string exitCodesHelp()
         {Usage, "usage error"},
         {BadInput, "unreadable or invalid input (a file or an archive)"},
         {NoGpu, "no GPU or no CUDA"},
+        {NoProfiler, "Nsight Compute (ncu) not found"},
         {Interrupted, "interrupted (Ctrl-C)"},
     };
     std::ostringstream text;

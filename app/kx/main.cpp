@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     kx::cli::addCompileCommand(app, action);
     kx::cli::addWorkerCommand(app, action);
     kx::cli::addKernelBenchCommands(app, action);
+    kx::cli::addProfileCommands(app, action);
 
     try {
         app.parse(argc, argv);

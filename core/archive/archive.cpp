@@ -492,7 +492,8 @@ std::int64_t Archive::addProfile(Transaction &tx, const Profile &profile)
 {
     requireTransaction(tx);
     const nlohmann::json metrics{{"metrics", profile.metrics},
-                                 {"traffic", profile.traffic ? nlohmann::json(*profile.traffic) : nlohmann::json()}};
+                                 {"traffic", profile.traffic ? nlohmann::json(*profile.traffic) : nlohmann::json()},
+                                 {"check", profile.check}};
     Statement insert(m_db, R"sql(
         INSERT INTO profiles(candidate_id, target, gpu_id, ncu_version, metrics, kernels, findings, error, created_at)
         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");

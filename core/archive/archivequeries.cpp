@@ -481,6 +481,7 @@ std::vector<Profile> Archive::profiles(const std::string &candidateId) const
         metrics.at("metrics").get_to(profile.metrics);
         if (const auto traffic = metrics.find("traffic"); traffic != metrics.end() && !traffic->is_null())
             profile.traffic = traffic->get<TrafficComparison>();
+        profile.check = metrics.value("check", std::string());
         nlohmann::json::parse(query.text(6)).get_to(profile.kernels);
         nlohmann::json::parse(query.text(7)).get_to(profile.findings);
         profile.error = query.text(8);

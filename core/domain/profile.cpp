@@ -137,6 +137,7 @@ void to_json(json &j, const Profile &v)
          {"kernels", v.kernels},
          {"traffic", v.traffic ? json(*v.traffic) : json(nullptr)},
          {"findings", v.findings},
+         {"check", v.check},
          {"error", v.error}};
 }
 void from_json(const json &j, Profile &v)
@@ -150,6 +151,7 @@ void from_json(const json &j, Profile &v)
     read(j, "kernels", v.kernels);
     readOptional(j, "traffic", v.traffic);
     read(j, "findings", v.findings);
+    read(j, "check", v.check);
     read(j, "error", v.error);
 }
 

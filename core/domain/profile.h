@@ -95,6 +95,7 @@ struct Profile
     std::vector<ProfiledKernel> kernels;
     std::optional<TrafficComparison> traffic;
     std::vector<Flag> findings;             ///< e.g. "moved-too-few-bytes", with the numbers as JSON.
+    std::string check;                      ///< What the profiled run's outputs showed against the reference.
     std::string error;                      ///< Why profiling failed; empty when it worked.
 
     bool ok() const { return error.empty(); }

@@ -1,0 +1,41 @@
+#include "core/profile/profilelaunch.h"
+
+#include "core/domain/domainjson.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kx {
+
+void to_json(nlohmann::json &j, const ProfileLaunchRequest &v)
+{
+    j = {{"op", v.op},
+         {"candidate", v.candidate},
+         {"precision", toString(v.precision)},
+         {"seed", v.seed},
+         {"warmupRuns", v.warmupRuns}};
+}
+
+void from_json(const nlohmann::json &j, ProfileLaunchRequest &v)
+{
+    j.at("op").get_to(v.op);
+    j.at("candidate").get_to(v.candidate);
+    v.precision = precisionFromString(j.value("precision", std::string("fp32")));
+    v.seed = j.value("seed", std::uint64_t(0));
+    v.warmupRuns = j.value("warmupRuns", 3);
+}
+
+void to_json(nlohmann::json &j, const ProfileLaunchResult &v)
+{
+    j = {{"gpu", v.gpu}, {"noGpu", v.noGpu}, {"error", v.error}, {"check", v.check}};
+}
+
+void from_json(const nlohmann::json &j, ProfileLaunchResult &v)
+{
+    if (j.contains("gpu"))
+        j.at("gpu").get_to(v.gpu);
+    v.noGpu = j.value("noGpu", false);
+    v.error = j.value("error", std::string());
+    v.check = j.value("check", std::string());
+}
+
+} // namespace kx
