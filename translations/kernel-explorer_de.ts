@@ -1781,6 +1781,160 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::ProfileEvidence</name>
+    <message>
+        <source>%1 MB</source>
+        <translation>%1 MB</translation>
+    </message>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/s</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 µs</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>measured %1 of DRAM traffic where the op must move %2 (%3× of it, under %4×)</source>
+        <translation>%1 DRAM-Verkehr gemessen, wo die Operation %2 bewegen muss (das %3-Fache davon, unter %4×)</translation>
+    </message>
+    <message>
+        <source>Not profiled. Profile runs one launch of the kernel and of the eager reference under Nsight Compute and stores what the hardware measured.</source>
+        <translation>Nicht profiliert. „Profilieren“ führt einen Start des Kernels und der Eager-Referenz unter Nsight Compute aus und speichert, was die Hardware gemessen hat.</translation>
+    </message>
+    <message>
+        <source>ncu %1, %2</source>
+        <translation>ncu %1, %2</translation>
+    </message>
+    <message>
+        <source>%1 (the card&apos;s copy bandwidth)</source>
+        <translation>%1 (Kopierbandbreite der Karte)</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>Kernels</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>DRAM read</source>
+        <translation>DRAM gelesen</translation>
+    </message>
+    <message>
+        <source>DRAM written</source>
+        <translation>DRAM geschrieben</translation>
+    </message>
+    <message>
+        <source>DRAM traffic</source>
+        <translation>DRAM-Verkehr</translation>
+    </message>
+    <message>
+        <source>%1 (what the op must move)</source>
+        <translation>%1 (was die Operation bewegen muss)</translation>
+    </message>
+    <message>
+        <source>Measured / model bytes</source>
+        <translation>Gemessene / Modell-Bytes</translation>
+    </message>
+    <message>
+        <source>Achieved bandwidth</source>
+        <translation>Erreichte Bandbreite</translation>
+    </message>
+    <message>
+        <source>SM throughput</source>
+        <translation>SM-Durchsatz</translation>
+    </message>
+    <message>
+        <source>Tensor pipes</source>
+        <translation>Tensor-Pipes</translation>
+    </message>
+    <message>
+        <source>Achieved occupancy</source>
+        <translation>Erreichte Auslastung</translation>
+    </message>
+    <message>
+        <source>Registers per thread</source>
+        <translation>Register pro Thread</translation>
+    </message>
+    <message>
+        <source>L2 hit rate</source>
+        <translation>L2-Trefferquote</translation>
+    </message>
+    <message>
+        <source>Top stalls (cycles per issue)</source>
+        <translation>Häufigste Stalls (Zyklen pro Ausgabe)</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>Kernel</translation>
+    </message>
+    <message>
+        <source>Eager reference</source>
+        <translation>Eager-Referenz</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
+    </message>
+    <message>
+        <source>Traffic rule: %1</source>
+        <translation>Verkehrsregel: %1</translation>
+    </message>
+    <message>
+        <source>Finding: %1</source>
+        <translation>Befund: %1</translation>
+    </message>
+    <message>
+        <source>%1: profiling failed</source>
+        <translation>%1: Profilieren fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1: not printed by this ncu: %2</source>
+        <translation>%1: von diesem ncu nicht ausgegeben: %2</translation>
+    </message>
+    <message>
+        <source>Kernel launch</source>
+        <translation>Kernel-Start</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::ProfileRunner</name>
+    <message>
+        <source>Profiling was cancelled; nothing was stored.</source>
+        <translation>Das Profilieren wurde abgebrochen; nichts wurde gespeichert.</translation>
+    </message>
+    <message>
+        <source>kx profile stopped unexpectedly.</source>
+        <translation>kx profile wurde unerwartet beendet.</translation>
+    </message>
+    <message>
+        <source>The profile was stored.</source>
+        <translation>Das Profil wurde gespeichert.</translation>
+    </message>
+    <message>
+        <source>Nsight Compute (ncu) was not found.</source>
+        <translation>Nsight Compute (ncu) wurde nicht gefunden.</translation>
+    </message>
+    <message>
+        <source>No GPU can be used.</source>
+        <translation>Keine GPU ist nutzbar.</translation>
+    </message>
+    <message>
+        <source>kx profile failed (exit code %1).</source>
+        <translation>kx profile ist fehlgeschlagen (Exit-Code %1).</translation>
+    </message>
+    <message>
+        <source>%1 could not be started: %2</source>
+        <translation>%1 konnte nicht gestartet werden: %2</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::PromptTemplateCopier</name>
     <message>
         <source>Cannot create the folder %1.</source>
@@ -2244,6 +2398,40 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
     <message>
         <source>Reject the selected kernels (R)</source>
         <translation>Die ausgewählten Kernel ablehnen (R)</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>Profilieren</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>GPU </source>
+        <translation>GPU </translation>
+    </message>
+    <message>
+        <source>The GPU (CUDA device number) to profile on</source>
+        <translation>Die GPU (CUDA-Gerätenummer), auf der profiliert wird</translation>
+    </message>
+    <message>
+        <source>Stop profiling; nothing is stored</source>
+        <translation>Profilieren beenden; nichts wird gespeichert</translation>
+    </message>
+    <message>
+        <source>The archive is open read-only, and a profile is stored in it. Open it for writing (File &gt; Open Archive) to profile kernels.</source>
+        <translation>Das Archiv ist schreibgeschützt geöffnet, ein Profil wird aber darin gespeichert. Öffnen Sie es zum Schreiben (Datei &gt; Archiv öffnen), um Kernel zu profilieren.</translation>
+    </message>
+    <message>
+        <source>Run one launch of the selected kernel and of the eager reference under Nsight Compute (ncu) and store what the hardware measured</source>
+        <translation>Einen Start des ausgewählten Kernels und der Eager-Referenz unter Nsight Compute (ncu) ausführen und speichern, was die Hardware gemessen hat</translation>
+    </message>
+    <message>
+        <source>Profiling %1 on GPU %2 with Nsight Compute…
+</source>
+        <translation>%1 wird auf GPU %2 mit Nsight Compute profiliert …
+</translation>
     </message>
 </context>
 <context>

@@ -625,7 +625,7 @@ void MainWindow::onArchiveChanged()
     m_diffView->setArchivePath(path);
     m_comparisonMark->clear();
     m_plotsPage->setArchivePath(path);
-    m_reviewPage->setArchivePath(path);
+    m_reviewPage->setArchivePath(path, m_session->isReadOnly());
     if (open) {
         m_recent->add(path);
         QSettings().setValue(QLatin1String(kLastArchiveKey), path);

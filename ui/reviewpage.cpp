@@ -2,6 +2,8 @@
 
 #include "ui/archivereader.h"
 #include "ui/format.h"
+#include "ui/profileevidence.h"
+#include "ui/profilerunner.h"
 #include "ui/reviewevidence.h"
 #include "ui/reviewqueuemodel.h"
 #include "ui/uiresources.h"
@@ -9,7 +11,10 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSpinBox>
+#include <QTextCursor>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
@@ -25,6 +30,7 @@ struct EvidenceData
 {
     std::optional<Op> op;
     std::vector<Evaluation> evaluations;
+    std::vector<Profile> profiles;
     std::string description;
 };
 
@@ -38,6 +44,11 @@ ReviewPage::ReviewPage(QWidget *parent)
     , m_evidence(new QTextBrowser(this))
     , m_accept(new QPushButton(icon(QStringLiteral("kernel-accept")), tr("Accept…"), this))
     , m_reject(new QPushButton(icon(QStringLiteral("kernel-reject")), tr("Reject…"), this))
+    , m_profiler(new ProfileRunner(this))
+    , m_gpu(new QSpinBox(this))
+    , m_profile(new QPushButton(tr("Profile"), this))
+    , m_cancelProfile(new QPushButton(tr("Cancel"), this))
+    , m_profileOutput(new QPlainTextEdit(this))
 {
     m_view->setObjectName(QStringLiteral("reviewQueue"));
     m_view->setModel(m_model);
@@ -60,6 +71,26 @@ ReviewPage::ReviewPage(QWidget *parent)
         else
             emit reviewRequested(m_currentId, accept);
     };
+    m_gpu->setObjectName(QStringLiteral("profileGpu"));
+    m_gpu->setRange(0, 63);
+    m_gpu->setPrefix(tr("GPU "));
+    m_gpu->setToolTip(tr("The GPU (CUDA device number) to profile on"));
+    m_profile->setObjectName(QStringLiteral("reviewProfile"));
+    m_cancelProfile->setObjectName(QStringLiteral("reviewCancelProfile"));
+    m_cancelProfile->setToolTip(tr("Stop profiling; nothing is stored"));
+    m_cancelProfile->setVisible(false);
+    m_profileOutput->setObjectName(QStringLiteral("profileOutput"));
+    m_profileOutput->setReadOnly(true);
+    m_profileOutput->setMaximumBlockCount(2000);
+    m_profileOutput->setVisible(false);
+    connect(m_profile, &QPushButton::clicked, this, &ReviewPage::startProfile);
+    connect(m_cancelProfile, &QPushButton::clicked, m_profiler, &ProfileRunner::cancel);
+    connect(m_profiler, &ProfileRunner::output, this, [this](const QString &text) {
+        m_profileOutput->moveCursor(QTextCursor::End);
+        m_profileOutput->insertPlainText(text);
+        m_profileOutput->moveCursor(QTextCursor::End);
+    });
+    connect(m_profiler, &ProfileRunner::finished, this, &ReviewPage::onProfileFinished);
     connect(m_accept, &QPushButton::clicked, this, [requestVerdict] { requestVerdict(true); });
     connect(m_reject, &QPushButton::clicked, this, [requestVerdict] { requestVerdict(false); });
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ReviewPage::onCurrentRowChanged);
@@ -68,12 +99,22 @@ ReviewPage::ReviewPage(QWidget *parent)
     auto bar = new QHBoxLayout;
     bar->setContentsMargins(6, 4, 6, 4);
     bar->addWidget(m_count, 1);
+    bar->addWidget(m_gpu);
+    bar->addWidget(m_profile);
+    bar->addWidget(m_cancelProfile);
+    bar->addSpacing(12);
     bar->addWidget(m_accept);
     bar->addWidget(m_reject);
 
+    auto evidence = new QSplitter(Qt::Vertical, this);
+    evidence->addWidget(m_evidence);
+    evidence->addWidget(m_profileOutput);
+    evidence->setStretchFactor(0, 3);
+    evidence->setStretchFactor(1, 1);
+
     auto splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_view);
-    splitter->addWidget(m_evidence);
+    splitter->addWidget(evidence);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
 
@@ -85,9 +126,11 @@ ReviewPage::ReviewPage(QWidget *parent)
     onCurrentRowChanged();
 }
 
-void ReviewPage::setArchivePath(const QString &path)
+void ReviewPage::setArchivePath(const QString &path, bool readOnly)
 {
     m_archivePath = path;
+    m_readOnly = readOnly;
+    updateProfileActions();
     m_model->clear();
     if (path.isEmpty()) {
         ++m_generation;
@@ -151,6 +194,45 @@ QString ReviewPage::evidenceHtml() const
     return m_evidence->toHtml();
 }
 
+QString ReviewPage::profileOutput() const
+{
+    return m_profileOutput->toPlainText();
+}
+
+void ReviewPage::updateProfileActions()
+{
+    const bool running = m_profiler->isRunning();
+    m_profile->setEnabled(!m_currentId.isEmpty() && !m_archivePath.isEmpty() && !m_readOnly && !running);
+    m_profile->setToolTip(m_readOnly ? tr("The archive is open read-only, and a profile is stored in it. Open it for "
+                                          "writing (File > Open Archive) to profile kernels.")
+                                     : tr("Run one launch of the selected kernel and of the eager reference under "
+                                          "Nsight Compute (ncu) and store what the hardware measured"));
+    m_cancelProfile->setVisible(running);
+    m_gpu->setEnabled(!running);
+}
+
+void ReviewPage::startProfile()
+{
+    if (m_currentId.isEmpty() || m_readOnly || m_profiler->isRunning())
+        return;
+    m_profileOutput->clear();
+    m_profileOutput->setVisible(true);
+    m_profileOutput->appendPlainText(tr("Profiling %1 on GPU %2 with Nsight Compute…\n")
+                                         .arg(Format::shortId(m_currentId.toStdString()))
+                                         .arg(m_gpu->value()));
+    m_profiler->start(m_currentId, m_archivePath, m_gpu->value());
+    updateProfileActions();
+}
+
+void ReviewPage::onProfileFinished(bool ok, const QString &message)
+{
+    m_profileOutput->appendPlainText(message);
+    updateProfileActions();
+    if (m_profiler->candidateId() == m_currentId)
+        loadEvidence();
+    emit profileFinished(ok, message);
+}
+
 void ReviewPage::onCurrentRowChanged()
 {
     const QModelIndex current = m_view->currentIndex();
@@ -160,6 +242,7 @@ void ReviewPage::onCurrentRowChanged()
     if (id == m_currentId && !id.isEmpty())
         return;
     m_currentId = id;
+    updateProfileActions();
     emit currentCandidateChanged(id);
     loadEvidence();
 }
@@ -181,6 +264,7 @@ void ReviewPage::loadEvidence()
             data.description = candidate->description;
         }
         data.evaluations = archive.evaluations(id);
+        data.profiles = archive.profiles(id);
         return data;
     }).then(this, [this, generation, id](const ReadResult<EvidenceData> &result) {
         if (generation != m_evidenceGeneration)
@@ -192,7 +276,8 @@ void ReviewPage::loadEvidence()
         }
         QString html = QStringLiteral("<h2>%1</h2><p>%2</p>")
                            .arg(Format::shortId(id), Format::text(result.value.description).toHtmlEscaped());
-        m_evidence->setHtml(html + ReviewEvidence::html(result.value.op, result.value.evaluations));
+        m_evidence->setHtml(html + ReviewEvidence::html(result.value.op, result.value.evaluations)
+                            + ProfileEvidence::html(result.value.profiles));
     });
 }
 

@@ -3,17 +3,22 @@
 #include <QWidget>
 
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
+class QSpinBox;
 class QTableView;
 class QTextBrowser;
 
 namespace kx::ui {
 
+class ProfileRunner;
 class ReviewQueueModel;
 
 /**
  * The review queue: correct but flagged candidates without a verdict, most suspicious first, and the
- * evidence of the selected one. Accept/Reject ask the window to record a verdict (reviewRequested).
+ * evidence of the selected one. Accept/Reject ask the window to record a verdict (reviewRequested). Profile runs
+ * the selected kernel and its eager reference under Nsight Compute (`kx profile`, a child process) and shows
+ * the stored metrics with the evidence; a read-only archive cannot take a profile.
  */
 class ReviewPage : public QWidget
 {
@@ -22,7 +27,7 @@ class ReviewPage : public QWidget
 public:
     explicit ReviewPage(QWidget *parent = nullptr);
 
-    void setArchivePath(const QString &path);
+    void setArchivePath(const QString &path, bool readOnly = false);
     void reload();
 
     QString currentCandidateId() const { return m_currentId; }
@@ -35,18 +40,30 @@ public:
     QTableView *view() const { return m_view; }
     QString evidenceHtml() const;
 
+    ProfileRunner *profileRunner() const { return m_profiler; }
+    QPushButton *profileButton() const { return m_profile; }
+    QPushButton *cancelProfileButton() const { return m_cancelProfile; }
+    QSpinBox *gpuChooser() const { return m_gpu; }
+    QString profileOutput() const;
+
 signals:
     void reviewRequested(const QString &candidateId, bool accept);
     /// Accept or Reject with several rows selected: one verdict for all of them.
     void batchReviewRequested(const QStringList &candidateIds, bool accept);
     void currentCandidateChanged(const QString &candidateId);
     void loaded(int rows);
+    /// A profile run ended (ok: stored and all of it worked); the evidence is being reloaded.
+    void profileFinished(bool ok, const QString &message);
 
 private:
     void onCurrentRowChanged();
     void loadEvidence();
+    void startProfile();
+    void onProfileFinished(bool ok, const QString &message);
+    void updateProfileActions();
 
     QString m_archivePath;
+    bool m_readOnly = false;
     QString m_currentId;
     quint64 m_generation = 0;
     quint64 m_evidenceGeneration = 0;
@@ -58,6 +75,11 @@ private:
     QTextBrowser *m_evidence;
     QPushButton *m_accept;
     QPushButton *m_reject;
+    ProfileRunner *m_profiler;
+    QSpinBox *m_gpu;
+    QPushButton *m_profile;
+    QPushButton *m_cancelProfile;
+    QPlainTextEdit *m_profileOutput;
 };
 
 } // namespace kx::ui

@@ -69,6 +69,7 @@ Expected<std::string> findNcu(const std::string &explicitPath)
 
 std::vector<std::string> ncuProfileArguments()
 {
+    // clang-format off: one option and its value a line
     return {"--profile-from-start", "off",
             "--clock-control",      "none",
             "--cache-control",      "all",
@@ -82,6 +83,7 @@ std::vector<std::string> ncuProfileArguments()
             "--section",            "Occupancy",
             "--section",            "LaunchStats",
             "--section",            "WarpStateStats"};
+    // clang-format on
 }
 
 } // namespace kx

@@ -4,6 +4,7 @@
 #   ok      the program's result file names an H100, and the two-kernel report is printed
 #   denied  ncu's permission error (ERR_NVGPUCTRPERM), no report
 #   nogpu   the program found no GPU
+#   slow    as ok, after a minute (for cancelling)
 # FAKE_NCU_ARGS, when set, names a file that gets every call's arguments, one call per line.
 here=$(dirname "$0")
 if [ "$1" = "--version" ]; then
@@ -16,7 +17,12 @@ while [ $# -gt 0 ]; do
     [ "$1" = "--result" ] && result=$2
     shift
 done
-case "${FAKE_NCU_MODE:-ok}" in
+mode=${FAKE_NCU_MODE:-ok}
+if [ "$mode" = slow ]; then
+    sleep 60
+    mode=ok
+fi
+case "$mode" in
 ok)
     printf '%s\n' '{"gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fake", "host": "gpu-a", "computeCapability": "9.0", "l2Bytes": 52428800, "measuredBandwidthGBs": 3000}, "noGpu": false, "error": "", "check": "the profiled run'"'"'s outputs match the reference"}' > "$result"
     cat "$here/two-kernels.csv"
