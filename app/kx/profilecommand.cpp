@@ -307,7 +307,7 @@ void addProfileCommands(CLI::App &app, Action &action)
     command->add_option("--gpu", options->gpu, "CUDA device ordinal (default 0)")->check(CLI::Range(0, 1023));
     command->add_option("--ncu", options->ncu, "The ncu program (default: $KX_NCU, else ncu on PATH or in the CUDA "
                                                 "toolkit's bin folder)");
-    command->add_option("--timeout", options->timeoutSeconds, "Longest one profiled run may take, in seconds")
+    command->add_option("--timeout", options->timeoutSeconds, "Longest one profiled run may take, in seconds (default 600)")
         ->check(CLI::PositiveNumber);
     command->add_flag("--candidate-only", options->candidateOnly, "Do not profile the eager reference");
     command->add_flag("--json", options->json, "Print the stored profiles as JSON");
@@ -315,7 +315,11 @@ void addProfileCommands(CLI::App &app, Action &action)
 
     // Started by ncu for kx profile; not for people (no group: hidden from --help).
     auto launch = std::make_shared<LaunchOptions>();
-    auto *child = app.add_subcommand("profile-launch", "One profiled launch of a candidate or its eager reference");
+    auto *child = app.add_subcommand(
+        "profile-launch",
+        "Started by kx profile under Nsight Compute: runs one launch of a candidate, or one run of its eager "
+        "reference, inside a profiled range (cudaProfilerStart/Stop) on the op's first shape set, and writes what "
+        "happened (GPU, errors, the outputs' check) as JSON to --result");
     child->group("");
     child->add_option("--request", launch->request, "The request (JSON) kx profile wrote")->required();
     child->add_option("--what", launch->what, "candidate or eager")->check(CLI::IsMember({"candidate", "eager"}));

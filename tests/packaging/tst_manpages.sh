@@ -1,6 +1,6 @@
 #!/bin/sh
 # The man pages render without any warning from groff (man --warnings=w passes -ww), and kx(1) has a section for
-# every subcommand that kx lists (recursively) plus the hidden baseline-runner, and the exit codes.
+# every subcommand that kx lists (recursively) plus the hidden baseline-runner and profile-launch, and the exit codes.
 #   tst_manpages.sh KX MANPAGE...
 set -eu
 kx=$1
@@ -38,7 +38,7 @@ check() {
         check "$@" "$sub"
     done
 }
-for sub in $(subcommands) baseline-runner; do
+for sub in $(subcommands) baseline-runner profile-launch; do
     check "$sub"
 done
 grep -q '^\.SH "EXIT STATUS"' "$kxpage" || fail "kx.1 has no EXIT STATUS section"
