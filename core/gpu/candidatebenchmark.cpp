@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <optional>
 
 namespace kx {
 
@@ -42,12 +41,10 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     const int sets = std::max(1, m_settings.timingInputSets);
     outcome.inputSets = sets;
 
-    // Every set's reference is computed first and kept on the host.
-    std::vector<HostOutputs> references;
+    // Every set's reference is computed first and kept sealed, one slot each.
     for (int set = 0; set < sets; ++set) {
         need(workspace.generateInputs(inputSetSeed(m_settings, set), Distribution::Normal));
-        need(workspace.runReference());
-        references.push_back(workspace.reference());
+        need(workspace.runReference(set));
     }
     int current = sets == 1 ? 0 : -1; // the set in the candidate's inputs (set 0 is there after the loop above)
     if (sets == 1)
@@ -70,8 +67,7 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     // Every run's outputs, warmups included, are checked outside the timed region against the reference of
     // the set it ran on: a kernel that is right only sometimes (a race, a stale read that the first runs got
     // lucky with), or that replays an earlier answer, fails here. Outputs bit-identical to ones already
-    // checked against the same set's reference (same fingerprint) need no comparison of their own.
-    std::vector<std::optional<std::uint64_t>> checked(static_cast<std::size_t>(sets));
+    // checked against the same set's reference need no comparison of their own.
     const auto checkRun = [&](const std::string &which) {
         const int set = current;
         const std::string where = which + ", input set " + std::to_string(set + 1) + " of " + std::to_string(sets)
@@ -82,17 +78,14 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
                 return false;
             }
         }
-        const auto fingerprint = need(workspace.outputsFingerprint());
-        auto &known = checked[std::size_t(set)];
-        if (known && *known == fingerprint)
+        if (need(workspace.sameAsVerified(set)))
             return true;
-        const auto check = need(workspace.checkOutputsAgainst(references[std::size_t(set)], tolerance.atol,
-                                                              tolerance.rtol));
+        const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol, set));
         if (!check.failure.empty()) {
             outcome.failure = "timed runs (" + where + "): " + check.failure;
             return false;
         }
-        known = fingerprint;
+        workspace.keepVerified(set);
         return true;
     };
 

@@ -74,18 +74,6 @@ void DeviceBuffer::copyFrom(const DeviceBuffer &source) const
               "copying a device buffer");
 }
 
-void DeviceBuffer::download(std::vector<unsigned char> &host) const
-{
-    host.resize(std::size_t(m_bytes));
-    checkCuda(cudaMemcpy(host.data(), m_data, host.size(), cudaMemcpyDeviceToHost), "copying a device buffer to the host");
-}
-
-void DeviceBuffer::upload(const std::vector<unsigned char> &host) const
-{
-    checkCuda(cudaMemcpy(m_data, host.data(), std::min(host.size(), std::size_t(m_bytes)), cudaMemcpyHostToDevice),
-              "copying to a device buffer");
-}
-
 void DeviceBuffer::armGuard() const
 {
     checkCuda(cudaMemcpy(static_cast<char *>(m_data) + m_bytes, m_guard.data(), m_guard.size(), cudaMemcpyHostToDevice),

@@ -30,8 +30,6 @@ public:
 
     void fill(unsigned char byte) const;           ///< Every data byte (the guard stays).
     void copyFrom(const DeviceBuffer &source) const;
-    void download(std::vector<unsigned char> &host) const;     ///< Every data byte, to the host.
-    void upload(const std::vector<unsigned char> &host) const; ///< host.size() must equal bytes().
     void armGuard() const;                         ///< Writes the guard pattern.
     bool guardIntact() const;
 

@@ -21,6 +21,7 @@ bool TensorOps::tf32Allowed() { return false; }
 Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution, double) { return noTorch(); }
 Expected<bool> TensorOps::allFinite(const TensorView &) { return noTorch(); }
 Expected<std::uint64_t> TensorOps::fingerprint(const TensorView &) { return noTorch(); }
+Status TensorOps::applyKeystream(const TensorView &, std::uint64_t) { return noTorch(); }
 Expected<std::vector<double>> TensorOps::sample(const TensorView &, std::int64_t) { return noTorch(); }
 Expected<Comparison> TensorOps::compare(const TensorView &, const TensorView &, double, double, std::int64_t)
 {

@@ -1,9 +1,12 @@
 #include "core/gpu/shapeworkspace.h"
 
+#include "core/gpu/shaperig.h"
 #include "core/gpu/tensorops.h"
 
 #include <cmath>
+#include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace kx {
 namespace {
@@ -47,8 +50,8 @@ Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, c
     };
     workspace->m_pristine = allocate(*inputs);
     workspace->m_inputs = allocate(*inputs);
-    workspace->m_expected = allocate(*outputs);
     workspace->m_outputs = allocate(*outputs);
+    workspace->m_check = allocate(*outputs);
     workspace->m_firstRun = allocate(*outputs);
     workspace->m_previousOutputs = allocate(*outputs);
     for (const auto &[name, bytes] : plan.scratchBytes)
@@ -115,36 +118,72 @@ std::vector<TensorView> ShapeWorkspace::views(const std::vector<Tensor> &tensors
     return result;
 }
 
-void ShapeWorkspace::poisonExpected()
+namespace {
+std::uint64_t randomKey()
 {
-    for (const auto &tensor : m_expected)
+    static thread_local std::mt19937_64 engine{std::random_device{}()};
+    return engine();
+}
+} // namespace
+
+ShapeWorkspace::Sealed &ShapeWorkspace::slot(std::vector<std::optional<Sealed>> &slots, int index)
+{
+    if (index < 0)
+        throw std::invalid_argument("negative reference slot");
+    if (std::size_t(index) >= slots.size())
+        slots.resize(std::size_t(index) + 1);
+    auto &sealed = slots[std::size_t(index)];
+    if (!sealed) {
+        sealed.emplace();
+        for (const auto &tensor : m_outputs)
+            sealed->tensors.push_back(Tensor{tensor.layout, DeviceBuffer(tensor.layout.byteCount())});
+    }
+    return *sealed;
+}
+
+void ShapeWorkspace::seal(Sealed &sealed)
+{
+    sealed.key = randomKey();
+    for (const auto &tensor : sealed.tensors)
+        need(TensorOps::applyKeystream(tensor.view(m_device), sealed.key));
+}
+
+void ShapeWorkspace::unsealIntoCheck(const Sealed &sealed)
+{
+    for (std::size_t i = 0; i < m_check.size(); ++i) {
+        m_check[i].buffer.copyFrom(sealed.tensors[i].buffer);
+        need(TensorOps::applyKeystream(m_check[i].view(m_device), sealed.key));
+    }
+}
+
+void ShapeWorkspace::poisonCheck()
+{
+    for (const auto &tensor : m_check)
         tensor.buffer.fill(kOutputPoison);
 }
 
-Status ShapeWorkspace::runReference()
+Status ShapeWorkspace::runReference(int index)
 {
-    const auto expected = views(m_expected);
-    Status ran = m_opReference->run(pristineInputs(), expected);
-    if (ran) {
+    auto &sealed = slot(m_references, index);
+    const auto expected = views(sealed.tensors);
+    if (Status ran = m_opReference->run(pristineInputs(), expected); !ran)
+        return ran;
+    try {
         m_referenceScale = 0;
         m_referenceFinite = true;
-        m_referenceHost.resize(m_expected.size());
-        for (std::size_t i = 0; i < m_expected.size() && ran; ++i) {
-            const auto rms = TensorOps::rootMeanSquare(expected[i]);
-            const auto finite = TensorOps::allFinite(expected[i]);
-            if (!rms || !finite) {
-                ran = !rms ? Status(rms.error()) : Status(finite.error());
-                break;
-            }
-            m_referenceScale = std::max(m_referenceScale, *rms);
-            m_referenceFinite = m_referenceFinite && *finite;
-            m_expected[i].buffer.download(m_referenceHost[i]);
+        m_referenceFingerprint = 0;
+        for (const auto &view : expected) {
+            m_referenceScale = std::max(m_referenceScale, need(TensorOps::rootMeanSquare(view)));
+            m_referenceFinite = m_referenceFinite && need(TensorOps::allFinite(view));
+            m_referenceFingerprint = m_referenceFingerprint * 0x100000001B3ull ^ need(TensorOps::fingerprint(view));
         }
+        seal(sealed);
+    } catch (const std::runtime_error &error) {
+        return Error{error.what()};
     }
-    // Neither our copy nor LibTorch's cached blocks keep the answer on the device.
-    poisonExpected();
+    // LibTorch's cached blocks held the answer too: back to the driver with them.
     TensorOps::releaseCachedMemory();
-    return ran;
+    return {};
 }
 
 Expected<std::vector<std::vector<double>>> ShapeWorkspace::sampleEach(const std::vector<TensorView> &views,
@@ -181,10 +220,11 @@ Expected<std::vector<std::vector<double>>> ShapeWorkspace::exactSample(std::int6
 
 Expected<std::vector<std::vector<double>>> ShapeWorkspace::referenceSample(std::int64_t maxSamples)
 {
-    for (std::size_t i = 0; i < m_expected.size(); ++i)
-        m_expected[i].buffer.upload(m_referenceHost.at(i));
-    auto samples = sampleEach(views(m_expected), maxSamples);
-    poisonExpected();
+    if (m_references.empty() || !m_references.front())
+        return Error{"no reference outputs (the reference has not run)"};
+    unsealIntoCheck(*m_references.front());
+    auto samples = sampleEach(views(m_check), maxSamples);
+    poisonCheck();
     return samples;
 }
 
@@ -287,33 +327,38 @@ Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::compareOutputs(const std::
     return check;
 }
 
-Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, double rtol)
+Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputs(double atol, double rtol, int index)
 {
-    return checkOutputsAgainst(m_referenceHost, atol, rtol);
-}
-
-Expected<ShapeWorkspace::OutputCheck> ShapeWorkspace::checkOutputsAgainst(const HostOutputs &reference, double atol,
-                                                                          double rtol)
-{
-    if (reference.size() != m_expected.size())
+    if (index < 0 || std::size_t(index) >= m_references.size() || !m_references[std::size_t(index)])
         return Error{"no reference outputs to check against (the reference has not run)"};
-    for (std::size_t i = 0; i < m_expected.size(); ++i)
-        m_expected[i].buffer.upload(reference[i]);
-    auto check = compareOutputs(m_outputs, m_expected, atol, rtol, "the reference");
-    poisonExpected();
+    unsealIntoCheck(*m_references[std::size_t(index)]);
+    auto check = compareOutputs(m_outputs, m_check, atol, rtol, "the reference");
+    poisonCheck();
     return check;
 }
 
-Expected<std::uint64_t> ShapeWorkspace::outputsFingerprint() const
+void ShapeWorkspace::keepVerified(int index)
 {
-    std::uint64_t combined = 0;
-    for (const auto &tensor : m_outputs) {
-        const auto one = TensorOps::fingerprint(tensor.view(m_device));
-        if (!one)
-            return one.error();
-        combined = combined * 0x100000001B3ull ^ *one;
+    auto &verified = slot(m_verified, index);
+    for (std::size_t i = 0; i < m_outputs.size(); ++i)
+        verified.tensors[i].buffer.copyFrom(m_outputs[i].buffer);
+    seal(verified);
+}
+
+Expected<bool> ShapeWorkspace::sameAsVerified(int index)
+{
+    if (index < 0 || std::size_t(index) >= m_verified.size() || !m_verified[std::size_t(index)])
+        return false;
+    const auto &verified = *m_verified[std::size_t(index)];
+    // Seal a copy of the outputs with the same key: equal sealed bytes, equal outputs.
+    for (std::size_t i = 0; i < m_check.size(); ++i) {
+        m_check[i].buffer.copyFrom(m_outputs[i].buffer);
+        if (auto sealed = TensorOps::applyKeystream(m_check[i].view(m_device), verified.key); !sealed)
+            return sealed.error();
     }
-    return combined;
+    auto same = allBitEqual(m_check, verified.tensors);
+    poisonCheck();
+    return same;
 }
 
 void ShapeWorkspace::keepFirstRun()
@@ -346,7 +391,7 @@ void ShapeWorkspace::keepAsPrevious(int trial)
 {
     for (std::size_t i = 0; i < m_outputs.size(); ++i)
         m_previousOutputs[i].buffer.copyFrom(m_firstRun[i].buffer);
-    m_previousReferenceHost = m_referenceHost;
+    m_previousReferenceFingerprint = m_referenceFingerprint;
     m_previousTrial = trial;
 }
 

@@ -15,18 +15,16 @@
 
 namespace kx {
 
-/// Reference outputs kept on the host, one byte vector per output: out of every kernel's reach.
-using HostOutputs = std::vector<std::vector<unsigned char>>;
-
 /**
  * The device memory for checking and timing a candidate on one shape set. The reference reads the
  * pristine inputs; the candidate gets copies of the inputs, NaN-filled outputs and garbage-filled scratch,
  * each followed by a guard zone of random length and content.
  *
- * The reference's outputs never stay in device memory while a candidate runs: they are copied to the host
- * and the device copy is overwritten (and LibTorch's cached blocks are given back to the driver) right after
- * the reference ran; a check brings them back into that buffer and overwrites it again afterwards. A kernel
- * that searches memory for the expected answer finds nothing to copy.
+ * The reference's outputs never lie in device memory as they are while a candidate runs: right after the
+ * reference ran they are sealed (XORed with a keystream from a random key that only the host knows) and
+ * LibTorch's cached blocks, which held them too, go back to the driver; a check unseals a copy into a
+ * buffer of its own and overwrites that buffer afterwards. Outputs already checked are kept sealed the same
+ * way. A kernel that searches memory for the expected answer finds nothing it can recognize or use.
  */
 class ShapeWorkspace
 {
@@ -47,15 +45,14 @@ public:
     Status generateInputs(std::uint64_t seed, Distribution distribution, double scale = 1.0);
     /// Whether every pristine input is finite.
     Expected<bool> inputsFinite() const;
-    /// Runs the reference on the pristine inputs; keeps its outputs on the host (see reference()) with their
-    /// size (referenceScale()) and finiteness (referenceFinite()).
-    Status runReference();
-    const HostOutputs &reference() const { return m_referenceHost; }
+    /// Runs the reference on the pristine inputs and keeps its outputs sealed in reference slot `slot` (several
+    /// input sets keep one each), with their size (referenceScale()) and finiteness (referenceFinite()).
+    Status runReference(int slot = 0);
     bool referenceFinite() const { return m_referenceFinite; }
     /// Runs the reference in float64 (floating-point inputs converted) and returns up to maxSamples elements
     /// of each output at an even stride: the exact answer the error profile is measured against.
     Expected<std::vector<std::vector<double>>> exactSample(std::int64_t maxSamples);
-    /// The same elements of the fp32 reference's outputs and of the candidate's.
+    /// The same elements of the fp32 reference's outputs (slot 0) and of the candidate's.
     Expected<std::vector<std::vector<double>>> referenceSample(std::int64_t maxSamples);
     Expected<std::vector<std::vector<double>>> outputSample(std::int64_t maxSamples) const;
     /// Runs the reference on the pristine inputs as eager PyTorch does (timing).
@@ -82,13 +79,14 @@ public:
         std::int64_t mismatches = 0;
         std::string failure;
     };
-    Expected<OutputCheck> checkOutputs(double atol, double rtol);
-    /// The same against reference outputs kept from an earlier runReference() (another input set).
-    Expected<OutputCheck> checkOutputsAgainst(const HostOutputs &reference, double atol, double rtol);
+    /// Against the reference kept in `slot`.
+    Expected<OutputCheck> checkOutputs(double atol, double rtol, int slot = 0);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
     double referenceScale() const { return m_referenceScale; }
-    /// A digest of the candidate's outputs: equal outputs, equal fingerprints.
-    Expected<std::uint64_t> outputsFingerprint() const;
+    /// Keeps the candidate's outputs (sealed) as those already checked against reference slot `slot` ...
+    void keepVerified(int slot);
+    /// ... and tells whether the outputs now are bit-identical to them (false when none were kept).
+    Expected<bool> sameAsVerified(int slot);
 
     void keepFirstRun();                                ///< Copies the outputs aside (determinism check).
     Expected<bool> sameAsFirstRun() const;              ///< Bit-exact.
@@ -98,7 +96,7 @@ public:
     void keepAsPrevious(int trial);
     int previousTrial() const { return m_previousTrial; }
     Expected<bool> outputsSameAsPrevious() const;
-    bool referenceSameAsPrevious() const { return m_referenceHost == m_previousReferenceHost; }
+    bool referenceSameAsPrevious() const { return m_referenceFingerprint == m_previousReferenceFingerprint; }
 
 private:
     struct Tensor
@@ -121,22 +119,33 @@ private:
     static Expected<std::vector<std::vector<double>>> sampleEach(const std::vector<TensorView> &views,
                                                                  std::int64_t maxSamples);
     std::vector<TensorView> views(const std::vector<Tensor> &tensors) const;
-    /// Overwrites the device copy of the reference's outputs.
-    void poisonExpected();
+    /// Output-shaped buffers sealed with their own key.
+    struct Sealed
+    {
+        std::vector<Tensor> tensors;
+        std::uint64_t key = 0;
+    };
+    Sealed &slot(std::vector<std::optional<Sealed>> &slots, int index);
+    void seal(Sealed &sealed);
+    /// Copies sealed outputs into the check buffers and unseals them there; poisonCheck() overwrites them.
+    void unsealIntoCheck(const Sealed &sealed);
+    void poisonCheck();
 
     int m_device = 0;
     ShapeSet m_shapes;
     std::shared_ptr<OpReference> m_opReference;
     std::vector<Tensor> m_pristine;
     std::vector<Tensor> m_inputs;           // the candidate's copies
-    std::vector<Tensor> m_expected;         // the reference's outputs, only while it runs or a check runs
-    HostOutputs m_referenceHost;
+    std::vector<std::optional<Sealed>> m_references;    // per slot
+    std::vector<std::optional<Sealed>> m_verified;      // per slot: outputs that passed the check against it
+    std::vector<Tensor> m_check;            // unsealed reference or outputs, only while a check runs
     double m_referenceScale = 0;
     bool m_referenceFinite = true;
+    std::uint64_t m_referenceFingerprint = 0;
+    std::uint64_t m_previousReferenceFingerprint = 1;
     std::vector<Tensor> m_outputs;
     std::vector<Tensor> m_firstRun;
     std::vector<Tensor> m_previousOutputs;
-    HostOutputs m_previousReferenceHost;
     std::vector<Scratch> m_scratch;
     int m_previousTrial = -1;
 };

@@ -125,14 +125,18 @@ std::string TensorOps::torchVersion()
 
 namespace {
 
-// Fills a floating-point tensor; `generator` is seeded. Large tensors are handled slice by slice, so that the
-// temporaries (and sorting) need little memory besides the tensor.
-void fillFloating(at::Tensor flat, Distribution distribution, std::uint64_t seed, at::Generator &generator)
+// Fills a floating-point tensor whose rows (last dimension) hold `row` elements; `generator` is seeded. Large
+// tensors are handled a slice of whole rows at a time, so that the temporaries (and sorting) need little
+// memory besides the tensor.
+void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, std::uint64_t seed,
+                  at::Generator &generator)
 {
     const std::int64_t elements = flat.numel();
+    row = std::max<std::int64_t>(1, row);
+    const std::int64_t sliceElements = std::max(row, TensorOps::kSliceElements / row * row);
     const auto floatOptions = flat.options().dtype(at::kFloat);
-    for (std::int64_t begin = 0; begin < elements; begin += TensorOps::kSliceElements) {
-        const auto length = std::min(TensorOps::kSliceElements, elements - begin);
+    for (std::int64_t begin = 0; begin < elements; begin += sliceElements) {
+        const auto length = std::min(sliceElements, elements - begin);
         auto slice = flat.narrow(0, begin, length);
         switch (distribution) {
         case Distribution::Normal:
@@ -159,13 +163,16 @@ void fillFloating(at::Tensor flat, Distribution distribution, std::uint64_t seed
             break;
         case Distribution::Sorted:
         case Distribution::ReverseSorted:
-            slice.copy_(std::get<0>(at::empty(slice.sizes(), floatOptions)
-                                        .normal_(0.0, 1.0, generator)
-                                        .sort(0, distribution == Distribution::ReverseSorted)));
+            slice.view({-1, row}).copy_(std::get<0>(at::empty({length / row, row}, floatOptions)
+                                                        .normal_(0.0, 1.0, generator)
+                                                        .sort(1, distribution == Distribution::ReverseSorted)));
             break;
         case Distribution::Ramp: {
-            const double step = elements > 1 ? 4.0 / double(elements - 1) : 0.0;
-            slice.copy_(at::arange(begin, begin + length, flat.options().dtype(at::kDouble)).mul_(step).sub_(2.0));
+            const double step = row > 1 ? 1.5 / double(row - 1) : 0.0;
+            slice.copy_(at::arange(begin, begin + length, flat.options().dtype(at::kDouble))
+                            .fmod_(double(row))
+                            .mul_(step)
+                            .add_(0.5));
             break;
         }
         case Distribution::Positive:
@@ -217,7 +224,7 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
             return {};
         }
         auto flat = t.reshape({-1});
-        fillFloating(flat, distribution, seed, generator);
+        fillFloating(flat, tensor.shape.empty() ? 1 : tensor.shape.back(), distribution, seed, generator);
         if (scale != 1.0)
             flat.mul_(scale);
         return {};
@@ -262,6 +269,34 @@ Expected<std::uint64_t> TensorOps::fingerprint(const TensorView &tensor)
         return weighted ^ (plain * 0xBF58476D1CE4E5B9ull) ^ std::uint64_t(elements);
     } catch (const std::exception &error) {
         return Error{std::string("fingerprint: ") + errorText(error)};
+    }
+}
+
+Status TensorOps::applyKeystream(const TensorView &tensor, std::uint64_t key)
+{
+    if (auto usable = checkUsable(tensor); !usable)
+        return usable;
+    try {
+        std::lock_guard lock(generatorMutex());
+        auto generator = at::globalContext().defaultGenerator(deviceOf(tensor));
+        {
+            std::lock_guard generatorLock(generator.mutex());
+            generator.set_current_seed(key);
+        }
+        auto words = wrapBits(tensor);
+        const std::int64_t elements = words.numel();
+        for (std::int64_t begin = 0; begin < elements; begin += kSliceElements) {
+            auto slice = words.narrow(0, begin, std::min(kSliceElements, elements - begin));
+            auto stream = at::empty(slice.sizes(), slice.options());
+            if (slice.scalar_type() == at::kByte)
+                stream.random_(0, 256, generator);
+            else
+                stream.random_(generator);
+            slice.bitwise_xor_(stream);
+        }
+        return {};
+    } catch (const std::exception &error) {
+        return Error{std::string("keystream: ") + errorText(error)};
     }
 }
 

@@ -46,6 +46,10 @@ public:
     /// with an earlier one without keeping the earlier outputs in device memory.
     static Expected<std::uint64_t> fingerprint(const TensorView &tensor);
 
+    /// XORs the tensor's bytes with a keystream drawn from key: applied twice, it restores them. What the harness
+    /// keeps in device memory this way cannot be recognized, or used, by a kernel that does not know the key.
+    static Status applyKeystream(const TensorView &tensor, std::uint64_t key);
+
     /// At most maxSamples elements at an even stride (the first included), as doubles on the host.
     static Expected<std::vector<double>> sample(const TensorView &tensor, std::int64_t maxSamples);
 

@@ -89,7 +89,7 @@ double inputScale(Distribution distribution)
     case Distribution::IntegerValued: return 8;
     case Distribution::Mixed: return 4096;
     case Distribution::Constant:
-    case Distribution::Ramp: return 2;
+    case Distribution::Ramp: return 2.5;
     default: return 1;
     }
 }

@@ -28,9 +28,9 @@ enum class Distribution {
     Wide,           ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
     Constant,       ///< every element the same value (one of a few exact binary fractions, per tensor)
     IntegerValued,  ///< whole numbers in [-8, 8]
-    Sorted,         ///< N(0, 1) sorted ascending (slice by slice in very large tensors)
-    Ramp,           ///< evenly spaced from -2 to 2 in memory order (linspace)
-    ReverseSorted,  ///< N(0, 1) sorted descending
+    Sorted,         ///< N(0, 1), each row (the last dimension) sorted ascending
+    Ramp,           ///< each row evenly spaced from 0.5 to 2 (linspace; all positive, so sums do not cancel)
+    ReverseSorted,  ///< N(0, 1), each row sorted descending
     Positive,       ///< |N(0, 1)|
     Negative,       ///< -|N(0, 1)|
     Mixed,          ///< N(0, 1) times 2^k, k a whole number in [-12, 12]: magnitudes over seven decades

@@ -464,9 +464,22 @@ TEST_CASE("structured input distributions have the structure they promise")
     CHECK(reverse.front() > reverse.back());
 
     const auto ramp = fill(Distribution::Ramp);
-    CHECK(ramp.front() == doctest::Approx(-2.0));
+    CHECK(ramp.front() == doctest::Approx(0.5));
     CHECK(ramp.back() == doctest::Approx(2.0));
     CHECK(std::is_sorted(ramp.begin(), ramp.end()));
+
+    // In a matrix each row is sorted, or a ramp, of its own.
+    std::vector<float> matrix(40 * 25);
+    TensorView view{matrix.data(), {40, 25}, DType::Float32, -1};
+    REQUIRE(TensorOps::fillRandom(view, 3, Distribution::Sorted).isOk());
+    for (int r = 0; r < 40; ++r)
+        CHECK(std::is_sorted(matrix.begin() + r * 25, matrix.begin() + (r + 1) * 25));
+    CHECK_FALSE(std::is_sorted(matrix.begin(), matrix.end()));
+    REQUIRE(TensorOps::fillRandom(view, 3, Distribution::Ramp).isOk());
+    for (int r = 0; r < 40; ++r) {
+        CHECK(matrix[std::size_t(r) * 25] == doctest::Approx(0.5));
+        CHECK(matrix[std::size_t(r) * 25 + 24] == doctest::Approx(2.0));
+    }
 
     const auto positive = fill(Distribution::Positive);
     CHECK(std::all_of(positive.begin(), positive.end(), [](float v) { return v >= 0; }));
