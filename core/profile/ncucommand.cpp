@@ -82,7 +82,9 @@ std::vector<std::string> ncuProfileArguments()
             "--section",            "ComputeWorkloadAnalysis",
             "--section",            "Occupancy",
             "--section",            "LaunchStats",
-            "--section",            "WarpStateStats"};
+            "--section",            "WarpStateStats",
+            // DRAM byte counts are in no section's raw page on every ncu (2025.3 prints only throughput %).
+            "--metrics",            "dram__bytes_read.sum,dram__bytes_write.sum"};
     // clang-format on
 }
 

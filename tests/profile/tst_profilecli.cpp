@@ -79,6 +79,7 @@ TEST_CASE("kx profile stores the candidate's and the eager reference's metrics b
     for (const char *flag : {"--profile-from-start off", "--clock-control none", "--csv", "--page raw",
                              "--target-processes all", "--section SpeedOfLight", "--section MemoryWorkloadAnalysis",
                              "--section Occupancy", "--section LaunchStats", "--section WarpStateStats",
+                             "--metrics dram__bytes_read.sum,dram__bytes_write.sum",
                              "profile-launch", "--what candidate", "--what eager", "--device 1"})
         CHECK_MESSAGE(contains(calls, flag), flag);
 
