@@ -504,8 +504,38 @@ std::int64_t Archive::addProfile(Transaction &tx, const Profile &profile)
         insert.bind(3, gpuRowId(profile.gpu));
     insert.bind(4, profile.ncuVersion).bind(5, metrics.dump()).bind(6, nlohmann::json(profile.kernels).dump());
     insert.bind(7, nlohmann::json(profile.findings).dump()).bind(8, profile.error);
-    insert.bind(9, profile.createdAtMs ? profile.createdAtMs : nowMs()).run();
-    return sqlite3_last_insert_rowid(m_db);
+    const std::int64_t createdAtMs = profile.createdAtMs ? profile.createdAtMs : nowMs();
+    insert.bind(9, createdAtMs).run();
+    const std::int64_t id = sqlite3_last_insert_rowid(m_db);
+    flagImpossibleFromProfile(profile, createdAtMs);
+    return id;
+}
+
+void Archive::flagImpossibleFromProfile(const Profile &profile, std::int64_t createdAtMs)
+{
+    // Measured DRAM traffic far below what the op must move cannot be an honest kernel's on that GPU: its
+    // evaluations there get an "impossible" flag, so that every definition of the best (kx best, the lineage,
+    // the plots, the review) leaves it out, with the profile's numbers as evidence.
+    if (profile.target != ProfileTarget::Candidate || profile.gpu.name.empty())
+        return;
+    for (const auto &finding : profile.findings) {
+        if (finding.kind != "moved-too-few-bytes")
+            continue;
+        auto evidence = nlohmann::json::parse(finding.evidence, nullptr, false);
+        if (!evidence.is_object())
+            evidence = nlohmann::json::object();
+        // The same text for the same profile in any archive: an import does not flag twice.
+        evidence["source"] = "Nsight Compute profile";
+        evidence["finding"] = finding.kind;
+        evidence["profiledAtMs"] = createdAtMs;
+        Statement add(m_db, R"sql(
+            INSERT INTO flags(evaluation_id, position, kind, evidence)
+            SELECT e.id, COALESCE((SELECT MAX(position) + 1 FROM flags WHERE evaluation_id = e.id), 0),
+                   'impossible', ?3
+            FROM evaluations e WHERE e.candidate_id = ?1 AND e.gpu_id = ?2
+              AND NOT EXISTS (SELECT 1 FROM flags f WHERE f.evaluation_id = e.id AND f.evidence = ?3))sql");
+        add.bind(1, profile.candidateId).bind(2, gpuRowId(profile.gpu)).bind(3, evidence.dump()).run();
+    }
 }
 
 void Archive::retractVerdict(Transaction &tx, std::int64_t verdictId)

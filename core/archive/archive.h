@@ -194,6 +194,8 @@ public:
     void setRunState(Transaction &tx, std::int64_t runId, RunState state);
     std::int64_t addVerdict(Transaction &tx, const Verdict &verdict);
     /// Stores a profile (its candidate must exist); returns the new row id.
+    /// Stores a profile; a candidate's "moved-too-few-bytes" finding also flags its evaluations on that GPU
+    /// "impossible" (evidence: the profile's numbers).
     std::int64_t addProfile(Transaction &tx, const Profile &profile);
     void retractVerdict(Transaction &tx, std::int64_t verdictId);
 
@@ -258,6 +260,7 @@ private:
     void execute(const char *sql);
     void requireTransaction(const Transaction &tx) const;
     std::int64_t gpuRowId(const GpuInfo &gpu);
+    void flagImpossibleFromProfile(const Profile &profile, std::int64_t createdAtMs);
 
     std::string m_path;
     ArchiveMode m_mode;

@@ -217,3 +217,65 @@ TEST_CASE("exports of candidates without profiles are as before")
     tx.commit();
     CHECK_FALSE(exportArchive(*archive).at("candidates").at(0).contains("profiles"));
 }
+
+TEST_CASE("a candidate that moved too few bytes is flagged impossible on that GPU and is no longer the best")
+{
+    TemporaryDir dir;
+    auto archive = openOrFail(dir.filePath("a.kxdb"));
+    const auto candidate = reluCandidate();
+    GpuInfo other = h100();
+    other.uuid = "GPU-5678";
+    other.host = "gpu-b";
+    {
+        auto tx = archive->begin();
+        archive->putOp(tx, reluOp());
+        archive->addCandidate(tx, candidate);
+        for (const auto &gpu : {h100(), other}) {
+            Evaluation evaluation;
+            evaluation.candidateId = candidate.id;
+            evaluation.gpu = gpu;
+            evaluation.status = EvalStatus::Correct;
+            evaluation.timing.medianMs = 0.01;
+            evaluation.baseline.medianMs = 0.02;
+            evaluation.speedup = 2;
+            evaluation.flags = {Flag{"nondeterministic", "{}"}};
+            archive->addEvaluation(tx, evaluation);
+        }
+        tx.commit();
+    }
+    REQUIRE(archive->bestKernels("relu").size() == 1);
+
+    {
+        auto tx = archive->begin();
+        archive->addProfile(tx, candidateProfile(candidate.id)); // on h100(), with the finding
+        tx.commit();
+    }
+    const auto evaluations = archive->evaluations(candidate.id);
+    REQUIRE(evaluations.size() == 2);
+    for (const auto &evaluation : evaluations) {
+        CAPTURE(evaluation.gpu.uuid);
+        const bool profiledGpu = evaluation.gpu.uuid == h100().uuid;
+        CHECK(hasFlag(evaluation, "impossible") == profiledGpu);
+        CHECK(hasFlag(evaluation, "nondeterministic")); // the flags it had stay
+        for (const auto &flag : evaluation.flags) {
+            if (flag.kind != "impossible")
+                continue;
+            const auto evidence = nlohmann::json::parse(flag.evidence);
+            CHECK(evidence.at("source") == "Nsight Compute profile");
+            CHECK(evidence.at("finding") == "moved-too-few-bytes");
+            CHECK(evidence.at("ratio") == 0.1);
+        }
+    }
+    // The other GPU's evaluation is still the best there; none is on the profiled one.
+    const auto best = archive->bestKernels("relu");
+    REQUIRE(best.size() == 1);
+
+    // Imported into an archive that has it all already, nothing is flagged twice.
+    const auto exported = exportArchive(*archive);
+    REQUIRE(importArchive(*archive, exported));
+    std::size_t impossible = 0;
+    for (const auto &evaluation : archive->evaluations(candidate.id))
+        for (const auto &flag : evaluation.flags)
+            impossible += flag.kind == "impossible";
+    CHECK(impossible == 1);
+}
