@@ -676,6 +676,46 @@
         <source>on %1</source>
         <translation>auf %1</translation>
     </message>
+    <message>
+        <source>Trial inputs</source>
+        <translation>Eingaben der Versuche</translation>
+    </message>
+    <message>
+        <source>trial %1</source>
+        <translation>Versuch %1</translation>
+    </message>
+    <message>
+        <source>Timing inputs</source>
+        <translation>Eingaben der Zeitmessung</translation>
+    </message>
+    <message>
+        <source>input sets: %1, every run checked</source>
+        <translation>Eingabesätze: %1, jeder Lauf geprüft</translation>
+    </message>
+    <message>
+        <source>Error vs float64</source>
+        <translation>Fehler gegenüber float64</translation>
+    </message>
+    <message>
+        <source>not measured: %1</source>
+        <translation>nicht gemessen: %1</translation>
+    </message>
+    <message>
+        <source>p99 rel %1 (fp32 reference %2)</source>
+        <translation>p99 rel. %1 (fp32-Referenz %2)</translation>
+    </message>
+    <message>
+        <source>max rel %1 (fp32 reference %2)</source>
+        <translation>max. rel. %1 (fp32-Referenz %2)</translation>
+    </message>
+    <message>
+        <source>samples: %1</source>
+        <translation>Stichproben: %1</translation>
+    </message>
+    <message>
+        <source>Relative error against the reference computed in float64, on trial 0&apos;s inputs, beside the error of the fp32 reference itself</source>
+        <translation>Relativer Fehler gegenüber der in float64 berechneten Referenz, auf den Eingaben von Versuch 0, neben dem Fehler der fp32-Referenz selbst</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::Format</name>

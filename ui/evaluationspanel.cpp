@@ -235,6 +235,29 @@ QTreeWidgetItem *EvaluationsPanel::addEvaluation(const Evaluation &evaluation)
             checks << Format::text(check);
         addRow(top, tr("Checks passed"), wrapParts(checks, QStringLiteral(", ")));
     }
+    if (!correctness.inputs.empty()) {
+        // Which input distributions the trials drew: part of what a reviewer weighs.
+        auto inputs = addRow(top, tr("Trial inputs"), tr("trials: %1").arg(correctness.inputs.size()));
+        for (std::size_t i = 0; i < correctness.inputs.size(); ++i)
+            addRow(inputs, tr("trial %1").arg(i), Format::text(correctness.inputs[i]));
+    }
+    if (correctness.timingInputSets > 0)
+        addRow(top, tr("Timing inputs"), tr("input sets: %1, every run checked").arg(correctness.timingInputSets));
+    if (correctness.precisionAudit) {
+        const PrecisionAudit &audit = *correctness.precisionAudit;
+        if (!audit.unavailable.empty()) {
+            addRow(top, tr("Error vs float64"), tr("not measured: %1").arg(Format::text(audit.unavailable)));
+        } else {
+            addRow(top, tr("Error vs float64"),
+                   wrapParts({tr("p99 rel %1 (fp32 reference %2)")
+                                  .arg(sci(audit.candidate.p99RelError), sci(audit.fp32Reference.p99RelError)),
+                              tr("max rel %1 (fp32 reference %2)")
+                                  .arg(sci(audit.candidate.maxRelError), sci(audit.fp32Reference.maxRelError)),
+                              tr("samples: %1").arg(audit.candidate.samples)}),
+                   tr("Relative error against the reference computed in float64, on trial 0's inputs, beside the "
+                      "error of the fp32 reference itself"));
+        }
+    }
     if (!correctness.failure.empty())
         addRow(top, tr("Failure"), Format::text(correctness.failure))
             ->setForeground(1, Format::statusColor(EvalStatus::Incorrect));

@@ -78,6 +78,7 @@ private slots:
     void panelListsBothBaselines();
     void panelSaysWhyThereIsNoInductorTime();
     void panelShowsNoInductorMeasurementForOlderEvaluations();
+    void panelShowsTrialInputsAndTheErrorAgainstFloat64();
     void runSettingsRoundTrip();
     void runSettingsGoIntoTheSearch();
     void runNotesAppearInTheLog();
@@ -211,6 +212,33 @@ void TestBaselines::panelShowsNoInductorMeasurementForOlderEvaluations()
     QVERIFY(find(top, QStringLiteral("Baseline")));
     QCOMPARE(find(top, QStringLiteral("Precision"))->text(1), QStringLiteral("fp32"));
     QCOMPARE(find(top, QStringLiteral("Standing"))->text(1), QStringLiteral("beats eager (no Inductor time)"));
+}
+
+void TestBaselines::panelShowsTrialInputsAndTheErrorAgainstFloat64()
+{
+    Evaluation evaluation = test::makeEvaluation("c", kH100, EvalStatus::Correct, 0.5, 1.0);
+    evaluation.correctness.trials = 3;
+    evaluation.correctness.inputs = {"normal", "wide x1/256 (the reference was not finite at full scale)",
+                                     "special-values (matches)"};
+    evaluation.correctness.timingInputSets = 3;
+    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 4e-5, 3e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}};
+    EvaluationsPanel panel;
+    panel.showDetails(detailsWith({evaluation}));
+    QTreeWidgetItem *top = panel.tree()->topLevelItem(0);
+    QTreeWidgetItem *inputs = find(top, QStringLiteral("Trial inputs"));
+    QVERIFY(inputs);
+    QCOMPARE(inputs->childCount(), 3);
+    QVERIFY(inputs->child(1)->text(1).contains(QStringLiteral("x1/256")));
+    QVERIFY(find(top, QStringLiteral("Timing inputs"))->text(1).startsWith(QStringLiteral("input sets: 3")));
+    const QString error = find(top, QStringLiteral("Error vs float64"))->text(1).replace(QLatin1Char('\n'), QLatin1Char(' '));
+    for (const char *part : {"p99 rel 3e-05 (fp32 reference 6e-08)", "max rel 4e-05", "samples: 1000"})
+        QVERIFY2(error.contains(QLatin1String(part)), qPrintable(error));
+
+    evaluation.correctness.precisionAudit = PrecisionAudit{{}, {}, "this reference cannot run in float64"};
+    panel.showDetails(detailsWith({evaluation}));
+    QVERIFY(find(panel.tree()->topLevelItem(0), QStringLiteral("Error vs float64"))
+                ->text(1)
+                .contains(QStringLiteral("not measured: this reference cannot run in float64")));
 }
 
 void TestBaselines::runSettingsRoundTrip()
