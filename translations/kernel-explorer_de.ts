@@ -2405,6 +2405,18 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
         <source>%1 ms: measured %2 ms is within timing slack (%3 of the floor)</source>
         <translation>%1 ms: gemessene %2 ms liegen innerhalb der Messtoleranz (%3 der Untergrenze)</translation>
     </message>
+    <message>
+        <source>Trial inputs</source>
+        <translation>Eingaben der Versuche</translation>
+    </message>
+    <message>
+        <source>Error vs float64 (p99 relative)</source>
+        <translation>Fehler gegenüber float64 (p99 relativ)</translation>
+    </message>
+    <message>
+        <source>%1, fp32 reference %2</source>
+        <translation>%1, fp32-Referenz %2</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::ReviewPage</name>
@@ -3082,12 +3094,20 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <translation>--screenshot braucht ein Archiv.</translation>
     </message>
     <message>
-        <source>With --screenshot: the page to show (kernels, lineage, diff or plots).</source>
-        <translation>Mit --screenshot: die zu zeigende Seite (kernels, lineage, diff oder plots).</translation>
-    </message>
-    <message>
         <source>page</source>
         <translation>Seite</translation>
+    </message>
+    <message>
+        <source>With --screenshot: the page to show (kernels, lineage, diff, plots or review).</source>
+        <translation>Mit --screenshot: die anzuzeigende Seite (kernels, lineage, diff, plots oder review).</translation>
+    </message>
+    <message>
+        <source>With --screenshot: the kernel to select (an id or a unique prefix; default: the fastest).</source>
+        <translation>Mit --screenshot: der auszuwählende Kernel (eine ID oder ein eindeutiges Präfix; Vorgabe: der schnellste).</translation>
+    </message>
+    <message>
+        <source>id</source>
+        <translation>id</translation>
     </message>
 </context>
 </TS>

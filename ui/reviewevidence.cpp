@@ -126,8 +126,22 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
         for (const std::string &check : evaluation.correctness.checksPassed)
             checks << Format::text(check).toHtmlEscaped();
         row(tr("Checks passed"), checks.isEmpty() ? tr("none") : checks.join(QStringLiteral(", ")));
-        if (!evaluation.correctness.failure.empty())
-            row(tr("Failed check"), Format::text(evaluation.correctness.failure).toHtmlEscaped(), true);
+        const CorrectnessReport &correctness = evaluation.correctness;
+        if (!correctness.inputs.empty()) {
+            QStringList inputs;
+            for (const std::string &text : correctness.inputs)
+                inputs << Format::text(text).toHtmlEscaped();
+            row(tr("Trial inputs"), inputs.join(QStringLiteral(", ")));
+        }
+        if (correctness.precisionAudit && correctness.precisionAudit->unavailable.empty()) {
+            const PrecisionAudit &audit = *correctness.precisionAudit;
+            row(tr("Error vs float64 (p99 relative)"),
+                tr("%1, fp32 reference %2").arg(Format::number(audit.candidate.p99RelError, 3),
+                                                Format::number(audit.fp32Reference.p99RelError, 3)),
+                hasFlag(evaluation, "reduced-precision"));
+        }
+        if (!correctness.failure.empty())
+            row(tr("Failed check"), Format::text(correctness.failure).toHtmlEscaped(), true);
         html += QStringLiteral("</table>");
         for (const Flag &flag : evaluation.flags) {
             html += QStringLiteral("<p><b><font color=\"%1\">%2</font></b></p><table cellspacing=0 cellpadding=2>%3</table>")

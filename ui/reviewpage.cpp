@@ -276,8 +276,10 @@ void ReviewPage::loadEvidence()
         }
         QString html = QStringLiteral("<h2>%1</h2><p>%2</p>")
                            .arg(Format::shortId(id), Format::text(result.value.description).toHtmlEscaped());
-        m_evidence->setHtml(html + ReviewEvidence::html(result.value.op, result.value.evaluations)
-                            + ProfileEvidence::html(result.value.profiles));
+        // What the hardware measured first, when there is a profile: it is the evidence a model cannot fake.
+        const QString profiles = ProfileEvidence::html(result.value.profiles);
+        const QString evaluations = ReviewEvidence::html(result.value.op, result.value.evaluations);
+        m_evidence->setHtml(html + (result.value.profiles.empty() ? evaluations + profiles : profiles + evaluations));
     });
 }
 

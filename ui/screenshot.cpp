@@ -10,6 +10,7 @@
 #include "ui/lineagepage.h"
 #include "ui/mainwindow.h"
 #include "ui/plotspage.h"
+#include "ui/reviewpage.h"
 #include "ui/scratchsettings.h"
 
 #include <QDockWidget>
@@ -36,7 +37,8 @@ int fail(const QString &message)
 
 } // namespace
 
-int takeScreenshot(const QString &archivePath, const QString &imagePath, const QString &pageName)
+int takeScreenshot(const QString &archivePath, const QString &imagePath, const QString &pageName,
+                   const QString &candidatePrefix)
 {
     ScratchSettings settings;
     if (!settings.isValid())
@@ -59,10 +61,19 @@ int takeScreenshot(const QString &archivePath, const QString &imagePath, const Q
     if (!error.isEmpty())
         return fail(error);
 
-    // Show the fastest kernel, as someone looking for the best result would.
+    // Show the kernel asked for, or the fastest, as someone looking for the best result would.
     page->view()->sortByColumn(KernelsModel::SpeedupColumn, Qt::DescendingOrder);
+    int row = 0;
+    if (!candidatePrefix.isEmpty()) {
+        row = -1;
+        for (int i = 0; i < page->proxy()->rowCount() && row < 0; ++i)
+            if (page->proxy()->index(i, 0).data(KernelsModel::CandidateIdRole).toString().startsWith(candidatePrefix))
+                row = i;
+        if (row < 0)
+            return fail(QStringLiteral("no kernel %1 in the archive").arg(candidatePrefix));
+    }
     if (page->proxy()->rowCount() > 0) {
-        const QString id = page->proxy()->index(0, 0).data(KernelsModel::CandidateIdRole).toString();
+        const QString id = page->proxy()->index(row, 0).data(KernelsModel::CandidateIdRole).toString();
         page->selectCandidate(id);
         if (!waitUntil([&] { return window.candidateView()->candidateId() == id; }, kTimeoutMs))
             return fail(QStringLiteral("the kernel's details did not load"));
@@ -76,14 +87,21 @@ int takeScreenshot(const QString &archivePath, const QString &imagePath, const Q
         {QStringLiteral("lineage"), {window.lineagePage(), [&] { return !window.lineagePage()->isLoading(); }}},
         {QStringLiteral("diff"), {window.diffView(), [&] { return !window.diffView()->isLoading(); }}},
         {QStringLiteral("plots"), {window.plotsPage(), [&] { return !window.plotsPage()->isLoading(); }}},
+        {QStringLiteral("review"), {window.reviewPage(), [&] { return !window.reviewPage()->isLoading(); }}},
     };
     const auto chosen = shown.find(pageName.isEmpty() ? QStringLiteral("kernels") : pageName);
     if (chosen == shown.end())
-        return fail(QStringLiteral("no page %1 (kernels, lineage, diff, plots)").arg(pageName));
+        return fail(QStringLiteral("no page %1 (kernels, lineage, diff, plots, review)").arg(pageName));
     pages->setCurrentWidget(chosen->second.first);
     waitUntil([] { return false; }, 100); // the page asks for what it shows when it is shown
     if (!waitUntil(chosen->second.second, kTimeoutMs))
         return fail(QStringLiteral("the %1 page did not load").arg(pageName));
+    // The review queue holds flagged kernels only: the one asked for, where it is among them.
+    if (chosen->second.first == window.reviewPage() && !candidatePrefix.isEmpty()) {
+        window.reviewPage()->selectCandidate(window.candidateView()->candidateId());
+        waitUntil([] { return false; }, 100);
+        waitUntil(chosen->second.second, kTimeoutMs);
+    }
     waitUntil([] { return false; }, 200); // Let pending layout and paint events settle.
 
     const QImage image = window.grab().toImage();

@@ -8,6 +8,7 @@ namespace kx::ui {
 /// a fixed size, selects the fastest kernel, waits for its details, shows the page (kernels, lineage, diff or
 /// plots; kernels by default) once it has read what it shows, and saves the window as an image.
 /// Returns the exit code. Uses temporary settings; the user's stay untouched.
-int takeScreenshot(const QString &archivePath, const QString &imagePath, const QString &page = {});
+int takeScreenshot(const QString &archivePath, const QString &imagePath, const QString &page = {},
+                   const QString &candidatePrefix = {});
 
 } // namespace kx::ui

@@ -44,11 +44,17 @@ int main(int argc, char *argv[])
         QApplication::translate("main", "image"));
     const QCommandLineOption screenshotPage(
         QStringLiteral("page"),
-        QApplication::translate("main", "With --screenshot: the page to show (kernels, lineage, diff or plots)."),
+        QApplication::translate("main", "With --screenshot: the page to show (kernels, lineage, diff, plots or review)."),
         QApplication::translate("main", "page"));
+    const QCommandLineOption screenshotCandidate(
+        QStringLiteral("candidate"),
+        QApplication::translate("main", "With --screenshot: the kernel to select (an id or a unique prefix; default: the "
+                                        "fastest)."),
+        QApplication::translate("main", "id"));
     parser.addOption(selfTest);
     parser.addOption(screenshot);
     parser.addOption(screenshotPage);
+    parser.addOption(screenshotCandidate);
     parser.addPositionalArgument(QStringLiteral("archive"),
                                  QApplication::translate("main", "The archive to open (.kxdb)."),
                                  QStringLiteral("[archive]"));
@@ -67,7 +73,8 @@ int main(int argc, char *argv[])
             std::fprintf(stderr, "%s\n", qPrintable(QApplication::translate("main", "--screenshot needs an archive.")));
             return 2;
         }
-        return kx::ui::takeScreenshot(archive, parser.value(screenshot), parser.value(screenshotPage));
+        return kx::ui::takeScreenshot(archive, parser.value(screenshot), parser.value(screenshotPage),
+                                      parser.value(screenshotCandidate));
     }
 
     kx::ui::MainWindow window;

@@ -215,17 +215,12 @@ void CandidateVerifier::runSpecialValuesTrial(int trial, ShapeRig &rig, Verifica
         return;
     }
     // How an op treats NaN, infinities and subnormals is often left open (fmaxf(x, 0) gives 0 for NaN, relu
-    // gives NaN; flush-to-zero drops subnormals): differences are evidence for a reviewer, not a failure.
+    // gives NaN; flush-to-zero drops subnormals): differences are evidence in the report, not a failure, and
+    // not a flag either (every fmaxf relu would wait for review).
     const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol));
     m_inputs.push_back(std::string(toString(Distribution::Special))
-                       + (check.mismatches > 0 ? " (differs from the reference: see the flag)" : " (matches)"));
-    if (check.mismatches > 0)
-        outcome.flags.push_back({"special-values",
-                                 nlohmann::json{{"trial", trial},
-                                                {"shapes", workspace.shapesText()},
-                                                {"mismatches", check.mismatches},
-                                                {"first", check.failure}}
-                                     .dump()});
+                       + (check.mismatches > 0 ? " (differs from the reference: " + check.failure + ")"
+                                               : " (matches the reference)"));
 }
 
 } // namespace kx

@@ -15,7 +15,7 @@ namespace kx {
 struct VerificationOutcome
 {
     CorrectnessReport report;               ///< report.failure is empty when every check passed.
-    /// "input-insensitive", "nondeterministic", "reduced-precision", "special-values"
+    /// "input-insensitive", "nondeterministic", "reduced-precision"
     std::vector<Flag> flags;
 };
 
@@ -29,7 +29,7 @@ struct VerificationOutcome
  * inputs, they are shrunk until it is (an honest kernel is never rejected by a trial the reference fails).
  * Trial 0 also measures the candidate's and the fp32 reference's errors against a float64 run of the
  * reference (PrecisionAudit). A last trial with special values (NaN, infinities, subnormals) reports
- * differences as a flag.
+ * differences in the report's inputs, without failing.
  */
 class CandidateVerifier
 {

@@ -40,7 +40,7 @@ enum class Distribution {
 const char *toString(Distribution distribution);
 
 /// The distributions the correctness trials cycle through, in order (Special is not among them: it runs in
-/// a trial of its own whose differences are evidence, not a failure).
+/// a trial of its own whose differences are evidence in the report, not a failure).
 const std::vector<Distribution> &trialDistributions();
 
 /// About how large the inputs of a distribution are, relative to N(0, 1): the absolute tolerance grows with it.

@@ -104,6 +104,7 @@ private slots:
     void queueIsOrderedBySuspicion();
     void evidenceShowsFloorTimingAndChecks();
     void evidenceJudgesTheFloorAsTheFlagDoes();
+    void evidenceShowsTrialInputsAndTheErrorAgainstFloat64();
     void queueAndEvidenceShowBothBaselines();
     void dialogOffersReasonCodes();
     void acceptIsPersistedAndUndone();
@@ -220,6 +221,25 @@ void TestReview::evidenceJudgesTheFloorAsTheFlagDoes()
     // A TF32 run at cuBLAS speed (0.3 ms) is above the tensor cores' floor.
     QVERIFY(evidenceAt(0.3, Precision::Tf32).contains(QLatin1String("above it")));
     QVERIFY(evidenceAt(0.3, Precision::Fp32).contains(QLatin1String("below it")));
+}
+
+void TestReview::evidenceShowsTrialInputsAndTheErrorAgainstFloat64()
+{
+    Evaluation evaluation;
+    evaluation.status = EvalStatus::Correct;
+    evaluation.gpu.name = "NVIDIA H100 80GB HBM3";
+    evaluation.timing.medianMs = 0.2;
+    evaluation.correctness.inputs = {"normal", "constant", "special-values (matches the reference)"};
+    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 6e-5, 5e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}};
+    const QString plain = ReviewEvidence::html(std::nullopt, {evaluation});
+    QVERIFY2(plain.contains(QLatin1String("normal, constant, special-values (matches the reference)")), qPrintable(plain));
+    QVERIFY2(plain.contains(QLatin1String("Error vs float64")), qPrintable(plain));
+    QVERIFY(!plain.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)));
+    // With the flag the error is marked, as the flag's own evidence below it is.
+    evaluation.flags = {Flag{"reduced-precision", R"({"candidateP99RelError": 5e-05})"}};
+    const QString flagged = ReviewEvidence::html(std::nullopt, {evaluation});
+    QVERIFY2(flagged.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)), qPrintable(flagged));
+    QVERIFY(flagged.contains(QLatin1String("Flag: reduced-precision")));
 }
 
 void TestReview::queueAndEvidenceShowBothBaselines()
