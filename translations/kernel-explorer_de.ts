@@ -2956,6 +2956,10 @@ Das Archiv lässt sich weiterhin durchsehen.</translation>
         <source>Other</source>
         <translation>Anderes</translation>
     </message>
+    <message>
+        <source>Computes in reduced precision</source>
+        <translation>Rechnet mit verringerter Genauigkeit</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::WorkerPlacementEditor</name>

@@ -108,12 +108,7 @@ void VerdictDialog::setRejectReason(const QString &code)
 
 QString VerdictDialog::rejectReasonFor(const std::set<std::string> &flagKinds)
 {
-    const auto flagged = [&](const char *kind) { return flagKinds.count(kind) > 0; };
-    if (flagged("impossible") || flagged("suspicious"))
-        return QStringLiteral("suspicious-timing");
-    if (flagged("input-insensitive"))
-        return QStringLiteral("exploits-harness");
-    return QStringLiteral("incorrect");
+    return QString::fromStdString(likelyRejectReason(flagKinds));
 }
 
 QString VerdictDialog::reasonText(const QString &code)
@@ -126,6 +121,8 @@ QString VerdictDialog::reasonText(const QString &code)
         return tr("Suspicious timing");
     if (code == QLatin1String("exploits-harness"))
         return tr("Exploits the benchmark harness");
+    if (code == QLatin1String("reduced-precision"))
+        return tr("Computes in reduced precision");
     if (code == QLatin1String("not-general"))
         return tr("Does not generalise to other shapes");
     if (code == QLatin1String("duplicate"))

@@ -22,6 +22,7 @@ int main(int argc, char **argv)
     kx::cli::addWorkerCommand(app, action);
     kx::cli::addKernelBenchCommands(app, action);
     kx::cli::addProfileCommands(app, action);
+    kx::cli::addVerdictCommand(app, action);
 
     try {
         app.parse(argc, argv);

@@ -81,9 +81,21 @@ BaselineKind baselineKindFromString(const std::string &text)
 const std::vector<std::string> &verdictReasonCodes()
 {
     static const std::vector<std::string> codes{"verified-speedup", "incorrect",   "suspicious-timing",
-                                                "exploits-harness", "not-general", "duplicate",
-                                                "other"};
+                                                "exploits-harness", "reduced-precision", "not-general",
+                                                "duplicate",        "other"};
     return codes;
+}
+
+std::string likelyRejectReason(const std::set<std::string> &flagKinds)
+{
+    const auto flagged = [&](const char *kind) { return flagKinds.count(kind) > 0; };
+    if (flagged("impossible") || flagged("suspicious"))
+        return "suspicious-timing";
+    if (flagged("input-insensitive"))
+        return "exploits-harness";
+    if (flagged("reduced-precision"))
+        return "reduced-precision";
+    return "incorrect";
 }
 
 } // namespace kx

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,9 @@ struct Verdict
 
 /// The reason codes a reviewer can choose from.
 const std::vector<std::string> &verdictReasonCodes();
+
+/// The reason a rejection most likely has, from the kinds of flag the candidate's evaluations carry: what the
+/// GUI preselects and what `kx verdict --reject` records when no reason is given.
+std::string likelyRejectReason(const std::set<std::string> &flagKinds);
 
 } // namespace kx

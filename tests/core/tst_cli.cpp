@@ -216,6 +216,46 @@ TEST_CASE("searches with a worker command")
     CHECK(after.front().value("candidates", 0) == before);
 }
 
+TEST_CASE("verdicts from the command line: accept, reject with the likely reason, retract")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("verdicts.kxdb");
+    REQUIRE(runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER, "--generations", "1",
+                   "--children", "2", "--seed", "4"})
+                .exitCode == 0);
+    const auto best = parseJson(runKx({"best", "gelu_tanh", "-a", archive, "--json"}).out);
+    REQUIRE(best.size() == std::size_t(1));
+    const std::string id = best.front().at("candidate").get<std::string>();
+
+    // Exactly one of --accept, --reject, --retract; reasons from the list.
+    CHECK(runKx({"verdict", id, "-a", archive}).exitCode == 2);
+    CHECK(runKx({"verdict", id, "-a", archive, "--accept", "--reject"}).exitCode == 2);
+    const auto badReason = runKx({"verdict", id, "-a", archive, "--reject", "--reason", "ugly"});
+    CHECK(badReason.exitCode == 2);
+    CHECK(contains(badReason.err, "exploits-harness"));
+    CHECK(runKx({"verdict", "ffffffffff", "-a", archive, "--accept"}).exitCode == 1);
+
+    const auto accepted = runKx({"verdict", id.substr(0, 8), "-a", archive, "--accept", "--note", "checked by hand"});
+    CHECK_MESSAGE(accepted.exitCode == 0, accepted.err);
+    CHECK(contains(accepted.out, "accepted " + id.substr(0, 12) + " (verified-speedup)"));
+    CHECK(contains(runKx({"archive", "show", id, "-a", archive}).out, "checked by hand"));
+
+    // Rejected (no flags: the likely reason is "incorrect"), it is no longer the best.
+    const auto rejected = runKx({"verdict", id, "-a", archive, "--reject"});
+    CHECK(contains(rejected.out, "rejected " + id.substr(0, 12) + " (incorrect)"));
+    const auto after = parseJson(runKx({"best", "gelu_tanh", "-a", archive, "--json"}).out);
+    for (const auto &row : after)
+        CHECK(row.at("candidate").get<std::string>() != id);
+
+    // Retracting the rejection puts the acceptance back in force; with none left, nothing to retract.
+    CHECK(contains(runKx({"verdict", id, "-a", archive, "--retract"}).out, "retracted the verdict"));
+    const auto restored = parseJson(runKx({"best", "gelu_tanh", "-a", archive, "--json"}).out);
+    REQUIRE(restored.size() == std::size_t(1));
+    CHECK(restored.front().at("candidate").get<std::string>() == id);
+    CHECK(runKx({"verdict", id, "-a", archive, "--retract"}).exitCode == 0);
+    CHECK(runKx({"verdict", id, "-a", archive, "--retract"}).exitCode == 1);
+}
+
 TEST_CASE("a search on two GPUs times its best kernels again on both")
 {
     // The fake worker poses as two GPUs of one model (it tells the cards apart by their UUIDs).

@@ -340,6 +340,7 @@ void TestReview::dialogOffersReasonCodes()
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("impossible")), QStringLiteral("suspicious-timing"));
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("suspicious")), QStringLiteral("suspicious-timing"));
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("input-insensitive")), QStringLiteral("exploits-harness"));
+    QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("reduced-precision")), QStringLiteral("reduced-precision"));
     QCOMPARE(VerdictDialog::rejectReasonFor(flaggedWith("no-floor")), QStringLiteral("incorrect"));
     QCOMPARE(VerdictDialog::rejectReasonFor({}), QStringLiteral("incorrect"));
     VerdictDialog flagged(q(m_ids.impossible), false);
