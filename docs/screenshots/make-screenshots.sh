@@ -10,14 +10,15 @@ home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
 export QT_QPA_PLATFORM=offscreen
 
-# The other views come from the suites that exercise them (each puts its archive under a home of its own); the
-# review and the verdict dialog keep theirs, the pages of real data are taken over below.
+# The verdict dialog comes from the suite that exercises it (with an archive under a home of its own); the
+# suites' pictures of the pages are taken over below by pictures of real data.
 KX_SCREENSHOT_DIR="$here" ctest --test-dir "$build" --output-on-failure -R '^tst_(diffview|plots|review|runflow)$'
 
-# The main window and its pages on the sample archive (real searches on H200 GPUs), opened as a user would.
+# The main window and its pages on the sample archive (real searches on H100 and H200 GPUs, with verdicts and a
+# kernel waiting for review), opened as a user would.
 mkdir -p "$home/kernels"
 "$build/bin/kx" archive import -a "$home/kernels/sample.kxdb" "$source_dir/resources/sample/sample-archive.json"
-for page in kernels lineage diff plots; do
+for page in kernels lineage diff plots review; do
   picture=$page.png
   [ "$page" = kernels ] && picture=main-window.png
   HOME="$home" "$build/bin/kernel-explorer" --screenshot "$here/$picture" --page "$page" "$home/kernels/sample.kxdb"

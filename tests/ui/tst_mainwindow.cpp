@@ -557,8 +557,15 @@ void TestMainWindow::opensTheSampleArchive()
     QVERIFY(window.kernelsPage()->model()->opNames().contains(QStringLiteral("softmax")));
     const auto archive = Archive::open(QFile::encodeName(SampleArchive::archivePath()).toStdString(), ArchiveMode::ReadOnly);
     QVERIFY(archive);
-    QVERIFY((*archive)->gpuNames().size() >= 1);
-    QVERIFY((*archive)->gpuNames().front().find("H200") != std::string::npos); // real cards, not a fake worker
+    // Real cards of two models, not a fake worker; with verdicts and flagged kernels for the Review page.
+    const auto gpus = (*archive)->gpuNames();
+    const auto has = [&gpus](const char *model) {
+        return std::any_of(gpus.begin(), gpus.end(), [model](const std::string &name) { return name.find(model) != std::string::npos; });
+    };
+    QVERIFY(has("H100"));
+    QVERIFY(has("H200"));
+    QVERIFY((*archive)->info().verdicts >= 4);
+    QVERIFY(!(*archive)->reviewQueue().empty());
     const auto modified = QFileInfo(SampleArchive::archivePath()).lastModified();
     QVERIFY(window.openSampleArchive()); // the second time it opens what is there
     QCOMPARE(QFileInfo(SampleArchive::archivePath()).lastModified(), modified);
