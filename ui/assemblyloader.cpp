@@ -1,5 +1,6 @@
 #include "ui/assemblyloader.h"
 
+#include "core/eval/assemblylines.h"
 #include "core/eval/disassembler.h"
 #include "core/eval/nvrtccompiler.h"
 
@@ -66,6 +67,7 @@ AssemblyResult AssemblyLoader::assemble(const QString &candidateId, const QStrin
     CompileOptions options;
     options.arch = arch.toStdString();
     options.wantPtx = true;
+    options.lineInfo = true; // to link source lines with PTX and SASS lines
     const CompileResult compiled = NvrtcCompiler().compile(source.toStdString(), options);
     if (!compiled.ok) {
         result.error = QString::fromStdString(compiled.stats.log.empty() ? compiled.error : compiled.stats.log);
@@ -80,7 +82,9 @@ AssemblyResult AssemblyLoader::assemble(const QString &candidateId, const QStrin
         result.sassNote = tr("No SASS: %1.").arg(QString::fromStdString(sass.error().message));
     } else {
         result.sass = QString::fromStdString(*sass);
+        result.sassLines = mapSassLines(*sass);
     }
+    result.ptxLines = mapPtxLines(compiled.ptx);
     return result;
 }
 

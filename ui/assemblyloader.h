@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/eval/assemblylines.h"
+
 #include <QObject>
 #include <QString>
 
@@ -15,6 +17,8 @@ struct AssemblyResult
     QString sass;                           ///< Empty when sassNote says why there is none.
     QString sassNote;
     QString error;                          ///< The compiler's message when !ok.
+    AssemblyLineMap ptxLines;               ///< The source line of each PTX line.
+    AssemblyLineMap sassLines;              ///< The same for SASS (empty where the disassembler gave none).
 };
 
 /**

@@ -1,5 +1,6 @@
 #include "ui/candidateview.h"
 
+#include "ui/assemblylinker.h"
 #include "ui/assemblyloader.h"
 #include "ui/codeview.h"
 #include "ui/format.h"
@@ -45,6 +46,7 @@ CandidateView::CandidateView(QWidget *parent)
     , m_sass(new CodeView(nullptr, this))
     , m_provenance(new ProvenanceView(this))
     , m_assembly(new AssemblyLoader(this))
+    , m_linker(new AssemblyLinker(m_source, this))
     , m_newCandidateAction(new QAction(icon(QStringLiteral("candidate-new")), tr("&New Candidate From This One…"), this))
 {
     m_summary->setObjectName(QStringLiteral("candidateSummary"));
@@ -160,6 +162,7 @@ void CandidateView::showDetails(const CandidateDetails &details)
     if (!sameCandidate) {
         m_ptx->setCode({});
         m_sass->setCode({});
+        m_linker->clear();
     }
     requestAssembly();
 }
@@ -236,10 +239,13 @@ void CandidateView::showAssembly(const AssemblyResult &result)
         const QString text = tr("NVRTC could not compile this kernel for %1:\n%2").arg(result.arch, result.error);
         m_ptx->setCode(text);
         m_sass->setCode(text);
+        m_linker->clear();
         return;
     }
     m_ptx->setCode(result.ptx);
     m_sass->setCode(result.sass.isEmpty() ? result.sassNote : result.sass);
+    m_linker->setAssembly(m_ptx, result.ptxLines);
+    m_linker->setAssembly(m_sass, result.sassLines);
 }
 
 void CandidateView::showMessage(const QString &message)
@@ -254,6 +260,7 @@ void CandidateView::showMessage(const QString &message)
     m_compileLog->setCode({});
     m_ptx->setCode({});
     m_sass->setCode({});
+    m_linker->clear();
     m_provenance->clear();
     setProvenanceTabVisible(false);
     m_details = {};

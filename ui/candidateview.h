@@ -10,6 +10,7 @@ class QTabWidget;
 
 namespace kx::ui {
 
+class AssemblyLinker;
 class AssemblyLoader;
 struct AssemblyResult;
 class CodeView;
@@ -81,6 +82,7 @@ private:
     CodeView *m_sass;
     ProvenanceView *m_provenance;
     AssemblyLoader *m_assembly;
+    AssemblyLinker *m_linker;
     QAction *m_newCandidateAction;
 };
 

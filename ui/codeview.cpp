@@ -11,6 +11,8 @@ namespace kx::ui {
 
 namespace {
 
+constexpr int kLinkedMarker = 2;
+
 QColor adaptToPalette(const QColor &color, const QColor &plain, const QPalette &palette, bool dark)
 {
     if (color == plain || color.lightness() < 16)
@@ -42,13 +44,29 @@ CodeView::CodeView(QsciLexer *lexer, QWidget *parent)
     // File drops belong to the main window (they open archives), not to the text.
     setAcceptDrops(false);
     viewport()->setAcceptDrops(false);
+    markerDefine(QsciScintilla::Background, kLinkedMarker);
     applyPalette();
 }
 
 void CodeView::setCode(const QString &code)
 {
     setText(code);
+    m_highlighted.clear();
     updateMarginWidth();
+}
+
+void CodeView::highlightLines(const std::vector<int> &lines, bool scroll)
+{
+    markerDeleteAll(kLinkedMarker);
+    m_highlighted.clear();
+    for (const int line : lines) {
+        if (line < 0 || line >= this->lines())
+            continue;
+        markerAdd(line, kLinkedMarker);
+        m_highlighted.push_back(line);
+    }
+    if (scroll && !m_highlighted.empty())
+        ensureLineVisible(m_highlighted.front());
 }
 
 void CodeView::changeEvent(QEvent *event)
@@ -92,6 +110,10 @@ void CodeView::applyPalette()
     setCaretForegroundColor(pal.color(QPalette::Text));
     setMatchedBraceBackgroundColor(pal.color(QPalette::AlternateBase));
     setMatchedBraceForegroundColor(pal.color(QPalette::Text));
+    // Linked lines: the selection colour, faint enough to read the code through it.
+    QColor linked = pal.color(QPalette::Highlight);
+    linked = dark ? linked.darker(220) : QColor::fromHslF(linked.hslHueF(), 0.6f, 0.9f);
+    setMarkerBackgroundColor(linked, kLinkedMarker);
     updateMarginWidth();
 }
 

@@ -2,6 +2,8 @@
 
 #include <Qsci/qsciscintilla.h>
 
+#include <vector>
+
 class QsciLexer;
 
 namespace kx::ui {
@@ -20,12 +22,19 @@ public:
 
     void setCode(const QString &code);
 
+    /// Marks these 0-based lines with a background (replacing the previous ones) and scrolls the first into view
+    /// when scroll is set: the lines linked to a line of another view.
+    void highlightLines(const std::vector<int> &lines, bool scroll = false);
+    const std::vector<int> &highlightedLines() const { return m_highlighted; }
+
 protected:
     void changeEvent(QEvent *event) override;
 
 private:
     void applyPalette();
     void updateMarginWidth();
+
+    std::vector<int> m_highlighted;
 };
 
 } // namespace kx::ui

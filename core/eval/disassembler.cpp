@@ -103,6 +103,8 @@ Status Disassembler::sassToFile(const std::string &cubinPath, const std::string 
     std::vector<std::string> arguments = {tool};
     if (fs::path(tool).filename() == "cuobjdump")
         arguments.push_back("-sass");
+    else
+        arguments.push_back("-g"); // nvdisasm: the source line of each instruction, where the cubin has line info
     arguments.push_back(cubinPath);
     std::vector<char *> argv;
     for (std::string &argument : arguments)

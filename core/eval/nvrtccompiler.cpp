@@ -119,6 +119,8 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
                      "--no-source-include"};
     if (options.fastMath)
         job.arguments.push_back("--use_fast_math");
+    if (options.lineInfo)
+        job.arguments.push_back("--generate-line-info");
     job.arguments.insert(job.arguments.end(), options.extraOptions.begin(), options.extraOptions.end());
     job.wantPtx = options.wantPtx;
     job.timeoutSeconds = options.timeoutSeconds;

@@ -14,6 +14,7 @@ struct CompileOptions
 {
     std::string arch = "sm_90";             ///< --gpu-architecture, e.g. "sm_80", "sm_90".
     bool fastMath = false;                  ///< --use_fast_math
+    bool lineInfo = false;                  ///< --generate-line-info: PTX and SASS say which source line they are
     std::vector<std::string> extraOptions;  ///< Passed to NVRTC as they are.
     bool wantPtx = true;
     /// Wall time one compile may take; NVRTC has no limit of its own (a recursive template can run for hours).

@@ -4,6 +4,7 @@
 
 #include "ui/assemblyloader.h"
 #include "ui/candidateview.h"
+#include "ui/kernelsourceview.h"
 #include "ui/codeview.h"
 #include "ui/format.h"
 #include "ui/manualcheck.h"
@@ -70,6 +71,7 @@ private slots:
     void compileTabWithoutEvaluation();
     void ptxFromNvrtcForTheEvaluationsArch();
     void brokenKernelShowsCompilerMessage();
+    void sourceAndPtxLinesAreLinkedBothWays();
     void newCandidateActionNeedsACandidate();
     void manualCheck_data();
     void manualCheck();
@@ -171,6 +173,53 @@ void TestCandidateView::ptxFromNvrtcForTheEvaluationsArch()
     QVERIFY(view.compileSummary()->text().contains(QStringLiteral("Registers: 40")));
     QTRY_VERIFY_WITH_TIMEOUT(loaded.size() == 2, kCompileTimeoutMs);
     QVERIFY(view.ptxView()->text().contains(QStringLiteral(".target sm_90")));
+}
+
+void TestCandidateView::sourceAndPtxLinesAreLinkedBothWays()
+{
+    if (!NvrtcCompiler::available())
+        QSKIP("this build has no NVRTC");
+    CandidateView view;
+    view.showDetails(scaleDetails("9.0"));
+    QSignalSpy loaded(view.assemblyLoader(), &AssemblyLoader::loaded);
+    view.tabs()->setCurrentWidget(view.ptxView());
+    QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), kCompileTimeoutMs);
+
+    // The cursor on the store (source line 5) marks the PTX it became, the store among it. (QScintilla tells of
+    // cursor moves when it updates its view: hence the waits.)
+    const auto storeMarked = [&view] {
+        for (const int line : view.ptxView()->highlightedLines())
+            if (view.ptxView()->text(line).contains(QStringLiteral("st.global")))
+                return true;
+        return false;
+    };
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.tabs()->setCurrentWidget(view.sourceView());
+    view.sourceView()->setCursorPosition(4, 8);
+    QTRY_VERIFY2(storeMarked(), qPrintable(view.ptxView()->text()));
+    const std::vector<int> ptxLines = view.ptxView()->highlightedLines();
+    // A line that made no code marks nothing.
+    view.sourceView()->setCursorPosition(1, 0);
+    QTRY_VERIFY(view.ptxView()->highlightedLines().empty());
+
+    // The cursor on a PTX line of the store marks its source line, and every PTX line of it.
+    view.tabs()->setCurrentWidget(view.ptxView());
+    view.ptxView()->setCursorPosition(ptxLines.back(), 0);
+    QTRY_COMPARE(view.sourceView()->highlightedLines(), std::vector<int>{4});
+    QCOMPARE(view.ptxView()->highlightedLines(), ptxLines);
+    // A declaration belongs to no source line.
+    const QString ptx = view.ptxView()->text();
+    view.ptxView()->setCursorPosition(int(ptx.left(ptx.indexOf(QStringLiteral(".target"))).count(QLatin1Char('\n'))), 0);
+    QTRY_VERIFY(view.sourceView()->highlightedLines().empty());
+
+    // Another kernel: no marks left over.
+    CandidateDetails other = scaleDetails("9.0");
+    other.candidate.source += "// another\n";
+    other.candidate.id = makeCandidateId(other.candidate.source, other.candidate.launchPlan);
+    view.showDetails(other);
+    QVERIFY(view.sourceView()->highlightedLines().empty());
+    QVERIFY(view.ptxView()->highlightedLines().empty());
 }
 
 void TestCandidateView::brokenKernelShowsCompilerMessage()
