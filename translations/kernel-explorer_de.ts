@@ -1093,6 +1093,14 @@
         <source>Failed</source>
         <translation>Fehlgeschlagene</translation>
     </message>
+    <message>
+        <source>&amp;Group Failures</source>
+        <translation>Fehlschläge &amp;gruppieren</translation>
+    </message>
+    <message>
+        <source>Show the failures made from one kernel in one generation as one node that says how many there were</source>
+        <translation>Die Fehlschläge, die in einer Generation aus einem Kernel entstanden, als einen Knoten zeigen, der sagt, wie viele es waren</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::LineageScene</name>
@@ -1111,6 +1119,10 @@
     <message>
         <source>crash/timeout</source>
         <translation>Absturz/Zeitüberschreitung</translation>
+    </message>
+    <message>
+        <source>%1 failed</source>
+        <translation>%1 fehlgeschlagen</translation>
     </message>
 </context>
 <context>

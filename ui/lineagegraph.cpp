@@ -224,6 +224,36 @@ QVector<bool> LineageGraph::visibleWithFailedCollapsed(const QString &gpu) const
     return keep;
 }
 
+QVector<int> LineageGraph::failureGroups(const QString &gpu) const
+{
+    QVector<int> group(size(), -1);
+    // (first parent, generation) -> the failed leaves made from it then, in index order.
+    QHash<QPair<int, int>, QVector<int>> members;
+    for (int i = 0; i < size(); ++i) {
+        const LineageOutcome o = outcome(i, gpu);
+        const bool failed = o == LineageOutcome::CompileError || o == LineageOutcome::Incorrect
+                            || o == LineageOutcome::Failure;
+        if (failed && m_children.at(i).isEmpty() && !m_parents.at(i).isEmpty())
+            members[qMakePair(m_parents.at(i).front(), m_nodes.at(i).generation)].push_back(i);
+    }
+    for (const QVector<int> &nodes : std::as_const(members)) {
+        if (nodes.size() < 2)
+            continue;
+        for (int node : nodes)
+            group[node] = nodes.front();
+    }
+    return group;
+}
+
+QVector<bool> LineageGraph::visibleWithFailuresGrouped(const QString &gpu) const
+{
+    const QVector<int> group = failureGroups(gpu);
+    QVector<bool> keep(size(), true);
+    for (int i = 0; i < size(); ++i)
+        keep[i] = group.at(i) < 0 || group.at(i) == i;
+    return keep;
+}
+
 QVector<bool> LineageGraph::visibleElite(int top, const QString &gpu) const
 {
     QVector<int> ranked;

@@ -70,6 +70,12 @@ public:
     /// Nodes to show when failed branches are collapsed: a node is hidden when neither it nor any descendant
     /// is correct (or still pending) on gpu; roots stay.
     QVector<bool> visibleWithFailedCollapsed(const QString &gpu = {}) const;
+    /// A generation's failures grouped: failed leaves (failed on gpu, no children) made from the same first
+    /// parent in the same generation form a group when there are two or more; entry i is the group's first
+    /// member (the one that stands for it), or -1 where node i is in no group.
+    QVector<int> failureGroups(const QString &gpu = {}) const;
+    /// Nodes to show with failures grouped: every node but the members of a group other than its first.
+    QVector<bool> visibleWithFailuresGrouped(const QString &gpu = {}) const;
     /// Nodes to show in the elite view of a large run: the top fastest nodes on gpu that can be the best, every
     /// ancestor of theirs, and the other children of each of those (what else was tried at each step); roots stay.
     QVector<bool> visibleElite(int top, const QString &gpu = {}) const;

@@ -30,6 +30,7 @@ public:
         bool onPath = false;                ///< On the path from the root to the best.
         bool best = false;
         int hiddenChildren = 0;             ///< Collapsed failed children.
+        int groupedFailures = 0;            ///< Failures of its generation it stands for (itself included).
 
         bool operator==(const Look &) const = default;
     };

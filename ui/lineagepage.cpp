@@ -118,6 +118,7 @@ LineagePage::LineagePage(QWidget *parent)
     , m_pathAction(new QAction(tr("Path to &Best"), this))
     , m_collapseAction(new QAction(tr("&Collapse Failed"), this))
     , m_eliteAction(new QAction(tr("&Elite Only"), this))
+    , m_groupAction(new QAction(tr("&Group Failures"), this))
     , m_zoomInAction(new QAction(icon(QStringLiteral("zoom-in")), tr("Zoom &In"), this))
     , m_zoomOutAction(new QAction(icon(QStringLiteral("zoom-out")), tr("Zoom &Out"), this))
     , m_fitAction(new QAction(icon(QStringLiteral("zoom-fit")), tr("&Fit Lineage"), this))
@@ -142,7 +143,7 @@ LineagePage::LineagePage(QWidget *parent)
     m_gpuCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_gpuCombo->addItem(tr("Any GPU"), QString());
     connect(m_gpuCombo, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_collapseFailed || m_eliteOnly || shown() != LineageGraph::Show::All)
+        if (narrowed())
             scheduleLayout();
         restyle();
     });
@@ -187,6 +188,11 @@ LineagePage::LineagePage(QWidget *parent)
             requestLayout();
         }
     });
+    m_groupAction->setObjectName(QStringLiteral("groupFailuresAction"));
+    m_groupAction->setCheckable(true);
+    m_groupAction->setToolTip(tr("Show the failures made from one kernel in one generation as one node that says "
+                                 "how many there were"));
+    connect(m_groupAction, &QAction::toggled, this, &LineagePage::setGroupFailures);
     m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
     m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
     m_zoomInAction->setToolTip(tr("Zoom in (%1, + or the mouse wheel)")
@@ -208,6 +214,7 @@ LineagePage::LineagePage(QWidget *parent)
     addAction(m_pathAction);
     addAction(m_collapseAction);
     addAction(m_eliteAction);
+    addAction(m_groupAction);
     addActions(zoomActions());
 
     m_status->setObjectName(QStringLiteral("lineageStatus"));
@@ -228,6 +235,7 @@ LineagePage::LineagePage(QWidget *parent)
     bar->addWidget(toolButton(m_pathAction, this));
     bar->addWidget(toolButton(m_collapseAction, this));
     bar->addWidget(toolButton(m_eliteAction, this));
+    bar->addWidget(toolButton(m_groupAction, this));
     bar->addWidget(toolButton(m_zoomOutAction, this));
     bar->addWidget(toolButton(m_zoomInAction, this));
     bar->addWidget(toolButton(m_fitAction, this));
@@ -385,7 +393,7 @@ void LineagePage::addEvaluation(const Evaluation &evaluation)
     if (!m_graph.addEvaluation(evaluation))
         return;
     updateGpuCombo();
-    if (m_collapseFailed || m_eliteOnly || shown() != LineageGraph::Show::All)
+    if (narrowed())
         scheduleLayout();
     if (!m_lookTimer->isActive())
         m_lookTimer->start();
@@ -487,6 +495,8 @@ QVector<bool> LineagePage::visibility() const
         narrow(m_graph.visibleWithFailedCollapsed(gpu()));
     if (m_eliteOnly)
         narrow(m_graph.visibleElite(kEliteSize, gpu()));
+    if (m_groupFailures)
+        narrow(m_graph.visibleWithFailuresGrouped(gpu()));
     if (shown() != LineageGraph::Show::All)
         narrow(m_graph.visibleFiltered(shown(), gpu()));
     return visible;
@@ -663,6 +673,21 @@ void LineagePage::setCollapseFailed(bool collapse)
         return;
     m_collapseFailed = collapse;
     requestLayout();
+}
+
+void LineagePage::setGroupFailures(bool group)
+{
+    if (m_groupAction->isChecked() != group)
+        m_groupAction->setChecked(group);
+    if (group == m_groupFailures)
+        return;
+    m_groupFailures = group;
+    requestLayout();
+}
+
+bool LineagePage::narrowed() const
+{
+    return m_collapseFailed || m_eliteOnly || m_groupFailures || shown() != LineageGraph::Show::All;
 }
 
 void LineagePage::focusSearch()

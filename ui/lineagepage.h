@@ -73,6 +73,8 @@ public:
     void setShowPathToBest(bool show);
     QVector<int> pathToBest() const;
     void setCollapseFailed(bool collapse);
+    /// Failures of one parent and generation as one node (see LineageGraph::failureGroups).
+    void setGroupFailures(bool group);
     void navigate(int direction);   ///< A LineageView::Direction.
     void focusSearch();
     /// Zoom in, zoom out and fit, for the View menu (their shortcuts act while the page has the focus).
@@ -118,6 +120,8 @@ private:
     void showNodeMenu(const QPoint &position);
     LineageGraph::Show shown() const;
     QVector<bool> visibility() const;
+    /// Whether any view hides nodes (results change what they hide).
+    bool narrowed() const;
 
     QString m_archivePath;
     std::int64_t m_runId = 0;
@@ -127,6 +131,7 @@ private:
     bool m_showPath = false;
     bool m_collapseFailed = false;
     bool m_eliteOnly = false;
+    bool m_groupFailures = false;
     bool m_structureChanged = false;
     bool m_fitPending = false;
     bool m_loading = false;
@@ -149,6 +154,7 @@ private:
     QAction *m_pathAction;
     QAction *m_collapseAction;
     QAction *m_eliteAction;
+    QAction *m_groupAction;
     QAction *m_zoomInAction;
     QAction *m_zoomOutAction;
     QAction *m_fitAction;

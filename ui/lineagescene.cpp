@@ -80,6 +80,12 @@ void LineageScene::applyLayout(const LineageGraph &graph, const LineageLayout &l
 void LineageScene::applyLook(const LineageGraph &graph, const LineageHighlights &highlights)
 {
     const QSet<int> onPath(highlights.path.begin(), highlights.path.end());
+    // How many failures each group's first member stands for: itself and its hidden fellow members.
+    const QVector<int> groups = graph.failureGroups(highlights.gpu);
+    QHash<int, int> standsFor;
+    for (int i = 0; i < groups.size(); ++i)
+        if (groups.at(i) >= 0 && (groups.at(i) == i || !isNodeVisible(i)))
+            ++standsFor[groups.at(i)];
     for (LineageNodeItem *item : std::as_const(m_nodes)) {
         const int i = item->index();
         if (i >= graph.size())
@@ -97,6 +103,11 @@ void LineageScene::applyLook(const LineageGraph &graph, const LineageHighlights 
         case LineageOutcome::Failure: look.detail = LineageScene::tr("crash/timeout"); break;
         }
         look.fill = outcomeColor(outcome, speedup);
+        // The first failure of a group stands for the hidden others.
+        if (const int members = standsFor.value(i); members > 1) {
+            look.groupedFailures = members;
+            look.detail = LineageScene::tr("%1 failed").arg(members);
+        }
         look.accepted = node.accepted;
         look.match = highlights.matches.contains(i);
         look.onPath = onPath.contains(i);

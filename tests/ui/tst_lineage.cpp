@@ -109,6 +109,7 @@ private slots:
     void nodeMenuJudgesOpensAndCopies();
     void collapseFailed();
     void eliteView();
+    void failuresOfAGenerationGrouped();
     void showFilter();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
@@ -429,6 +430,77 @@ void TestLineage::collapseFailed()
     QTRY_VERIFY(!applied.isEmpty());
     QVERIFY(page.scene()->nodeItem(d)->isVisible());
     QCOMPARE(page.scene()->nodeItem(a)->look().hiddenChildren, 0);
+}
+
+// A generation's failures from one parent become one node that says how many there were.
+void TestLineage::failuresOfAGenerationGrouped()
+{
+    // root -> f1, f2, f3 (failed, generation 1), ok (correct, 1), g1 (failed, 2); ok -> h1, h2 (failed, 2);
+    // ok -> ok2 (correct, 2) -> x (failed, 3, alone).
+    const std::vector<std::pair<Candidate, int>> candidates{
+        {candidate("root", {}, "translate", Origin::Translated), 0}, {candidate("f1", {"root"}, "mutate"), 1},
+        {candidate("f2", {"root"}, "mutate"), 1}, {candidate("f3", {"root"}, "mutate"), 1},
+        {candidate("ok", {"root"}, "mutate"), 1}, {candidate("g1", {"root"}, "mutate"), 2},
+        {candidate("h1", {"ok"}, "mutate"), 2}, {candidate("h2", {"ok", "root"}, "crossover"), 2},
+        {candidate("ok2", {"ok"}, "mutate"), 2}, {candidate("x", {"ok2"}, "mutate"), 3}};
+    const std::vector<std::pair<std::string, EvalStatus>> results{
+        {"root", EvalStatus::Correct}, {"f1", EvalStatus::Incorrect}, {"f2", EvalStatus::CompileError},
+        {"f3", EvalStatus::Timeout}, {"ok", EvalStatus::Correct}, {"g1", EvalStatus::Incorrect},
+        {"h1", EvalStatus::Incorrect}, {"h2", EvalStatus::Fault}, {"ok2", EvalStatus::Correct},
+        {"x", EvalStatus::Incorrect}};
+    LineageGraph graph;
+    for (const auto &[c, generation] : candidates)
+        graph.addNode(LineageGraph::nodeFromCandidate(c, generation));
+    for (const auto &[id, status] : results)
+        graph.addEvaluation(evaluation(id, "GPU X", status, 1.5));
+    const auto id = [&graph](int index) { return index < 0 ? QString() : graph.node(index).id; };
+    const QVector<int> groups = graph.failureGroups(QStringLiteral("GPU X"));
+    const auto groupOf = [&](const char *node) { return id(groups.at(graph.indexOf(QLatin1String(node)))); };
+    QCOMPARE(groupOf("f1"), QStringLiteral("f1"));
+    QCOMPARE(groupOf("f2"), QStringLiteral("f1"));
+    QCOMPARE(groupOf("f3"), QStringLiteral("f1"));
+    QCOMPARE(groupOf("g1"), QString());     // another generation: alone
+    QCOMPARE(groupOf("h1"), QStringLiteral("h1"));
+    QCOMPARE(groupOf("h2"), QStringLiteral("h1")); // grouped by its first parent
+    QCOMPARE(groupOf("x"), QString());
+    QCOMPARE(groupOf("ok"), QString());
+    QCOMPARE(groupOf("root"), QString());
+    const QVector<bool> visible = graph.visibleWithFailuresGrouped(QStringLiteral("GPU X"));
+    QStringList hidden;
+    for (int i = 0; i < graph.size(); ++i)
+        if (!visible.at(i))
+            hidden << graph.node(i).id;
+    hidden.sort();
+    QCOMPARE(hidden, (QStringList{"f2", "f3", "h2"}));
+
+    // On the page: a toggle; the first of each group says how many failed.
+    LineagePage page;
+    page.showRun(kRun);
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    for (const auto &[c, generation] : candidates)
+        page.addCandidate(c, generation);
+    for (const auto &[node, status] : results)
+        page.addEvaluation(evaluation(node, "GPU X", status, 1.5));
+    QTRY_COMPARE(page.scene()->nodeItemCount(), 10);
+    applied.clear();
+    page.setGroupFailures(true);
+    QTRY_VERIFY(!applied.isEmpty());
+    const auto item = [&page](const char *node) { return page.scene()->nodeItem(page.graph().indexOf(QLatin1String(node))); };
+    QVERIFY(!item("f2")->isVisible());
+    QVERIFY(!item("h2")->isVisible());
+    QVERIFY(item("g1")->isVisible());
+    QCOMPARE(item("f1")->look().groupedFailures, 3);
+    QCOMPARE(item("f1")->look().detail, QStringLiteral("3 failed"));
+    QCOMPARE(item("h1")->look().detail, QStringLiteral("2 failed"));
+    QCOMPARE(item("g1")->look().groupedFailures, 0);
+    QVERIFY(page.findChild<QAction *>(QStringLiteral("groupFailuresAction"))->isChecked());
+
+    applied.clear();
+    page.setGroupFailures(false);
+    QTRY_VERIFY(!applied.isEmpty());
+    QVERIFY(item("f2")->isVisible());
+    QCOMPARE(item("f1")->look().groupedFailures, 0);
+    QCOMPARE(item("f1")->look().detail, QStringLiteral("incorrect"));
 }
 
 // The elite view of a large run: the fastest kernels, their ancestors and what else was tried at each step.
