@@ -118,11 +118,9 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
     auto archive = openArchiveOrReport(options.path, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
-    const auto id = archive->resolveCandidateId(idPrefix);
-    if (!id) {
-        std::cerr << "kx: " << id.error().message << '\n';
+    const auto id = resolveCandidateOrReport(*archive, idPrefix);
+    if (!id)
         return Failure;
-    }
     const Candidate candidate = *archive->candidate(*id);
     const auto evaluations = archive->evaluations(*id);
     const auto verdicts = archive->verdicts(*id);
@@ -330,6 +328,16 @@ std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMod
         return nullptr;
     }
     return std::move(*archive);
+}
+
+std::optional<std::string> resolveCandidateOrReport(const Archive &archive, const std::string &idOrPrefix)
+{
+    auto id = archive.resolveCandidateId(idOrPrefix);
+    if (!id) {
+        std::cerr << "kx: " << id.error().message << '\n';
+        return std::nullopt;
+    }
+    return std::move(*id);
 }
 
 void addArchiveCommands(CLI::App &app, Action &action)

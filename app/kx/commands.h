@@ -27,6 +27,8 @@ using Action = std::function<int()>;
 void addArchiveOption(CLI::App &command, std::string &path);
 /// Opens the archive at path (empty: the default archive) or prints why not to stderr (nullptr).
 std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMode mode);
+/// The full id of the candidate an id or unique prefix names, or prints why there is none (nullopt).
+std::optional<std::string> resolveCandidateOrReport(const Archive &archive, const std::string &idOrPrefix);
 
 void addArchiveCommands(CLI::App &app, Action &action);  ///< kx archive info|list|show|export|import
 void addOpCommands(CLI::App &app, Action &action);       ///< kx ops, kx translate OP

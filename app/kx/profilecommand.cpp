@@ -163,11 +163,9 @@ int runProfile(const ProfileOptions &options)
         auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadOnly);
         if (!archive)
             return BadInput;
-        const auto id = archive->resolveCandidateId(options.id);
-        if (!id) {
-            std::cerr << "kx: " << id.error().message << '\n';
+        const auto id = resolveCandidateOrReport(*archive, options.id);
+        if (!id)
             return Failure;
-        }
         candidate = *archive->candidate(*id);
         const auto found = archive->op(candidate.opName);
         if (!found) {

@@ -44,11 +44,9 @@ int runVerdict(const VerdictOptions &options)
     auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadWrite);
     if (!archive)
         return BadInput;
-    const auto id = archive->resolveCandidateId(options.id);
-    if (!id) {
-        std::cerr << "kx: " << id.error().message << '\n';
+    const auto id = resolveCandidateOrReport(*archive, options.id);
+    if (!id)
         return Failure;
-    }
     auto tx = archive->begin();
     if (options.retract) {
         // The verdict in force is the newest one not retracted.

@@ -87,6 +87,15 @@ std::mutex &generatorMutex()
     return mutex;
 }
 
+// The default generator of the view's device, seeded; the caller holds generatorMutex() while it draws.
+at::Generator seededGenerator(const TensorView &view, std::uint64_t seed)
+{
+    auto generator = at::globalContext().defaultGenerator(deviceOf(view));
+    std::lock_guard lock(generator.mutex());
+    generator.set_current_seed(seed);
+    return generator;
+}
+
 } // namespace
 
 bool TensorOps::haveTorch()
@@ -213,11 +222,7 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
         return usable;
     try {
         std::lock_guard lock(generatorMutex());
-        auto generator = at::globalContext().defaultGenerator(deviceOf(tensor));
-        {
-            std::lock_guard generatorLock(generator.mutex());
-            generator.set_current_seed(seed);
-        }
+        auto generator = seededGenerator(tensor, seed);
         auto t = wrap(tensor);
         if (!isFloatingPoint(tensor.dtype)) {
             t.random_(-1000, 1000, generator);
@@ -278,11 +283,7 @@ Status TensorOps::applyKeystream(const TensorView &tensor, std::uint64_t key)
         return usable;
     try {
         std::lock_guard lock(generatorMutex());
-        auto generator = at::globalContext().defaultGenerator(deviceOf(tensor));
-        {
-            std::lock_guard generatorLock(generator.mutex());
-            generator.set_current_seed(key);
-        }
+        auto generator = seededGenerator(tensor, key);
         auto words = wrapBits(tensor);
         const std::int64_t elements = words.numel();
         for (std::int64_t begin = 0; begin < elements; begin += kSliceElements) {

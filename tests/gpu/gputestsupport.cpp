@@ -3,6 +3,7 @@
 #include "core/domain/candidate.h"
 #include "core/eval/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
+#include "core/ops/builtinops.h"
 
 #include <doctest/doctest.h>
 
@@ -73,6 +74,20 @@ std::string elementwisePlan(const std::string &kernel, const std::string &argsJs
 std::string statusText(EvalStatus status)
 {
     return toString(status);
+}
+
+const Op &builtIn(const std::string &name)
+{
+    const Op *op = findBuiltInOp(name);
+    REQUIRE_MESSAGE(op != nullptr, "no built-in op ", name);
+    return *op;
+}
+
+void requireCorrect(const EvaluateOutcome &outcome)
+{
+    INFO("message: ", outcome.evaluation.message);
+    REQUIRE(statusText(outcome.evaluation.status) == statusText(EvalStatus::Correct));
+    CHECK_FALSE(outcome.workerMustExit);
 }
 
 } // namespace kx::test

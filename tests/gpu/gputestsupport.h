@@ -34,4 +34,10 @@ std::string elementwisePlan(const std::string &kernel, const std::string &argsJs
 /// The status as text: doctest prints it when a check fails (kx::toString would confuse doctest's own).
 std::string statusText(EvalStatus status);
 
+/// The built-in op of this name; fails the current test when there is none.
+const Op &builtIn(const std::string &name);
+
+/// Fails the current test, with the evaluation's message, unless the outcome is correct with the worker alive.
+void requireCorrect(const EvaluateOutcome &outcome);
+
 } // namespace kx::test

@@ -32,6 +32,34 @@ bool hasFlag(const std::vector<Flag> &flags, const std::string &kind)
     return std::any_of(flags.begin(), flags.end(), [&](const Flag &flag) { return flag.kind == kind; });
 }
 
+// An op's inputs (uniform random) and outputs in host memory, on one shape set; with doubleOutputs, the outputs
+// are Float64 (what OpReference::runInDouble writes).
+struct HostTensors
+{
+    std::vector<std::vector<std::uint64_t>> storage; // 8-byte words: fits every dtype
+    std::vector<TensorView> inputs;
+    std::vector<TensorView> outputs;
+
+    HostTensors(const Op &op, const ShapeSet &shapes, bool doubleOutputs = false)
+    {
+        storage.reserve(op.inputs.size() + op.outputs.size());
+        const auto add = [this](TensorLayout layout) {
+            storage.emplace_back(std::size_t(layout.byteCount() + 7) / 8);
+            return layout.view(storage.back().data(), -1);
+        };
+        for (const auto &spec : op.inputs) {
+            inputs.push_back(add(*resolveLayout(spec, shapes)));
+            REQUIRE(TensorOps::fillRandom(inputs.back(), 5, Distribution::Uniform).isOk());
+        }
+        for (const auto &spec : op.outputs) {
+            auto layout = *resolveLayout(spec, shapes);
+            if (doubleOutputs)
+                layout.dtype = DType::Float64;
+            outputs.push_back(add(layout));
+        }
+    }
+};
+
 TimingSummary timing(double medianMs, double wallMs)
 {
     TimingSummary summary;
@@ -319,23 +347,9 @@ TEST_CASE("references run on host tensors and follow the op specs")
     // Every built-in op's reference returns what its spec declares, on its smaller shape set.
     for (const Op &op : builtInOps()) {
         CAPTURE(op.name);
-        const ShapeSet &shapes = op.shapeSets.back();
-        std::vector<std::vector<std::uint64_t>> storage; // 8-byte words: fits every dtype
-        std::vector<TensorView> inputs;
-        std::vector<TensorView> outputs;
-        storage.reserve(op.inputs.size() + op.outputs.size());
-        for (const auto &spec : op.inputs) {
-            const auto layout = resolveLayout(spec, shapes);
-            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
-            inputs.push_back(layout->view(storage.back().data(), -1));
-            REQUIRE(TensorOps::fillRandom(inputs.back(), 5, Distribution::Uniform).isOk());
-        }
-        for (const auto &spec : op.outputs) {
-            const auto layout = resolveLayout(spec, shapes);
-            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
-            outputs.push_back(layout->view(storage.back().data(), -1));
-        }
-        const auto ran = Reference::run(op.name, inputs, outputs);
+        HostTensors tensors(op, op.shapeSets.back());
+        const auto &inputs = tensors.inputs;
+        const auto ran = Reference::run(op.name, inputs, tensors.outputs);
         INFO((ran.isOk() ? std::string() : ran.error().message));
         CHECK(ran.isOk());
         CHECK(Reference::runEager(op.name, inputs).isOk());
@@ -554,26 +568,11 @@ TEST_CASE("every built-in reference also runs in float64, close to its fp32 answ
         return;
     for (const Op &op : builtInOps()) {
         CAPTURE(op.name);
-        const ShapeSet &shapes = op.shapeSets.back();
-        std::vector<std::vector<std::uint64_t>> storage;
-        std::vector<TensorView> inputs;
-        std::vector<TensorView> outputs;
-        std::vector<TensorView> exact;
-        storage.reserve(op.inputs.size() + 2 * op.outputs.size());
-        for (const auto &spec : op.inputs) {
-            const auto layout = resolveLayout(spec, shapes);
-            storage.emplace_back(std::size_t(layout->byteCount() + 7) / 8);
-            inputs.push_back(layout->view(storage.back().data(), -1));
-            REQUIRE(TensorOps::fillRandom(inputs.back(), 5, Distribution::Uniform).isOk());
-        }
-        for (const auto &spec : op.outputs) {
-            auto layout = *resolveLayout(spec, shapes);
-            storage.emplace_back(std::size_t(layout.byteCount() + 7) / 8);
-            outputs.push_back(layout.view(storage.back().data(), -1));
-            layout.dtype = DType::Float64;
-            storage.emplace_back(std::size_t(layout.byteCount() + 7) / 8);
-            exact.push_back(layout.view(storage.back().data(), -1));
-        }
+        HostTensors tensors(op, op.shapeSets.back());
+        HostTensors exactTensors(op, op.shapeSets.back(), true); // the same inputs (same seed), Float64 outputs
+        const auto &inputs = tensors.inputs;
+        const auto &outputs = tensors.outputs;
+        const auto &exact = exactTensors.outputs;
         auto reference = Reference::forOp(op, -1);
         REQUIRE(reference);
         REQUIRE((*reference)->run(inputs, outputs).isOk());

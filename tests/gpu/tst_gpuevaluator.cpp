@@ -20,12 +20,6 @@ namespace {
 
 [[maybe_unused]] const bool gpuPresent = skipWithoutGpu();
 
-const Op &builtIn(const std::string &name)
-{
-    const Op *op = findBuiltInOp(name);
-    REQUIRE(op != nullptr);
-    return *op;
-}
 
 const std::string kReluPlan = elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json");
 
@@ -43,12 +37,6 @@ EvaluateOutcome evaluateRelu(const char *source, const std::string &plan = kRelu
     return gpuEvaluator().evaluate(makeRequest(builtIn("relu"), source, plan));
 }
 
-void requireCorrect(const EvaluateOutcome &outcome)
-{
-    INFO("message: ", outcome.evaluation.message);
-    REQUIRE(statusText(outcome.evaluation.status) == statusText(EvalStatus::Correct));
-    CHECK_FALSE(outcome.workerMustExit);
-}
 
 } // namespace
 

@@ -16,12 +16,6 @@ namespace {
 
 [[maybe_unused]] const bool gpuPresent = skipWithoutGpu();
 
-const Op &builtIn(const std::string &name)
-{
-    const Op *op = findBuiltInOp(name);
-    REQUIRE(op != nullptr);
-    return *op;
-}
 
 const std::string kReluArgs = R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json";
 
@@ -35,11 +29,6 @@ bool contains(const std::string &text, const std::string &part)
     return text.find(part) != std::string::npos;
 }
 
-void requireCorrect(const EvaluateOutcome &outcome)
-{
-    INFO("message: ", outcome.evaluation.message);
-    REQUIRE(statusText(outcome.evaluation.status) == statusText(EvalStatus::Correct));
-}
 
 } // namespace
 

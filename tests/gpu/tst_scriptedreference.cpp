@@ -55,12 +55,6 @@ EvaluateOutcome evaluate(const Op &op, const std::string &source)
     return gpuEvaluator().evaluate(makeRequest(op, source, kPlan));
 }
 
-void requireCorrect(const EvaluateOutcome &outcome)
-{
-    INFO("message: ", outcome.evaluation.message);
-    REQUIRE(statusText(outcome.evaluation.status) == statusText(EvalStatus::Correct));
-    CHECK_FALSE(outcome.workerMustExit);
-}
 
 void requireReferenceError(const EvaluateOutcome &outcome, const std::string &expected)
 {
