@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <vector>
@@ -641,4 +642,23 @@ TEST_CASE("a correctness report keeps its inputs and precision audit through JSO
     CorrectnessReport old = nlohmann::json{{"trials", 5}}.get<CorrectnessReport>();
     CHECK(old.inputs.empty());
     CHECK_FALSE(old.precisionAudit);
+}
+
+TEST_CASE("a keystream seals a tensor beyond recognition, and the same key unseals it")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<float> values(4099);
+    REQUIRE(TensorOps::fillRandom(hostView(values), 8, Distribution::Normal).isOk());
+    const auto original = values;
+    REQUIRE(TensorOps::applyKeystream(hostView(values), 12345).isOk());
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        same += std::memcmp(&values[i], &original[i], sizeof(float)) == 0;
+    CHECK(same < 10);
+    auto other = original;
+    REQUIRE(TensorOps::applyKeystream(hostView(other), 54321).isOk());
+    CHECK(std::memcmp(other.data(), values.data(), values.size() * sizeof(float)) != 0); // another key, other bytes
+    REQUIRE(TensorOps::applyKeystream(hostView(values), 12345).isOk());
+    CHECK(std::memcmp(values.data(), original.data(), values.size() * sizeof(float)) == 0);
 }
