@@ -1101,6 +1101,14 @@
         <source>Show the failures made from one kernel in one generation as one node that says how many there were</source>
         <translation>Die Fehlschläge, die in einer Generation aus einem Kernel entstanden, als einen Knoten zeigen, der sagt, wie viele es waren</translation>
     </message>
+    <message>
+        <source>Views</source>
+        <translation>Ansichten</translation>
+    </message>
+    <message>
+        <source>Hide part of a large lineage: failed branches, all but the elite, grouped failures</source>
+        <translation>Einen Teil einer großen Abstammung ausblenden: fehlgeschlagene Zweige, alles außer der Elite, gruppierte Fehlschläge</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::LineageScene</name>

@@ -73,6 +73,30 @@ QToolButton *toolButton(QAction *action, QWidget *parent)
     return button;
 }
 
+// The views that hide nodes, as one drop-down button: the bar stays narrow enough for a 1440-pixel window.
+QToolButton *viewsButton(const QList<QAction *> &views, QWidget *parent)
+{
+    auto *button = new QToolButton(parent);
+    button->setObjectName(QStringLiteral("lineageViews"));
+    button->setText(LineagePage::tr("Views"));
+    button->setToolTip(LineagePage::tr("Hide part of a large lineage: failed branches, all but the elite, grouped "
+                                       "failures"));
+    button->setPopupMode(QToolButton::InstantPopup);
+    button->setAutoRaise(true);
+    auto *menu = new QMenu(button);
+    menu->addActions(views);
+    button->setMenu(menu);
+    // Bold while any of them hides something, so a partial lineage never passes for the whole run.
+    const auto mark = [button, views] {
+        QFont font = button->font();
+        font.setBold(std::any_of(views.begin(), views.end(), [](QAction *view) { return view->isChecked(); }));
+        button->setFont(font);
+    };
+    for (QAction *view : views)
+        QObject::connect(view, &QAction::toggled, button, mark);
+    return button;
+}
+
 QWidget *legend(QWidget *parent)
 {
     auto *widget = new QWidget(parent);
@@ -233,9 +257,7 @@ LineagePage::LineagePage(QWidget *parent)
     bar->addWidget(m_showCombo);
     bar->addWidget(m_search, 1);
     bar->addWidget(toolButton(m_pathAction, this));
-    bar->addWidget(toolButton(m_collapseAction, this));
-    bar->addWidget(toolButton(m_eliteAction, this));
-    bar->addWidget(toolButton(m_groupAction, this));
+    bar->addWidget(viewsButton({m_collapseAction, m_eliteAction, m_groupAction}, this));
     bar->addWidget(toolButton(m_zoomOutAction, this));
     bar->addWidget(toolButton(m_zoomInAction, this));
     bar->addWidget(toolButton(m_fitAction, this));
