@@ -1,5 +1,7 @@
 #include "ui/lineagegraph.h"
 
+#include "core/archive/archive.h"
+
 #include <algorithm>
 
 namespace kx::ui {
@@ -326,5 +328,27 @@ QVector<int> LineageGraph::find(const QString &text) const
     }
     return matches;
 }
+
+LineageGraph readLineage(const Archive &archive, std::int64_t runId)
+{
+    LineageGraph graph;
+    std::map<std::string, int> generations;
+    for (const auto &[id, generation] : archive.runGenerations(runId))
+        generations.emplace(id, generation);
+    // Only what the lineage draws: a 10k-node run read with sources and samples took seconds.
+    for (const Candidate &candidate : archive.candidateHeadersOfRun(runId)) {
+        const auto it = generations.find(candidate.id);
+        graph.addNode(LineageGraph::nodeFromCandidate(candidate, it == generations.end() ? 0 : it->second));
+    }
+    for (const Evaluation &evaluation : archive.evaluationOutcomesOfRun(runId))
+        graph.addEvaluation(evaluation);
+    CandidateFilter filter;
+    filter.runId = runId;
+    for (const CandidateSummary &row : archive.candidateSummaries(filter))
+        if (row.accepted)
+            graph.setVerdict(QString::fromStdString(row.id), row.accepted);
+    return graph;
+}
+
 
 } // namespace kx::ui

@@ -10,6 +10,10 @@
 
 #include <optional>
 
+namespace kx {
+class Archive;
+}
+
 namespace kx::ui {
 
 /// How a lineage node is coloured: what its evaluations on the chosen GPU say.
@@ -96,5 +100,8 @@ private:
     QVector<QVector<int>> m_children;
     QHash<QString, QVector<int>> m_waitingForParent; // Parent id -> children added before it.
 };
+
+/// The lineage of a run as the archive holds it: only what the lineage draws (no sources or samples). Any thread.
+LineageGraph readLineage(const Archive &archive, std::int64_t runId);
 
 } // namespace kx::ui

@@ -6,6 +6,7 @@
 #include "ui/lineagelayout.h"
 #include "ui/lineagenodeitem.h"
 #include "ui/lineageoverview.h"
+#include "ui/lineagecontrols.h"
 #include "ui/lineagescene.h"
 #include "ui/lineageview.h"
 #include "ui/uiresources.h"
@@ -41,91 +42,6 @@ struct RunEntry
     QString label;
     RunState state = RunState::Created;
 };
-
-/// Builds the lineage of a run from the archive (on a pool thread).
-LineageGraph readLineage(const Archive &archive, std::int64_t runId)
-{
-    LineageGraph graph;
-    std::map<std::string, int> generations;
-    for (const auto &[id, generation] : archive.runGenerations(runId))
-        generations.emplace(id, generation);
-    // Only what the lineage draws: a 10k-node run read with sources and samples took seconds.
-    for (const Candidate &candidate : archive.candidateHeadersOfRun(runId)) {
-        const auto it = generations.find(candidate.id);
-        graph.addNode(LineageGraph::nodeFromCandidate(candidate, it == generations.end() ? 0 : it->second));
-    }
-    for (const Evaluation &evaluation : archive.evaluationOutcomesOfRun(runId))
-        graph.addEvaluation(evaluation);
-    CandidateFilter filter;
-    filter.runId = runId;
-    for (const CandidateSummary &row : archive.candidateSummaries(filter))
-        if (row.accepted)
-            graph.setVerdict(QString::fromStdString(row.id), row.accepted);
-    return graph;
-}
-
-QToolButton *toolButton(QAction *action, QWidget *parent)
-{
-    auto *button = new QToolButton(parent);
-    button->setDefaultAction(action);
-    button->setToolButtonStyle(action->icon().isNull() ? Qt::ToolButtonTextOnly : Qt::ToolButtonIconOnly);
-    button->setAutoRaise(true);
-    return button;
-}
-
-// The views that hide nodes, as one drop-down button: the bar stays narrow enough for a 1440-pixel window.
-QToolButton *viewsButton(const QList<QAction *> &views, QWidget *parent)
-{
-    auto *button = new QToolButton(parent);
-    button->setObjectName(QStringLiteral("lineageViews"));
-    button->setText(LineagePage::tr("Views"));
-    button->setToolTip(LineagePage::tr("Hide part of a large lineage: failed branches, all but the elite, grouped "
-                                       "failures"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    button->setAutoRaise(true);
-    auto *menu = new QMenu(button);
-    menu->addActions(views);
-    button->setMenu(menu);
-    // Bold while any of them hides something, so a partial lineage never passes for the whole run.
-    const auto mark = [button, views] {
-        QFont font = button->font();
-        font.setBold(std::any_of(views.begin(), views.end(), [](QAction *view) { return view->isChecked(); }));
-        button->setFont(font);
-    };
-    for (QAction *view : views)
-        QObject::connect(view, &QAction::toggled, button, mark);
-    return button;
-}
-
-QWidget *legend(QWidget *parent)
-{
-    auto *widget = new QWidget(parent);
-    auto *grid = new QGridLayout(widget);
-    grid->setContentsMargins(0, 0, 0, 0);
-    const std::pair<QColor, QString> entries[] = {
-        {LineageScene::outcomeColor(LineageOutcome::Correct, 8.0), LineagePage::tr("correct, 8× faster")},
-        {LineageScene::outcomeColor(LineageOutcome::Correct, 1.5), LineagePage::tr("correct, 1.5× faster")},
-        {LineageScene::outcomeColor(LineageOutcome::Correct, 0.5), LineagePage::tr("correct, slower")},
-        {LineageScene::outcomeColor(LineageOutcome::Incorrect, 0), LineagePage::tr("incorrect")},
-        {LineageScene::outcomeColor(LineageOutcome::Failure, 0), LineagePage::tr("timeout, crash, fault")},
-        {LineageScene::outcomeColor(LineageOutcome::CompileError, 0), LineagePage::tr("compile error")},
-        {LineageScene::outcomeColor(LineageOutcome::Pending, 0), LineagePage::tr("not evaluated yet")},
-    };
-    int row = 0;
-    for (const auto &[color, text] : entries) {
-        auto *swatch = new QLabel(widget);
-        swatch->setFixedSize(14, 14);
-        swatch->setAutoFillBackground(true);
-        QPalette palette = swatch->palette();
-        palette.setColor(QPalette::Window, color);
-        swatch->setPalette(palette);
-        grid->addWidget(swatch, row, 0);
-        grid->addWidget(new QLabel(text, widget), row, 1);
-        ++row;
-    }
-    grid->setColumnStretch(1, 1);
-    return widget;
-}
 
 } // namespace
 
@@ -256,18 +172,18 @@ LineagePage::LineagePage(QWidget *parent)
     bar->addWidget(m_gpuCombo);
     bar->addWidget(m_showCombo);
     bar->addWidget(m_search, 1);
-    bar->addWidget(toolButton(m_pathAction, this));
+    bar->addWidget(actionButton(m_pathAction, this));
     bar->addWidget(viewsButton({m_collapseAction, m_eliteAction, m_groupAction}, this));
-    bar->addWidget(toolButton(m_zoomOutAction, this));
-    bar->addWidget(toolButton(m_zoomInAction, this));
-    bar->addWidget(toolButton(m_fitAction, this));
+    bar->addWidget(actionButton(m_zoomOutAction, this));
+    bar->addWidget(actionButton(m_zoomInAction, this));
+    bar->addWidget(actionButton(m_fitAction, this));
 
     m_overview->setObjectName(QStringLiteral("lineageOverview"));
     m_overview->setFixedSize(220, 200);
     auto *side = new QVBoxLayout;
     side->setContentsMargins(0, 0, 6, 6);
     side->addWidget(m_overview);
-    side->addWidget(legend(this));
+    side->addWidget(lineageLegend(this));
     side->addWidget(m_status);
     side->addStretch(1);
     m_status->setWordWrap(true);

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QList>
+
+class QAction;
+class QToolButton;
+class QWidget;
+
+namespace kx::ui {
+
+/// A flat button for an action: its icon, or its text where it has none.
+QToolButton *actionButton(QAction *action, QWidget *parent);
+
+/// The views that hide nodes (checkable actions) as one drop-down button, bold while any of them is on.
+QToolButton *viewsButton(const QList<QAction *> &views, QWidget *parent);
+
+/// What the lineage's colours mean.
+QWidget *lineageLegend(QWidget *parent);
+
+} // namespace kx::ui
