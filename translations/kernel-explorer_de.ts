@@ -793,6 +793,13 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::KernelExporter</name>
+    <message>
+        <source>The candidate %1 or its op is not in the archive.</source>
+        <translation>Der Kandidat %1 oder seine Op ist nicht im Archiv.</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::KernelsModel</name>
     <message>
         <source>Evaluations: %1</source>
@@ -1330,10 +1337,6 @@
     <message>
         <source>Export Kernel To</source>
         <translation>Kernel exportieren nach</translation>
-    </message>
-    <message>
-        <source>The candidate %1 or its op is not in the archive.</source>
-        <translation>Der Kandidat %1 oder seine Op ist nicht im Archiv.</translation>
     </message>
     <message>
         <source>Exported to %1.</source>

@@ -8,7 +8,7 @@
 #include "ui/format.h"
 #include "ui/kernelspage.h"
 #include "ui/diffview.h"
-#include "ui/kernelexport.h"
+#include "ui/kernelexporter.h"
 #include "ui/lineagepage.h"
 #include "ui/pytorchimport.h"
 #include "ui/manualedits.h"
@@ -361,6 +361,16 @@ void MainWindow::createReviewParts()
             showCandidate(candidateId);
     });
 
+    m_exporter = new KernelExporter(this);
+    connect(m_exporter, &KernelExporter::exported, this, [this](const QString &folder) {
+        statusBar()->showMessage(tr("Exported to %1.").arg(QDir::toNativeSeparators(folder)), 8000);
+        emit kernelExported(folder);
+    });
+    connect(m_exporter, &KernelExporter::failed, this, [this](const QString &message) {
+        m_errors.report(tr("Export Kernel"), message);
+        emit kernelExported({});
+    });
+
     QMenu *edit = new QMenu(tr("&Edit"), this);
     QAction *undo = m_verdicts->undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setObjectName(QStringLiteral("undoAction"));
@@ -463,40 +473,8 @@ QStringList MainWindow::reviewCandidateIds() const
 
 void MainWindow::exportKernel(const QString &candidateId, const QString &parentFolder)
 {
-    struct Exportable
-    {
-        std::optional<Candidate> candidate;
-        std::optional<Op> op;
-        std::optional<Verdict> verdict;
-    };
-    if (!m_session->isOpen())
-        return;
-    const std::string id = candidateId.toStdString();
-    readArchiveAsync(m_session->path(), [id](const Archive &archive) {
-        Exportable data;
-        data.candidate = archive.candidate(id);
-        if (data.candidate) {
-            data.op = archive.op(data.candidate->opName);
-            data.verdict = archive.currentVerdict(id);
-        }
-        return data;
-    }).then(this, [this, parentFolder, candidateId](const ReadResult<Exportable> &result) {
-        QString error = result.error;
-        if (error.isEmpty() && (!result.value.candidate || !result.value.op))
-            error = tr("The candidate %1 or its op is not in the archive.").arg(candidateId.left(12));
-        if (error.isEmpty()) {
-            auto written = KernelExport::write(*result.value.candidate, *result.value.op, result.value.verdict,
-                                               parentFolder);
-            if (written) {
-                statusBar()->showMessage(tr("Exported to %1.").arg(QDir::toNativeSeparators(written->folder)), 8000);
-                emit kernelExported(written->folder);
-                return;
-            }
-            error = QString::fromStdString(written.error().message);
-        }
-        m_errors.report(tr("Export Kernel"), error);
-        emit kernelExported({});
-    });
+    if (m_session->isOpen())
+        m_exporter->exportKernel(m_session->path(), candidateId, parentFolder);
 }
 
 void MainWindow::openOp()

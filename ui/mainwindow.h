@@ -25,6 +25,7 @@ class DiffView;
 class PlotsPage;
 class ReviewPage;
 class VerdictController;
+class KernelExporter;
 class RecentArchives;
 class ManualEdits;
 class PyTorchImport;
@@ -137,6 +138,7 @@ private:
     PlotsPage *m_plotsPage = nullptr;
     ReviewPage *m_reviewPage = nullptr;
     VerdictController *m_verdicts = nullptr;
+    KernelExporter *m_exporter = nullptr;
     ManualEdits *m_manualEdits = nullptr;
     QString m_shownCandidateId;
     std::int64_t m_shownRunId = 0;          // The shown candidate's run (0: none).
