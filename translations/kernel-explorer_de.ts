@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>ArchiveDialogs</name>
+    <message>
+        <source>Kernel archives (*.kxdb);;All files (*)</source>
+        <translation>Kernel-Archive (*.kxdb);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>New Archive</source>
+        <translation>Neues Archiv</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::ApiKeyEditor</name>
     <message>
         <source>&amp;Environment variable:</source>
@@ -1143,10 +1154,6 @@
 <context>
     <name>kx::ui::MainWindow</name>
     <message>
-        <source>Kernel archives (*.kxdb);;All files (*)</source>
-        <translation>Kernel-Archive (*.kxdb);;Alle Dateien (*)</translation>
-    </message>
-    <message>
         <source>Kernels</source>
         <translation>Kernels</translation>
     </message>
@@ -1253,10 +1260,6 @@
     <message>
         <source>Opened %1.</source>
         <translation>%1 geöffnet.</translation>
-    </message>
-    <message>
-        <source>&amp;Clear List</source>
-        <translation>Liste &amp;leeren</translation>
     </message>
     <message>
         <source>Open Archive Read-Only</source>
@@ -2336,6 +2339,13 @@ Open it anyway (for a language model proposer)?</source>
 %2
 
 Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
+    </message>
+</context>
+<context>
+    <name>kx::ui::RecentArchives</name>
+    <message>
+        <source>&amp;Clear List</source>
+        <translation>Liste &amp;leeren</translation>
     </message>
 </context>
 <context>

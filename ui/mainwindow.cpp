@@ -1,5 +1,6 @@
 #include "ui/mainwindow.h"
 
+#include "ui/archivedialogs.h"
 #include "ui/archivestatuswidget.h"
 #include "ui/candidateloader.h"
 #include "ui/candidateview.h"
@@ -16,7 +17,6 @@
 #include "ui/plotspage.h"
 #include "ui/recentarchives.h"
 #include "ui/reviewpage.h"
-#include "ui/archivereader.h"
 #include "ui/verdictcontroller.h"
 #include "ui/runpanel.h"
 #include "ui/samplearchive.h"
@@ -37,7 +37,6 @@
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -57,19 +56,6 @@ const char kGeometryKey[] = "MainWindow/geometry";
 const char kStateKey[] = "MainWindow/state";
 const char kKernelsPageKey[] = "MainWindow/kernelsPage";
 constexpr int kStateVersion = 1;
-
-QString archiveFileFilter()
-{
-    return MainWindow::tr("Kernel archives (*.kxdb);;All files (*)");
-}
-
-/// The single local file of a drag, or an empty string.
-QString droppedFile(const QMimeData *mime)
-{
-    if (!mime || !mime->hasUrls() || mime->urls().size() != 1 || !mime->urls().first().isLocalFile())
-        return {};
-    return mime->urls().first().toLocalFile();
-}
 
 } // namespace
 
@@ -623,19 +609,7 @@ void MainWindow::showCandidate(const QString &candidateId)
 
 void MainWindow::updateRecentMenu()
 {
-    m_recentMenu->clear();
-    const QStringList paths = m_recent->paths();
-    for (int i = 0; i < paths.size(); ++i) {
-        const QString &path = paths.at(i);
-        const QString label = QStringLiteral("&%1  %2").arg(i + 1 < 10 ? QString::number(i + 1) : QString(),
-                                                           Format::path(path));
-        QAction *action = m_recentMenu->addAction(label, this, [this, path] { openArchive(path); });
-        action->setToolTip(path);
-    }
-    if (!paths.isEmpty())
-        m_recentMenu->addSeparator();
-    QAction *clear = m_recentMenu->addAction(tr("&Clear List"), m_recent, &RecentArchives::clear);
-    clear->setEnabled(!paths.isEmpty());
+    m_recent->fillMenu(m_recentMenu, [this](const QString &path) { openArchive(path); });
 }
 
 QString MainWindow::dialogDirectory() const
@@ -649,20 +623,14 @@ void MainWindow::chooseAndOpen(ArchiveSession::Access access)
 {
     const QString title = access == ArchiveSession::Access::ReadOnly ? tr("Open Archive Read-Only")
                                                                      : tr("Open Archive");
-    const QString path = QFileDialog::getOpenFileName(this, title, dialogDirectory(), archiveFileFilter());
-    if (!path.isEmpty())
+    if (const QString path = ArchiveDialogs::askToOpen(this, title, dialogDirectory()); !path.isEmpty())
         openArchive(path, access);
 }
 
 void MainWindow::chooseAndCreate()
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("New Archive"), dialogDirectory(), archiveFileFilter(),
-                                                nullptr, QFileDialog::DontConfirmOverwrite);
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".kxdb");
-    newArchive(path);
+    if (const QString path = ArchiveDialogs::askForNew(this, dialogDirectory()); !path.isEmpty())
+        newArchive(path);
 }
 
 void MainWindow::about()
@@ -682,13 +650,13 @@ void MainWindow::closeEvent(QCloseEvent *event)
 
 void MainWindow::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (!droppedFile(event->mimeData()).isEmpty())
+    if (!ArchiveDialogs::droppedFile(event->mimeData()).isEmpty())
         event->acceptProposedAction();
 }
 
 void MainWindow::dropEvent(QDropEvent *event)
 {
-    const QString path = droppedFile(event->mimeData());
+    const QString path = ArchiveDialogs::droppedFile(event->mimeData());
     if (path.isEmpty())
         return;
     event->acceptProposedAction();

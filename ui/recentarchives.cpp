@@ -1,5 +1,10 @@
 #include "ui/recentarchives.h"
 
+#include "ui/format.h"
+
+#include <QAction>
+#include <QMenu>
+
 #include <QFileInfo>
 #include <QSettings>
 
@@ -56,6 +61,22 @@ void RecentArchives::store()
 {
     QSettings().setValue(QLatin1String(kSettingsKey), m_paths);
     emit changed();
+}
+
+void RecentArchives::fillMenu(QMenu *menu, const std::function<void(const QString &)> &open)
+{
+    menu->clear();
+    for (int i = 0; i < m_paths.size(); ++i) {
+        const QString path = m_paths.at(i);
+        const QString label = QStringLiteral("&%1  %2").arg(i + 1 < 10 ? QString::number(i + 1) : QString(),
+                                                           Format::path(path));
+        QAction *action = menu->addAction(label, menu, [open, path] { open(path); });
+        action->setToolTip(path);
+    }
+    if (!m_paths.isEmpty())
+        menu->addSeparator();
+    QAction *clearAction = menu->addAction(tr("&Clear List"), this, &RecentArchives::clear);
+    clearAction->setEnabled(!m_paths.isEmpty());
 }
 
 } // namespace kx::ui

@@ -3,6 +3,10 @@
 #include <QObject>
 #include <QStringList>
 
+#include <functional>
+
+class QMenu;
+
 namespace kx::ui {
 
 /// The most recently opened archives, newest first, kept in QSettings.
@@ -19,6 +23,8 @@ public:
     void add(const QString &path);
     void remove(const QString &path);
     void clear();
+    /// Fills menu with the archives (numbered, newest first; open is called with the chosen path) and Clear List.
+    void fillMenu(QMenu *menu, const std::function<void(const QString &)> &open);
 
 signals:
     void changed();
