@@ -1,7 +1,7 @@
 // kernel-explorer: the GUI main. Parses the command line and shows the main window; everything else is in kxui.
-#include "ui/mainwindow.h"
-#include "ui/screenshot.h"
-#include "ui/selftest.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/screenshot.h"
+#include "ui/window/selftest.h"
 
 #include "core/version.h"
 

@@ -4,7 +4,7 @@
 
 #include "core/domain/op.h"
 #include "core/eval/evalrequest.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <CLI/CLI.hpp>
 

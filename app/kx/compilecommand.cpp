@@ -3,9 +3,9 @@
 #include "interrupt.h"
 
 #include "core/domain/domainjson.h"
-#include "core/eval/disassembler.h"
-#include "core/eval/nvrtccompiler.h"
-#include "core/eval/ptxasreport.h"
+#include "core/plan/disassembler.h"
+#include "core/plan/nvrtccompiler.h"
+#include "core/plan/ptxasreport.h"
 
 #include <nlohmann/json.hpp>
 

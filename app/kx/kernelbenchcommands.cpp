@@ -8,7 +8,7 @@
 #include "core/util/executablepath.h"
 #include "core/baseline/inductorpackager.h"
 #include "core/codegen/oprecipe.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/ops/builtinops.h"
 #include "core/search/runbest.h"

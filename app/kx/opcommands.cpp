@@ -4,7 +4,7 @@
 
 #include "core/codegen/oprecipe.h"
 #include "core/domain/domainjson.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 

@@ -3,7 +3,7 @@
 #include "format.h"
 
 #include "core/archive/archive.h"
-#include "core/eval/roofline.h"
+#include "core/plan/roofline.h"
 #include "core/util/clock.h"
 
 #include <nlohmann/json.hpp>
@@ -25,7 +25,7 @@ struct ResultOptions
 };
 
 // How close a kernel is to the physical floor of its op on its GPU under its precision policy: floor time /
-// measured time (the floor of core/eval/roofline.h, the one the "impossible" flag uses).
+// measured time (the floor of core/plan/roofline.h, the one the "impossible" flag uses).
 struct Roofline
 {
     double achievedGBs = 0;

@@ -34,7 +34,7 @@ Expected<Genome> genomeFromJson(const std::string &json);
 struct GeneratedKernel
 {
     std::string source;                     ///< Device-only CUDA C++, readable, with a header comment.
-    std::string launchPlan;                 ///< JSON, see core/eval/launchplan.h.
+    std::string launchPlan;                 ///< JSON, see core/plan/launchplan.h.
 };
 
 /**

@@ -35,7 +35,7 @@ struct Candidate
     std::string id;                         ///< contentHash(source, launchPlan); set by makeCandidateId().
     std::string opName;
     std::string source;
-    std::string launchPlan;                 ///< JSON text, see core/eval/launchplan.h.
+    std::string launchPlan;                 ///< JSON text, see core/plan/launchplan.h.
     Origin origin = Origin::Translated;
     std::vector<std::string> parentIds;     ///< Ordered: first parent first (crossover has two).
     std::string operatorName;               ///< e.g. "block-size", "crossover", "translate".

@@ -4,8 +4,8 @@
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
 #include "core/eval/evalrequest.h"
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/util/expected.h"
 
 #include <condition_variable>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/domain/evaluation.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 #include "core/util/expected.h"
 
 #include <cstdint>

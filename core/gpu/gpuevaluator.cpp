@@ -3,7 +3,7 @@
 #include "core/domain/domainjson.h"
 #include "core/eval/baselinebook.h"
 #include "core/eval/baselinechild.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 #include "core/eval/protocol.h"
 #include "core/gpu/baselinebenchmark.h"
 #include "core/gpu/candidatebenchmark.h"

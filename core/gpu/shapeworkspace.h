@@ -1,7 +1,7 @@
 #pragma once
 
 #include "core/domain/op.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 #include "core/gpu/devicebuffer.h"
 #include "core/gpu/opreference.h"
 #include "core/gpu/planlauncher.h"

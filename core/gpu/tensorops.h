@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 #include "core/gpu/tensorview.h"
 #include "core/util/expected.h"
 

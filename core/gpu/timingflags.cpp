@@ -1,6 +1,6 @@
 #include "core/gpu/timingflags.h"
 
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include <nlohmann/json.hpp>
 

@@ -4,7 +4,7 @@
 #include "core/domain/op.h"
 #include "core/domain/precision.h"
 #include "core/eval/evalrequest.h"
-#include "core/eval/roofline.h"
+#include "core/plan/roofline.h"
 #include "core/util/expected.h"
 
 #include <optional>

@@ -1,8 +1,8 @@
 // The profiled child's GPU work: one launch of a candidate or of the eager reference inside a profiled range.
 #include "core/profile/profilelaunch.h"
 
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/cudaerror.h"
 #include "core/gpu/cudamodule.h"

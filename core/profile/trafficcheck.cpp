@@ -1,6 +1,6 @@
 #include "core/profile/trafficcheck.h"
 
-#include "core/eval/roofline.h"
+#include "core/plan/roofline.h"
 #include "core/gpu/tensorview.h"
 
 #include <nlohmann/json.hpp>

@@ -16,7 +16,7 @@ std::string trafficRule();
 
 /**
  * The DRAM bytes a profile measured beside what the op must read and write on its first shape set (the roofline
- * model's bytes, core/eval/roofline.h), on the GPU the profile ran on.
+ * model's bytes, core/plan/roofline.h), on the GPU the profile ran on.
  *
  * The rule judges only ops whose inputs are larger than the GPU's L2 cache. Nsight Compute flushes the caches
  * before every replay pass (--cache-control all), so such an op's inputs must come from DRAM, and at most the

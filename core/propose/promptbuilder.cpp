@@ -1,7 +1,7 @@
 #include "core/propose/promptbuilder.h"
 
-#include "core/eval/compilelog.h"
-#include "core/eval/includecheck.h"
+#include "core/plan/compilelog.h"
+#include "core/plan/includecheck.h"
 #include "core/util/executablepath.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 #include "core/propose/responseparser.h"
 
-#include "core/eval/devicecodecheck.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/devicecodecheck.h"
+#include "core/plan/launchplan.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // Evaluation throughput on one GPU: NVRTC compile plus the full GPU evaluation (trials, timed runs) of
 // distinct relu candidates on 64Mi floats. Prints a Markdown report; run by bench_evaluation.sh.
 #include "core/domain/candidate.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/gpuevaluator.h"
 #include "core/gpu/tensorview.h"

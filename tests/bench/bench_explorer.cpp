@@ -2,17 +2,17 @@
 // table, selection to source, the text filter and opening a run's lineage. Prints a Markdown table. Run by
 // tests/bench/bench_explorer.sh; a measurement, not a test.
 //   bench_explorer ARCHIVE RUN_ID
-#include "ui/candidateview.h"
-#include "ui/diffview.h"
-#include "ui/kernelsmodel.h"
-#include "ui/kernelspage.h"
-#include "ui/kernelsproxymodel.h"
-#include "ui/kernelsourceview.h"
-#include "ui/lineagepage.h"
-#include "ui/lineagescene.h"
-#include "ui/mainwindow.h"
-#include "ui/plotspage.h"
-#include "ui/scratchsettings.h"
+#include "ui/kernels/candidateview.h"
+#include "ui/diff/diffview.h"
+#include "ui/kernels/kernelsmodel.h"
+#include "ui/kernels/kernelspage.h"
+#include "ui/kernels/kernelsproxymodel.h"
+#include "ui/kernels/kernelsourceview.h"
+#include "ui/lineage/lineagepage.h"
+#include "ui/lineage/lineagescene.h"
+#include "ui/window/mainwindow.h"
+#include "ui/plots/plotspage.h"
+#include "ui/window/scratchsettings.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

@@ -6,7 +6,7 @@
 #include "core/codegen/kerneltemplate.h"
 #include "core/codegen/oprecipe.h"
 #include "core/domain/candidate.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/gpuevaluator.h"
 #include "core/ops/builtinops.h"

@@ -1,10 +1,10 @@
 // Lineage layout benchmark: lays out generated lineages (up to 10,000 nodes, 8 children per generation, a quarter
 // of them crossovers, mixed outcomes) and prints a Markdown table of layout, scene build, relayout and paint
 // times. Run by tests/bench/bench_lineage_layout.sh; a measurement, not a test.
-#include "ui/lineagegraph.h"
-#include "ui/lineagelayout.h"
-#include "ui/lineagescene.h"
-#include "ui/lineageview.h"
+#include "ui/lineage/lineagegraph.h"
+#include "ui/lineage/lineagelayout.h"
+#include "ui/lineage/lineagescene.h"
+#include "ui/lineage/lineageview.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

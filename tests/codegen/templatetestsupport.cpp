@@ -1,6 +1,6 @@
 #include "templatetestsupport.h"
 
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include <algorithm>
 #include <random>

@@ -3,7 +3,7 @@
 // Scaffolding shared by the code template suites: test ops, real NVRTC compiles with plan resolution, and
 // walks through a template's parameter space.
 #include "core/codegen/kerneltemplate.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <doctest/doctest.h>
 

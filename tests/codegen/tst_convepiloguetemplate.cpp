@@ -1,6 +1,6 @@
 // The conv-epilogue template: parameter checks, the library step, real NVRTC compiles and plan resolution.
 #include "core/codegen/convepiloguetemplate.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
 

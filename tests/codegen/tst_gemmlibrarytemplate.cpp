@@ -1,7 +1,7 @@
 // The library-GEMM template: the product as an ATen step, bias and epilogue fused into one generated kernel;
 // only where the op's policy allows the call. That the result is right is checked on the GPU (tst_catalog).
 #include "core/codegen/gemmlibrarytemplate.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
 

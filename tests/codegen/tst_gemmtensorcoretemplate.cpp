@@ -1,7 +1,7 @@
 // The tensor-core gemm template: parameter checks, generated source and plan, real NVRTC compiles and plan
 // resolution. That its kernels compute the right numbers is checked on the GPU (tst_catalog).
 #include "core/codegen/gemmtensorcoretemplate.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
 

@@ -1,8 +1,8 @@
 // Every catalog op translates into a first candidate that NVRTC compiles for sm_80 and sm_90 and whose
 // launch plan resolves against every shape set; random points of each template's space do too.
 #include "core/codegen/kerneltemplate.h"
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"

@@ -1,6 +1,6 @@
 // The transpose template: parameter checks, generated source and plan, real NVRTC compiles and plan resolution.
 #include "core/codegen/transposetemplate.h"
-#include "core/eval/launchplan.h"
+#include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
 

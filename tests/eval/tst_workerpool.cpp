@@ -1,7 +1,7 @@
 // The worker pool against a purpose-built fake worker (tests/helpers/fakeworker.cpp), the real `kx worker`
 // on a machine without a GPU, and the evaluation service with real NVRTC.
 #include "core/eval/evaluationservice.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/protocol.h"
 #include "core/eval/workerpool.h"
 #include "core/eval/workerprocess.h"

@@ -1,7 +1,7 @@
 #include "gputestsupport.h"
 
 #include "core/domain/candidate.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/ops/builtinops.h"
 

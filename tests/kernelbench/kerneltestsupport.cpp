@@ -1,8 +1,8 @@
 #include "kerneltestsupport.h"
 
 #include "core/codegen/oprecipe.h"
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/search/templateproposer.h"
 
 #include <doctest/doctest.h>

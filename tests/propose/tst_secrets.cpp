@@ -4,8 +4,8 @@
 #include "fakechatserver.h"
 #include "proposetestdata.h"
 
-#include "core/eval/disassembler.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/disassembler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerprocess.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/propose/commandrunner.h"

@@ -1,8 +1,8 @@
 // The offline proposer: translation, mutation, crossover, transplant and repair give valid, compilable
 // candidates that say what changed; proposals are deterministic for a seed.
 #include "core/codegen/kerneltemplate.h"
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"

@@ -2,7 +2,7 @@
 
 // An in-memory stand-in for the system keychain: asynchronous like the real one (answers from the event
 // loop), and it can play a machine without any keychain service, or a keychain that refuses access.
-#include "ui/secretstore.h"
+#include "ui/proposers/secretstore.h"
 
 #include <QMap>
 #include <QPointer>

@@ -1,7 +1,7 @@
 // The main window's actions: icons on the frequent ones and on the toolbar, a shortcut for each frequent one,
 // and no key sequence taken twice.
-#include "ui/mainwindow.h"
-#include "ui/uiresources.h"
+#include "ui/window/mainwindow.h"
+#include "ui/common/uiresources.h"
 
 #include <QAction>
 #include <QDir>

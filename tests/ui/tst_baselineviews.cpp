@@ -3,12 +3,12 @@
 // comparison with the re-timing settings, and the run's notes appear in its log.
 #include "archivefixture.h"
 
-#include "ui/baselineformat.h"
-#include "ui/baselinesettings.h"
-#include "ui/evaluationspanel.h"
-#include "ui/format.h"
-#include "ui/runpanel.h"
-#include "ui/searchbridge.h"
+#include "ui/common/baselineformat.h"
+#include "ui/search/baselinesettings.h"
+#include "ui/kernels/evaluationspanel.h"
+#include "ui/common/format.h"
+#include "ui/search/runpanel.h"
+#include "ui/search/searchbridge.h"
 
 #include <QCheckBox>
 #include <QComboBox>

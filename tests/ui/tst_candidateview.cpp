@@ -2,16 +2,16 @@
 // demand with the real NVRTC, and the checks a hand-edited kernel passes before it is stored.
 #include "qtestprinters.h"
 
-#include "ui/assemblyloader.h"
-#include "ui/candidateview.h"
-#include "ui/kernelsourceview.h"
-#include "ui/codeview.h"
-#include "ui/format.h"
-#include "ui/manualcheck.h"
+#include "ui/kernels/assemblyloader.h"
+#include "ui/kernels/candidateview.h"
+#include "ui/kernels/kernelsourceview.h"
+#include "ui/common/codeview.h"
+#include "ui/common/format.h"
+#include "ui/kernels/manualcheck.h"
 
-#include "core/eval/disassembler.h"
-#include "core/eval/launchplan.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/disassembler.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 

@@ -1,6 +1,6 @@
 // Code views: CUDA highlighting and colours that follow the palette.
-#include "ui/cudalexer.h"
-#include "ui/kernelsourceview.h"
+#include "ui/common/cudalexer.h"
+#include "ui/kernels/kernelsourceview.h"
 
 #include <QPalette>
 #include <QTest>

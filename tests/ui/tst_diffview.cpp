@@ -1,9 +1,9 @@
 // The diff engine (dtl line and character diffs), the side-by-side pane and the diff page.
 #include "screenshotsupport.h"
-#include "ui/diffengine.h"
-#include "ui/diffpane.h"
-#include "ui/diffview.h"
-#include "ui/codeview.h"
+#include "ui/diff/diffengine.h"
+#include "ui/diff/diffpane.h"
+#include "ui/diff/diffview.h"
+#include "ui/common/codeview.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"

@@ -1,5 +1,5 @@
 // How numbers, times and statuses are written, and that the German translation is compiled in.
-#include "ui/format.h"
+#include "ui/common/format.h"
 
 #include <QDir>
 #include <QLocale>

@@ -1,6 +1,6 @@
 // Exporting an accepted kernel: the .cu, the launch plan and a PyTorch extension that launches it.
-#include "ui/kernelexport.h"
-#include "ui/mainwindow.h"
+#include "ui/kernels/kernelexport.h"
+#include "ui/window/mainwindow.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"

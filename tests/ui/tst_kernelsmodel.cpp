@@ -2,10 +2,10 @@
 // precision policy, and loading off the GUI thread.
 #include "archivefixture.h"
 
-#include "ui/baselineformat.h"
-#include "ui/kernelsmodel.h"
-#include "ui/kernelspage.h"
-#include "ui/kernelsproxymodel.h"
+#include "ui/common/baselineformat.h"
+#include "ui/kernels/kernelsmodel.h"
+#include "ui/kernels/kernelspage.h"
+#include "ui/kernels/kernelsproxymodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QLocale>

@@ -1,11 +1,11 @@
 // The lineage: graph bookkeeping, layered layout, scene items, keyboard navigation, search, path to the best,
 // collapsing failed branches, and dropping stale background layouts.
-#include "ui/lineagegraph.h"
-#include "ui/lineagelayout.h"
-#include "ui/lineagenodeitem.h"
-#include "ui/lineagepage.h"
-#include "ui/lineagescene.h"
-#include "ui/lineageview.h"
+#include "ui/lineage/lineagegraph.h"
+#include "ui/lineage/lineagelayout.h"
+#include "ui/lineage/lineagenodeitem.h"
+#include "ui/lineage/lineagepage.h"
+#include "ui/lineage/lineagescene.h"
+#include "ui/lineage/lineageview.h"
 
 #include <QMenu>
 #include <QClipboard>

@@ -2,7 +2,7 @@
 // runs, and the ops imported into the archive.
 #include "archivefixture.h"
 
-#include "ui/opendialog.h"
+#include "ui/window/opendialog.h"
 
 #include "core/ops/builtinops.h"
 

@@ -1,11 +1,11 @@
 // Following the system's light/dark palette live: plots, code views, diff highlights and the lineage overview
 // take their colours from the application palette again when it changes.
-#include "ui/codeview.h"
-#include "ui/cudalexer.h"
-#include "ui/diffpane.h"
-#include "ui/lineageoverview.h"
-#include "ui/lineageview.h"
-#include "ui/plotspage.h"
+#include "ui/common/codeview.h"
+#include "ui/common/cudalexer.h"
+#include "ui/diff/diffpane.h"
+#include "ui/lineage/lineageoverview.h"
+#include "ui/lineage/lineageview.h"
+#include "ui/plots/plotspage.h"
 
 #include <qcustomplot.h>
 #include <Qsci/qscilexer.h>

@@ -2,11 +2,11 @@
 // the line to beat, the baselines' samples beside the kernel's), tooltips and export.
 #include "archivefixture.h"
 #include "screenshotsupport.h"
-#include "ui/format.h"
-#include "ui/plotsdata.h"
-#include "ui/plotspage.h"
-#include "ui/portabilitytable.h"
-#include "ui/samplearchive.h"
+#include "ui/common/format.h"
+#include "ui/plots/plotsdata.h"
+#include "ui/plots/plotspage.h"
+#include "ui/plots/portabilitytable.h"
+#include "ui/window/samplearchive.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"

@@ -1,8 +1,8 @@
 // The Review page's Profile action: `kx profile` as a child process (with a fake ncu, so no GPU is needed), its
 // output shown, the stored metrics shown with the evidence, cancelling, a missing ncu, read-only archives.
-#include "ui/profileevidence.h"
-#include "ui/profilerunner.h"
-#include "ui/reviewpage.h"
+#include "ui/review/profileevidence.h"
+#include "ui/review/profilerunner.h"
+#include "ui/review/reviewpage.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"

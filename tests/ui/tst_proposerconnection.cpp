@@ -4,10 +4,10 @@
 #include "fakechatserver.h"
 #include "fakesecretstore.h"
 
-#include "ui/format.h"
-#include "ui/proposerconfig.h"
-#include "ui/proposersettingsdialog.h"
-#include "ui/sessionfallbacksecretstore.h"
+#include "ui/common/format.h"
+#include "ui/proposers/proposerconfig.h"
+#include "ui/proposers/proposersettingsdialog.h"
+#include "ui/proposers/sessionfallbacksecretstore.h"
 
 #include <QElapsedTimer>
 #include <QLabel>

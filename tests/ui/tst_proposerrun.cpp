@@ -7,13 +7,13 @@
 #include "fakesecretstore.h"
 #include "qtestprinters.h"
 
-#include "ui/format.h"
-#include "ui/runpanel.h"
-#include "ui/searchbridge.h"
-#include "ui/sessionfallbacksecretstore.h"
+#include "ui/common/format.h"
+#include "ui/search/runpanel.h"
+#include "ui/search/searchbridge.h"
+#include "ui/proposers/sessionfallbacksecretstore.h"
 
 #include "core/archive/archive.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 
 #include <QDir>

@@ -4,11 +4,11 @@
 // will use.
 #include "fakesecretstore.h"
 
-#include "ui/proposerconfig.h"
-#include "ui/proposersettingsdialog.h"
-#include "ui/runpanel.h"
-#include "ui/searchbridge.h"
-#include "ui/sessionfallbacksecretstore.h"
+#include "ui/proposers/proposerconfig.h"
+#include "ui/proposers/proposersettingsdialog.h"
+#include "ui/search/runpanel.h"
+#include "ui/search/searchbridge.h"
+#include "ui/proposers/sessionfallbacksecretstore.h"
 
 #include "core/ops/builtinops.h"
 #include "core/propose/promptbuilder.h"

@@ -4,13 +4,13 @@
 #include "archivefixture.h"
 #include "qtestprinters.h"
 
-#include "ui/candidateloader.h"
-#include "ui/candidateview.h"
-#include "ui/codeview.h"
-#include "ui/format.h"
-#include "ui/kernelsourceview.h"
-#include "ui/provenanceview.h"
-#include "ui/runcostlabel.h"
+#include "ui/kernels/candidateloader.h"
+#include "ui/kernels/candidateview.h"
+#include "ui/common/codeview.h"
+#include "ui/common/format.h"
+#include "ui/kernels/kernelsourceview.h"
+#include "ui/kernels/provenanceview.h"
+#include "ui/search/runcostlabel.h"
 
 #include "core/util/hash.h"
 

@@ -1,5 +1,5 @@
 // The recent archives list: order, duplicates, its limit, and persistence in QSettings.
-#include "ui/recentarchives.h"
+#include "ui/window/recentarchives.h"
 
 #include <QSettings>
 #include <QSignalSpy>

@@ -3,20 +3,20 @@
 #include "screenshotsupport.h"
 #include "archivefixture.h"
 
-#include "ui/archivesession.h"
-#include "ui/baselineformat.h"
-#include "ui/format.h"
-#include "ui/kernelsmodel.h"
-#include "ui/kernelspage.h"
-#include "ui/mainwindow.h"
-#include "ui/reviewevidence.h"
-#include "ui/reviewpage.h"
-#include "ui/reviewqueuemodel.h"
-#include "ui/verdictcontroller.h"
-#include "ui/verdictdialog.h"
+#include "ui/common/archivesession.h"
+#include "ui/common/baselineformat.h"
+#include "ui/common/format.h"
+#include "ui/kernels/kernelsmodel.h"
+#include "ui/kernels/kernelspage.h"
+#include "ui/window/mainwindow.h"
+#include "ui/review/reviewevidence.h"
+#include "ui/review/reviewpage.h"
+#include "ui/review/reviewqueuemodel.h"
+#include "ui/review/verdictcontroller.h"
+#include "ui/review/verdictdialog.h"
 
 #include "core/archive/archivejson.h"
-#include "core/eval/roofline.h"
+#include "core/plan/roofline.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,11 +2,11 @@
 // SQLite. Events must reach the GUI thread as signals; pause, resume and stop must work; no GPU must be reported.
 #include "qtestprinters.h"
 
-#include "ui/mainwindow.h"
-#include "ui/searchbridge.h"
+#include "ui/window/mainwindow.h"
+#include "ui/search/searchbridge.h"
 
 #include "core/archive/archive.h"
-#include "core/eval/nvrtccompiler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
 
 #include <QFile>

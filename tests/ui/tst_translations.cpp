@@ -1,6 +1,6 @@
 // The German translation: lupdate finds no string that the .ts file lacks, every entry is finished and keeps
 // the source's placeholders and accelerator, and the compiled .qm turns the main window German.
-#include "ui/mainwindow.h"
+#include "ui/window/mainwindow.h"
 
 #include <QAction>
 #include <QFile>

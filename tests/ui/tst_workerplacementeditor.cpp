@@ -2,9 +2,9 @@
 // builds the same placement as `kx search --ssh/--slurm`, refuses bad host lists with a message, keeps its
 // choice between sessions, and the run panel hands it to the search bridge (the worker field then names the
 // command on the hosts).
-#include "ui/runpanel.h"
-#include "ui/searchbridge.h"
-#include "ui/workerplacementeditor.h"
+#include "ui/search/runpanel.h"
+#include "ui/search/searchbridge.h"
+#include "ui/search/workerplacementeditor.h"
 
 #include <QComboBox>
 #include <QLineEdit>
