@@ -59,6 +59,8 @@ double summationAtol(std::int64_t terms)
 
 std::string floatLiteral(double value)
 {
+    if (std::isnan(value))
+        return "__int_as_float(0x7fffffff)";
     if (std::isinf(value))
         return value > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
     char text[64];

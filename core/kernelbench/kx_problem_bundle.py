@@ -21,6 +21,7 @@ import hashlib
 import importlib.util
 import inspect
 import json
+import math
 import os
 import re
 import sys
@@ -377,6 +378,18 @@ def secondShapeSet(problem, traced, symbols, firstSet, specs):
         problem.tensors, problem.callTemplate = firstInputs
 
 
+def jsonSafe(value):
+    """JSON has no infinities or NaN (a causal mask filled with float('-inf'), say): such floats are written as
+    {"nonFinite": "inf" | "-inf" | "nan"}, which BundleReader turns back into numbers."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"nonFinite": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, (list, tuple)):
+        return [jsonSafe(item) for item in value]
+    if isinstance(value, dict):
+        return {key: jsonSafe(item) for key, item in value.items()}
+    return value
+
+
 def constantValue(torch, value):
     """The Python value of a graph constant (lists resolved), or None when it is not a constant."""
     node = value.node()
@@ -542,7 +555,7 @@ def writeProblem(torch, problem, data, outdir, maxBytes):
         "secondShapes": secondShapes or [],
     }
     with open(os.path.join(outdir, "problem.json"), "w", encoding="utf-8") as handle:
-        json.dump(problem_json, handle, indent=1)
+        json.dump(jsonSafe(problem_json), handle, indent=1, allow_nan=False)
         handle.write("\n")
 
 

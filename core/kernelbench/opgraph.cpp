@@ -1,9 +1,31 @@
 #include "core/kernelbench/opgraph.h"
 
+#include <limits>
 #include <map>
 
 namespace kx {
 namespace {
+
+// The helper writes floats JSON cannot hold as {"nonFinite": "inf" | "-inf" | "nan"}; the graph holds numbers.
+nlohmann::json withNonFiniteNumbers(const nlohmann::json &value)
+{
+    if (value.is_object() && value.size() == 1 && value.contains("nonFinite") && value["nonFinite"].is_string()) {
+        const std::string which = value["nonFinite"].get<std::string>();
+        if (which == "inf")
+            return std::numeric_limits<double>::infinity();
+        if (which == "-inf")
+            return -std::numeric_limits<double>::infinity();
+        if (which == "nan")
+            return std::numeric_limits<double>::quiet_NaN();
+    }
+    if (value.is_array()) {
+        nlohmann::json items = nlohmann::json::array();
+        for (const auto &item : value)
+            items.push_back(withNonFiniteNumbers(item));
+        return items;
+    }
+    return value;
+}
 
 Expected<GraphTensor> tensorFromJson(const nlohmann::json &json, const std::string &where)
 {
@@ -60,7 +82,7 @@ Expected<OpGraph> opGraphFromJson(const nlohmann::json &json)
         for (const auto &argument : entry.value("inputs", nlohmann::json::array())) {
             GraphArgument parsed;
             if (argument.is_object() && argument.contains("const")) {
-                parsed.constant = argument["const"];
+                parsed.constant = withNonFiniteNumbers(argument["const"]);
             } else {
                 auto tensor = tensorFromJson(argument, where + " (" + node.kind + ")");
                 if (!tensor)

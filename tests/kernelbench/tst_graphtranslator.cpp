@@ -1,12 +1,15 @@
 // GraphTranslator on handwritten op graphs (the shape problem.json gives them): which recipe each graph
 // becomes, that the recipe's first candidate compiles for sm_90, and the exact errors for what does not fit.
 #include "core/codegen/oprecipe.h"
+#include "core/kernelbench/atencalls.h"
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/opcost.h"
 
 #include "kerneltestsupport.h"
 
 #include <doctest/doctest.h>
+
+#include <limits>
 
 using namespace kx;
 
@@ -474,4 +477,14 @@ TEST_CASE("malformed graph JSON gives an error, not a crash")
         R"({"nodes": [{"kind": "aten::relu", "inputs": [{"value": "x", "shape": ["a"]}]}]})"));
     REQUIRE_FALSE(badShape);
     CHECK(badShape.error().message == "graph node 1 (aten::relu): \"shape\" must be a list of sizes");
+}
+
+TEST_CASE("float literals in generated code: infinities and NaN by their bits, negatives in parentheses")
+{
+    CHECK(atencalls::floatLiteral(0.5) == "0.5f");
+    CHECK(atencalls::floatLiteral(2) == "2.0f");
+    CHECK(atencalls::floatLiteral(-1) == "(-1.0f)");
+    CHECK(atencalls::floatLiteral(std::numeric_limits<double>::infinity()) == "__int_as_float(0x7f800000)");
+    CHECK(atencalls::floatLiteral(-std::numeric_limits<double>::infinity()) == "__int_as_float(0xff800000)");
+    CHECK(atencalls::floatLiteral(std::numeric_limits<double>::quiet_NaN()) == "__int_as_float(0x7fffffff)");
 }
