@@ -1,57 +1,20 @@
 #include "core/eval/workerpool.h"
 
 #include "core/eval/evalcompletion.h"
-#include "core/eval/protocol.h"
+#include "core/eval/workerexchange.h"
 #include "core/eval/workerprocess.h"
-#include "core/util/clock.h"
 
 #include <algorithm>
 #include <cctype>
-#include <csignal>
 #include <optional>
 
 namespace kx {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-// Long waits are cut into slices so that stop() is noticed promptly.
-constexpr milliseconds kSlice{100};
 // How often an idle worker's thread wakes to drain its stderr and check that it is still alive.
 constexpr milliseconds kIdleCheck{250};
-constexpr std::size_t kStderrInMessage = 4096;
-// The most a busy message may add to a request's time: a baseline that takes longer counts as hung.
-constexpr double kMaxBusyExtensionMs = 60.0 * 60 * 1000;
-
-std::string msText(Clock::duration duration)
-{
-    return std::to_string(std::chrono::duration_cast<milliseconds>(duration).count()) + " ms";
-}
-
-std::string withStderr(std::string message, std::string tail)
-{
-    while (!tail.empty() && std::isspace(static_cast<unsigned char>(tail.back())))
-        tail.pop_back();
-    if (tail.empty())
-        return message + "; it wrote nothing to stderr";
-    if (tail.size() > kStderrInMessage)
-        tail = "..." + tail.substr(tail.size() - kStderrInMessage);
-    return message + "; the end of its stderr:\n" + tail;
-}
-
-Evaluation hostEvaluation(const EvaluateRequest &request, const GpuInfo &gpu, EvalStatus status,
-                          std::string message)
-{
-    Evaluation evaluation;
-    evaluation.candidateId = request.candidate.id;
-    evaluation.gpu = gpu;
-    evaluation.status = status;
-    evaluation.message = std::move(message);
-    evaluation.compile = request.compile;
-    evaluation.createdAtMs = nowMs();
-    return evaluation;
-}
 
 bool isLive(WorkerState state)
 {
@@ -288,7 +251,7 @@ std::size_t WorkerPool::pendingCount() const
 void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
 {
     auto process = std::make_unique<WorkerProcess>();
-    const StartResult started = launch(*process, slot, stop);
+    const WorkerExchange::Hello started = launch(*process, slot, stop);
     if (!started.ok) {
         {
             std::lock_guard lock(m_mutex);
@@ -319,11 +282,7 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
         }
 
         // Keep stderr flowing and notice a worker that died between requests, so no request is blamed for it.
-        process->drainStderr();
-        if (process->poll()) {
-            const std::string why = withStderr("the worker exited while idle ("
-                                                   + process->exitStatus()->toString() + ")",
-                                               process->stderrTail());
+        if (const auto why = exchange(*process).exitWhileIdle()) {
             if (!restart(process, slot, stop)) {
                 if (job) {
                     // This worker is gone for good: hand the request to another one, or fail it if none is left.
@@ -344,14 +303,14 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
                 break;
             }
             std::lock_guard lock(m_mutex);
-            slot->status.lastError = why;
+            slot->status.lastError = *why;
             if (job)
                 slot->status.state = WorkerState::Busy;
         }
         if (!job)
             continue;
 
-        RunResult result = evaluate(*process, slot, job->request, stop);
+        WorkerExchange::Outcome result = exchange(*process).evaluate(job->request, gpuOf(slot), stop);
         if (result.killedFromOutside && !job->requeued && !stop.stop_requested()) {
             // Not the candidate's doing: it runs again on whichever worker serves it next.
             std::lock_guard lock(m_mutex);
@@ -372,7 +331,7 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
         }
     }
 
-    shutdownWorker(*process);
+    exchange(*process).shutdown();
     {
         std::lock_guard lock(m_mutex);
         if (slot->status.state != WorkerState::Failed)
@@ -382,7 +341,7 @@ void WorkerPool::runSlot(std::stop_token stop, Slot *slot)
     m_stateChanged.notify_all();
 }
 
-WorkerPool::StartResult WorkerPool::launch(WorkerProcess &process, Slot *slot, std::stop_token stop)
+WorkerExchange::Hello WorkerPool::launch(WorkerProcess &process, Slot *slot, std::stop_token stop)
 {
     int device;
     {
@@ -405,54 +364,15 @@ WorkerPool::StartResult WorkerPool::launch(WorkerProcess &process, Slot *slot, s
         slot->status.pid = process.pid();
     }
 
-    const auto deadline = Clock::now() + m_options.startTimeout;
-    std::string line;
-    WorkerProcess::ReadStatus status;
-    for (;;) {
-        status = process.readLine(line, std::min(deadline, Clock::now() + kSlice));
-        if (status != WorkerProcess::ReadStatus::Timeout)
-            break;
-        if (stop.stop_requested()) {
-            process.kill();
-            return {false, false, who + ": stopped while starting"};
-        }
-        if (Clock::now() >= deadline) {
-            process.kill();
-            return {false, false,
-                    withStderr(who + " did not say hello within " + msText(m_options.startTimeout)
-                                   + "; it was killed",
-                               process.stderrTail())};
-        }
-    }
-    if (status == WorkerProcess::ReadStatus::Closed) {
-        const ProcessExit exit = process.waitForExit(Clock::now() + m_options.exitGrace);
-        return {false, false, withStderr(who + " exited before its hello (" + exit.toString() + ")",
-                                         process.stderrTail())};
-    }
-    if (status == WorkerProcess::ReadStatus::TooLong) {
-        process.kill();
-        return {false, false, who + " wrote a line longer than the protocol allows instead of its hello"};
-    }
-
-    auto message = parseWorkerMessage(line);
-    if (!message) {
-        process.kill();
-        return {false, false, who + " sent an unreadable hello: " + message.error().message};
-    }
-    const auto *hello = std::get_if<HelloMessage>(&*message);
-    if (!hello) {
-        process.kill();
-        return {false, false, who + " sent a \"" + messageType(*message) + "\" message instead of its hello"};
-    }
-    if (!hello->error.empty()) {
-        // A worker without a GPU says why and exits by itself.
-        process.waitForExit(Clock::now() + m_options.exitGrace);
-        return {false, true, "device " + std::to_string(device) + ": " + hello->error};
-    }
+    WorkerExchange::Hello hello = exchange(process).awaitHello(who, stop);
+    if (hello.noGpu)
+        hello.error = "device " + std::to_string(device) + ": " + hello.error;
+    if (!hello.ok)
+        return hello;
     std::lock_guard lock(m_mutex);
-    slot->status.gpu = hello->gpu;
-    slot->status.arch = archForComputeCapability(hello->gpu.computeCapability);
-    return {true, false, {}};
+    slot->status.gpu = hello.gpu;
+    slot->status.arch = archForComputeCapability(hello.gpu.computeCapability);
+    return hello;
 }
 
 bool WorkerPool::restart(std::unique_ptr<WorkerProcess> &process, Slot *slot, std::stop_token stop)
@@ -465,7 +385,7 @@ bool WorkerPool::restart(std::unique_ptr<WorkerProcess> &process, Slot *slot, st
         if (stop.stop_requested())
             return false;
         process = std::make_unique<WorkerProcess>();
-        const StartResult started = launch(*process, slot, stop);
+        const WorkerExchange::Hello started = launch(*process, slot, stop);
         if (started.ok) {
             {
                 std::lock_guard lock(m_mutex);
@@ -488,125 +408,15 @@ bool WorkerPool::restart(std::unique_ptr<WorkerProcess> &process, Slot *slot, st
     return false;
 }
 
-WorkerPool::RunResult WorkerPool::evaluate(WorkerProcess &process, Slot *slot, const EvaluateRequest &request,
-                                           std::stop_token stop)
+WorkerExchange WorkerPool::exchange(WorkerProcess &process) const
 {
-    GpuInfo gpu;
-    {
-        std::lock_guard lock(m_mutex);
-        gpu = slot->status.gpu;
-    }
-    const double timeoutMs = request.settings.timeoutMs > 0 ? request.settings.timeoutMs : EvalSettings{}.timeoutMs;
-    const auto timeout =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(timeoutMs));
-    const auto begin = Clock::now();
-    auto deadline = begin + timeout; // A worker measuring a baseline asks for more (a busy message).
-
-    const auto died = [&] {
-        const ProcessExit exit = process.waitForExit(Clock::now() + m_options.exitGrace);
-        const bool fromOutside = m_options.remote
-                                 || (exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP));
-        return RunResult{hostEvaluation(request, gpu, EvalStatus::Crashed,
-                                        withStderr("the worker died during the evaluation (" + exit.toString()
-                                                       + ") and was restarted",
-                                                   process.stderrTail())),
-                         true, fromOutside};
-    };
-    const auto garbage = [&](const std::string &what) {
-        process.kill();
-        return RunResult{hostEvaluation(request, gpu, EvalStatus::Crashed,
-                                        withStderr("the worker broke the protocol (" + what
-                                                       + "); it was killed and restarted",
-                                                   process.stderrTail())),
-                         true};
-    };
-    const auto timedOut = [&] {
-        process.kill();
-        return RunResult{hostEvaluation(request, gpu, EvalStatus::Timeout,
-                                        "no result within " + msText(timeout) + " (waited "
-                                            + msText(Clock::now() - begin) + "); the worker was killed and restarted"),
-                         true};
-    };
-    const auto cancelled = [&] {
-        process.kill();
-        return RunResult{Error{"cancelled: the worker pool stopped during the evaluation"}, true};
-    };
-
-    if (Status sent = process.write(serialize(HostMessage{EvaluateMessage{request}}), deadline); !sent) {
-        if (Clock::now() >= deadline)
-            return timedOut();
-        return died();
-    }
-
-    std::string line;
-    for (;;) {
-        const auto status = process.readLine(line, std::min(deadline, Clock::now() + kSlice));
-        if (status == WorkerProcess::ReadStatus::Timeout) {
-            if (stop.stop_requested())
-                return cancelled();
-            if (Clock::now() >= deadline)
-                return timedOut();
-            continue;
-        }
-        if (status == WorkerProcess::ReadStatus::Closed)
-            return died();
-        if (status == WorkerProcess::ReadStatus::TooLong)
-            return garbage("a line longer than " + std::to_string(WorkerProcess::kMaxLineBytes) + " bytes");
-
-        auto message = parseWorkerMessage(line);
-        if (!message)
-            return garbage(message.error().message);
-        if (std::holds_alternative<PongMessage>(*message))
-            continue;
-        if (const auto *busy = std::get_if<BusyMessage>(&*message)) {
-            if (busy->id != request.id)
-                return garbage("a busy message for request " + std::to_string(busy->id) + " while request "
-                               + std::to_string(request.id) + " was pending");
-            const auto extra = std::chrono::duration_cast<Clock::duration>(
-                std::chrono::duration<double, std::milli>(std::min(busy->extraMs, kMaxBusyExtensionMs)));
-            deadline = std::max(deadline, Clock::now() + extra + timeout);
-            continue;
-        }
-        if (const auto *error = std::get_if<ErrorMessage>(&*message)) {
-            if (error->id && *error->id != request.id)
-                return garbage("an error for request " + std::to_string(*error->id) + " while request "
-                               + std::to_string(request.id) + " was pending");
-            return {hostEvaluation(request, gpu, EvalStatus::Crashed,
-                                   "the worker could not evaluate the request: " + error->message),
-                    false};
-        }
-        auto *result = std::get_if<ResultMessage>(&*message);
-        if (!result)
-            return garbage(std::string("an unexpected \"") + messageType(*message) + "\" message");
-        if (result->id != request.id)
-            return garbage("a result for request " + std::to_string(result->id) + " while request "
-                           + std::to_string(request.id) + " was pending");
-
-        Evaluation evaluation = std::move(result->evaluation);
-        if (evaluation.candidateId.empty())
-            evaluation.candidateId = request.candidate.id;
-        if (evaluation.gpu.name.empty())
-            evaluation.gpu = gpu;
-        if (evaluation.createdAtMs == 0)
-            evaluation.createdAtMs = nowMs();
-        if (result->workerMustExit) {
-            // Its CUDA context is gone: let it exit by itself, then start a fresh one.
-            process.closeStdin();
-            process.waitForExit(Clock::now() + m_options.exitGrace);
-            return {std::move(evaluation), true};
-        }
-        return {std::move(evaluation), false};
-    }
+    return {process, {m_options.startTimeout, m_options.exitGrace, m_options.remote}};
 }
 
-void WorkerPool::shutdownWorker(WorkerProcess &process)
+GpuInfo WorkerPool::gpuOf(const Slot *slot) const
 {
-    if (!process.isStarted() || process.poll())
-        return;
-    const auto deadline = Clock::now() + m_options.exitGrace;
-    (void)process.write(serialize(HostMessage{ShutdownMessage{}}), deadline);
-    process.closeStdin();
-    process.waitForExit(deadline);
+    std::lock_guard lock(m_mutex);
+    return slot->status.gpu;
 }
 
 void WorkerPool::setState(Slot *slot, WorkerState state)

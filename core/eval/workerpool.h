@@ -2,6 +2,7 @@
 
 #include "core/domain/evaluation.h"
 #include "core/eval/evalrequest.h"
+#include "core/eval/workerexchange.h"
 #include "core/util/expected.h"
 
 #include <chrono>
@@ -130,29 +131,15 @@ private:
         bool noGpu = false;                 // Guarded by m_mutex: the hello said there is no such GPU.
         std::jthread thread;
     };
-    struct StartResult
-    {
-        bool ok = false;
-        bool noGpu = false;                 // The worker ran and said it has no usable GPU.
-        std::string error;
-    };
-    struct RunResult
-    {
-        Expected<Evaluation> evaluation = Error{};
-        bool restart = false;
-        /// The worker was killed by a signal from outside (SIGKILL, SIGTERM, SIGHUP: an OOM killer, a
-        /// scheduler's preemption, a person): not the candidate's doing, so the request runs once more.
-        bool killedFromOutside = false;
-    };
     using Failures = std::vector<std::pair<Job, std::string>>;
 
     Slot *addSlot(int device);
     void waitUntilStarted(const std::vector<Slot *> &slots);
     void runSlot(std::stop_token stop, Slot *slot);
-    StartResult launch(WorkerProcess &process, Slot *slot, std::stop_token stop);
+    WorkerExchange::Hello launch(WorkerProcess &process, Slot *slot, std::stop_token stop);
     bool restart(std::unique_ptr<WorkerProcess> &process, Slot *slot, std::stop_token stop);
-    RunResult evaluate(WorkerProcess &process, Slot *slot, const EvaluateRequest &request, std::stop_token stop);
-    void shutdownWorker(WorkerProcess &process);
+    WorkerExchange exchange(WorkerProcess &process) const;
+    GpuInfo gpuOf(const Slot *slot) const;
     void setState(Slot *slot, WorkerState state);
     void giveUp(Slot *slot, WorkerState state, const std::string &error);
     static bool serves(const WorkerStatus &status, const EvaluateRequest &request);
