@@ -232,7 +232,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
     std::shared_ptr<std::promise<void>> finished;
     std::mutex mutex;
     SearchSessionOptions sessionOptions;
-    sessionOptions.archivePath = archivePath;
+    sessionOptions.archive = ArchiveRef::readWrite(archivePath);
     sessionOptions.workerCommand = {selfExecutable(), "worker"};
     sessionOptions.settings.budget.seconds = options.budgetSeconds;
     sessionOptions.settings.eval = options.eval;

@@ -309,7 +309,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         return Usage;
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
-    SearchSessionOptions sessionOptions{archivePath, workerCommand, *devices, {}, options.settings, {}, options.compile, {}};
+    SearchSessionOptions sessionOptions{ArchiveRef::readWrite(archivePath), workerCommand, *devices, {}, options.settings, {}, options.compile, {}};
     if (placement->kind() != WorkerPlacement::Kind::Local)
         sessionOptions.placement = *placement;
     sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined

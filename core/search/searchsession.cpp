@@ -45,6 +45,14 @@ bool SearchSession::searching() const
     return state == RunState::Running || state == RunState::Paused;
 }
 
+Status SearchSession::writable() const
+{
+    if (m_options.archive.isReadOnly())
+        return Error{m_options.archive.path +
+                     " is open read-only; a search writes to its archive. Open it read-write to search."};
+    return Status::ok();
+}
+
 SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
     if (m_engine) // a finished search: its thread ends before the next one starts
@@ -58,7 +66,7 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
         runner = {m_options.workerCommand[0], "baseline-runner"};
     auto evaluator = std::make_shared<ServiceEvaluator>(m_service, std::move(runner),
                                                         InductorPackager(m_options.inductor));
-    m_engine = std::make_unique<SearchEngine>(m_options.archivePath, std::move(proposer), std::move(evaluator),
+    m_engine = std::make_unique<SearchEngine>(m_options.archive.path, std::move(proposer), std::move(evaluator),
                                               m_options.settings,
                                               std::move(extraStops), m_sink);
     return *m_engine;
@@ -66,6 +74,8 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
 
 Expected<std::int64_t> SearchSession::start(const Op &op, std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
+    if (Status status = writable(); !status)
+        return status.error();
     if (searching())
         return Error{"a search is still running in this session"};
     return makeEngine(std::move(extraStops)).start(op);
@@ -74,6 +84,8 @@ Expected<std::int64_t> SearchSession::start(const Op &op, std::vector<std::uniqu
 Expected<std::int64_t> SearchSession::continueRun(std::int64_t runId,
                                                   std::vector<std::unique_ptr<StopCondition>> extraStops)
 {
+    if (Status status = writable(); !status)
+        return status.error();
     if (searching())
         return Error{"a search is still running in this session"};
     return makeEngine(std::move(extraStops)).continueRun(runId);
@@ -82,21 +94,26 @@ Expected<std::int64_t> SearchSession::continueRun(std::int64_t runId,
 void SearchSession::evaluateManual(const Op &op, const Candidate &candidate,
                                    std::function<void(Expected<Evaluation>)> done)
 {
+    if (Status status = writable(); !status) {
+        if (done)
+            done(status.error());
+        return;
+    }
     // The completion may run while the session is torn down: it uses copies, never the session.
     m_service->submit(op, candidate, m_options.settings.eval,
-                      [archivePath = m_options.archivePath, sink = m_sink, candidate,
+                      [archive = m_options.archive, sink = m_sink, candidate,
                        done = std::move(done)](Expected<Evaluation> result) {
                           if (result) {
                               Evaluation evaluation = std::move(*result);
                               evaluation.candidateId = candidate.id;
                               evaluation.runId = candidate.runId;
                               try {
-                                  auto archive = Archive::open(archivePath);
-                                  if (!archive) {
-                                      result = archive.error();
+                                  auto opened = archive.open();
+                                  if (!opened) {
+                                      result = opened.error();
                                   } else {
-                                      auto tx = (*archive)->begin();
-                                      evaluation.id = (*archive)->addEvaluation(tx, evaluation);
+                                      auto tx = (*opened)->begin();
+                                      evaluation.id = (*opened)->addEvaluation(tx, evaluation);
                                       tx.commit();
                                       result = evaluation;
                                   }

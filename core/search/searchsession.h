@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/archive/archiveref.h"
 #include "core/baseline/inductorpackager.h"
 #include "core/eval/evaluationservice.h"
 #include "core/eval/workerplacement.h"
@@ -17,7 +18,8 @@ namespace kx {
 
 struct SearchSessionOptions
 {
-    std::string archivePath;
+    /// The archive the search writes; a read-only handle is refused by start(), continueRun() and evaluateManual().
+    ArchiveRef archive;
     /// Program and leading arguments of a worker, e.g. {"/usr/bin/kx", "worker"} (the pool adds --device N).
     std::vector<std::string> workerCommand;
     std::vector<int> devices;               ///< Empty: all GPUs.
@@ -60,7 +62,7 @@ public:
      * session's evaluation settings; works with or without a running search. When the evaluation completes it
      * is stored in the archive and reported to the sink as an Evaluated event (with an empty progress: it is
      * no part of the search's counts). @p done (may be empty) gets the stored evaluation or why there is none;
-     * it runs on an internal thread.
+     * it runs on an internal thread, or at once on the caller's when the archive is read-only.
      */
     void evaluateManual(const Op &op, const Candidate &candidate,
                         std::function<void(Expected<Evaluation>)> done = {});
@@ -77,6 +79,8 @@ public:
 
 private:
     bool searching() const;
+    /// An Error when the archive handle is read-only: everything that runs a kernel stores what it learns.
+    Status writable() const;
     SearchEngine &makeEngine(std::vector<std::unique_ptr<StopCondition>> extraStops);
 
     SearchSessionOptions m_options;

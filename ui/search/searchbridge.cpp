@@ -156,7 +156,8 @@ std::optional<SearchBridge::Refusal> SearchBridge::refusal() const
 SearchSessionOptions SearchBridge::sessionOptions() const
 {
     SearchSessionOptions options;
-    options.archivePath = QFile::encodeName(m_archivePath).toStdString();
+    options.archive = {QFile::encodeName(m_archivePath).toStdString(),
+                       m_archiveReadOnly ? ArchiveMode::ReadOnly : ArchiveMode::ReadWrite};
     for (const QString &word : std::as_const(m_workerCommand))
         options.workerCommand.push_back(QFile::encodeName(word).toStdString());
     options.placement = m_placement;
