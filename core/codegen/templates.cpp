@@ -8,6 +8,7 @@
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
+#include "core/codegen/splitnormtemplate.h"
 #include "core/codegen/transposetemplate.h"
 
 namespace kx {
@@ -17,6 +18,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const ElementwiseTemplate elementwise;
     static const ReduceTemplate reduce;
     static const SoftmaxTemplate softmax;
+    static const SplitNormTemplate splitNorm;
     static const NormTemplate norm;
     static const GemmTemplate gemm;
     static const GemmTensorCoreTemplate gemmTensorCore;
@@ -24,10 +26,11 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
     static const PipelineTemplate pipeline;
+    // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
     static const std::vector<const KernelTemplate *> all{
-        &elementwise, &reduce, &softmax, &norm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
+        &elementwise, &reduce, &softmax, &splitNorm, &norm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
     return all;
 }
 

@@ -65,7 +65,8 @@ private:
     Expected<Op> rows();
     std::optional<Expected<Op>> rmsNorm();
     Expected<Op> transpose();
-    Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe);
+    /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
+    Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe, std::size_t columnDimensions = 1);
     Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol);
     Expected<std::size_t> lastDimension(const GraphNode &node, const nlohmann::json &dims) const;
     Expected<Op> finish(const OpRecipe &recipe, double atol, double rtol)

@@ -54,14 +54,16 @@ Status Translation::derivedSymbol(const std::string &preferred, const std::vecto
     return {};
 }
 
-Status Translation::rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe)
+Status Translation::rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe,
+                               std::size_t columnDimensions)
 {
-    if (input.shape.size() <= dimension)
+    if (input.shape.size() < dimension + columnDimensions)
         return Error{"input " + input.name + " is declared with fewer dimensions than the graph uses"};
-    const std::vector<std::string> leading(input.shape.begin(), input.shape.begin() + std::ptrdiff_t(dimension));
+    const auto first = input.shape.begin() + std::ptrdiff_t(dimension);
+    const std::vector<std::string> leading(input.shape.begin(), first);
     if (auto status = derivedSymbol("R", leading.empty() ? std::vector<std::string>{"1"} : leading, recipe.rows); !status)
         return status;
-    return derivedSymbol("C", {input.shape[dimension]}, recipe.cols);
+    return derivedSymbol("C", std::vector<std::string>(first, first + std::ptrdiff_t(columnDimensions)), recipe.cols);
 }
 
 Expected<Op> Translation::rows()
@@ -79,6 +81,7 @@ Expected<Op> Translation::rows()
     OpRecipe recipe;
     double atol = 1e-4, rtol = 1e-3;
     std::size_t inputs = 1;
+    std::size_t normalizedDimensions = 1;
     if (reduceKinds().count(node.kind)) {
         recipe.family = "reduce";
         recipe.reduction = node.kind == "aten::amax" || node.kind == "aten::max" ? "max" : node.kind.substr(6);
@@ -97,10 +100,13 @@ Expected<Op> Translation::rows()
     } else if (node.kind == "aten::layer_norm") {
         recipe.family = "norm";
         recipe.reduction = "layernorm";
+        // Over the trailing dimensions: rows of their product, with weight and bias read flat.
         const auto normalized = integers(constantAt(1));
         const auto &shape = node.inputs.front().tensor.shape;
-        if (!normalized || normalized->size() != 1 || shape.empty() || normalized->front() != shape.back())
-            return Error{"aten::layer_norm over more than the last dimension"};
+        if (!normalized || normalized->empty() || normalized->size() > shape.size()
+            || !std::equal(normalized->begin(), normalized->end(), shape.end() - std::ptrdiff_t(normalized->size())))
+            return Error{"aten::layer_norm whose normalized_shape is not the input's trailing dimensions"};
+        normalizedDimensions = normalized->size();
         const auto *weight = argument(node, 2);
         const auto *bias = argument(node, 3);
         if (!weight || !bias || inputIndex(*weight) != 1 || inputIndex(*bias) != 2)
@@ -110,14 +116,14 @@ Expected<Op> Translation::rows()
     } else {
         return Error{node.kind + " is not supported here"};
     }
-    auto dimension = lastDimension(node, recipe.family == "norm"
-                                             ? nlohmann::json(std::int64_t(node.inputs.front().tensor.shape.size()) - 1)
-                                             : constantAt(1));
+    const auto rank = std::int64_t(node.inputs.front().tensor.shape.size());
+    auto dimension = recipe.family == "norm" ? Expected<std::size_t>(std::size_t(rank) - normalizedDimensions)
+                                             : lastDimension(node, constantAt(1));
     if (!dimension)
         return dimension.error();
     if (m_op.inputs.size() != inputs)
         return Error{"the op has inputs that " + node.kind + " does not use"};
-    if (auto status = rowSymbols(x, *dimension, recipe); !status)
+    if (auto status = rowSymbols(x, *dimension, recipe, normalizedDimensions); !status)
         return status.error();
     return finish(recipe, atol, rtol);
 }

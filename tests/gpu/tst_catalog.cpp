@@ -1,6 +1,7 @@
-// Every built-in op's first candidate (its translation), and the tensor-core variants of its gemms, verify on
-// the GPU against LibTorch.
+// Every built-in op's first candidate (its translation), the tensor-core variants of its gemms and the split norms
+// on long rows verify on the GPU against LibTorch.
 #include "gputestsupport.h"
+#include "templatetestsupport.h"
 
 #include "core/codegen/kerneltemplate.h"
 #include "core/ops/builtinops.h"
@@ -100,4 +101,47 @@ TEST_CASE("the catalog's gemm chains verify with a library product and a fused e
         ++checked;
     }
     CHECK(checked == 2); // linear_bias_relu and matmul_scale_residual_clamp
+}
+
+// LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
+// odd row lengths (not multiples of a chunk) and on rows of 4 Mi elements.
+TEST_CASE("the catalog's norms verify split across blocks on long rows")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *split = findKernelTemplate("norm-split");
+    REQUIRE(split);
+    const std::vector<std::pair<std::string, std::vector<ShapeSet>>> shapes{
+        {"odd rows", {{{"N", 3}, {"D", 1000003}}, {{"N", 2}, {"D", 16385}}}},
+        {"rows of 4 Mi", {{{"N", 16}, {"D", 4194304}}, {{"N", 5}, {"D", 65540}}}},
+    };
+    int checked = 0;
+    for (const char *name : {"layer_norm", "rms_norm"}) {
+        for (const auto &[label, sets] : shapes) {
+            Op op = test::builtIn(name);
+            op.shapeSets = sets;
+            const auto recipe = recipeOf(op);
+            REQUIRE(recipe);
+            REQUIRE(split->supports(op, *recipe));
+            auto variants = test::sampleValid(*split, op, 5, 4);
+            variants.insert(variants.begin(), split->defaults(op, *recipe));
+            for (const auto &params : variants) {
+                CAPTURE(op.name);
+                CAPTURE(label);
+                const std::string genome = toJson(Genome{split->name(), params});
+                CAPTURE(genome);
+                const auto generated = split->generate(op, *recipe, params);
+                const auto outcome =
+                    test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+                const auto &evaluation = outcome.evaluation;
+                std::printf("%-12s %-14s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", name, label.c_str(),
+                            genome.c_str(), test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                            evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
+                CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+                CHECK_FALSE(outcome.workerMustExit);
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked >= 4 * 3);
 }

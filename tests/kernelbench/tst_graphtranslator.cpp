@@ -1,5 +1,6 @@
 // GraphTranslator on handwritten op graphs (the shape problem.json gives them): which recipe each graph
 // becomes, that the recipe's first candidate compiles for sm_90, and the exact errors for what does not fit.
+#include "core/codegen/kerneltemplate.h"
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/atencalls.h"
 #include "core/kernelbench/graphtranslator.h"
@@ -389,6 +390,48 @@ TEST_CASE("softmax, layer_norm and argmax use the row templates")
                                                     argmaxOp);
     CHECK(recipeOfTranslation(argmax).reduction == "argmax");
     checkCompiles(*argmax);
+}
+
+TEST_CASE("layer_norm over the trailing dimensions normalises rows of their product, long rows split across blocks")
+{
+    // KernelBench's 40_LayerNorm: [16, 64, 256, 256] normalised over (64, 256, 256): 16 rows of 4 Mi elements.
+    const Op norm = makeOp({tensor("x", {"batch", "features", "dim1", "dim2"}), tensor("w", {"features", "dim1", "dim2"}),
+                            tensor("b", {"features", "dim1", "dim2"})},
+                           tensor("out", {"batch", "features", "dim1", "dim2"}),
+                           {{{"batch", 16}, {"features", 64}, {"dim1", 256}, {"dim2", 256}},
+                            {{"batch", 8}, {"features", 64}, {"dim1", 256}, {"dim2", 256}}});
+    const auto layerNorm = GraphTranslator().translate(graphOf(R"({
+      "inputs": [{"value": "input", "name": "x"}, {"value": "w", "name": "w"}, {"value": "b", "name": "b"}],
+      "outputs": ["11"],
+      "nodes": [{"kind": "aten::layer_norm", "inputs": [{"value": "input", "shape": [16, 64, 256, 256], "dtype": "float32"},
+                 {"const": [64, 256, 256]}, {"value": "w", "shape": [64, 256, 256], "dtype": "float32"},
+                 {"value": "b", "shape": [64, 256, 256], "dtype": "float32"}, {"const": 1e-5}, {"const": true}],
+                 "outputs": [{"value": "11", "shape": [16, 64, 256, 256], "dtype": "float32"}]}]})"),
+                                                       norm);
+    REQUIRE_MESSAGE(layerNorm, (layerNorm ? "" : layerNorm.error().message));
+    const auto recipe = recipeOfTranslation(layerNorm);
+    CHECK(recipe.family == "norm");
+    CHECK(recipe.reduction == "layernorm");
+    CHECK(recipe.rows == "batch");
+    REQUIRE(layerNorm->shapeSets.size() == 2);
+    CHECK(layerNorm->shapeSets[0].at(recipe.cols) == 64 * 256 * 256);
+    CHECK(layerNorm->shapeSets[1].at(recipe.rows) == 8);
+    const auto *split = findKernelTemplate("norm-split");
+    REQUIRE(split);
+    CHECK(split->supports(*layerNorm, recipe));
+    checkCompiles(*layerNorm);
+
+    // A normalized_shape that is not the trailing dimensions is refused with the reason.
+    const auto inner = GraphTranslator().translate(graphOf(R"({
+      "inputs": [{"value": "input", "name": "x"}, {"value": "w", "name": "w"}, {"value": "b", "name": "b"}],
+      "outputs": ["11"],
+      "nodes": [{"kind": "aten::layer_norm", "inputs": [{"value": "input", "shape": [16, 64, 256, 256], "dtype": "float32"},
+                 {"const": [64, 256]}, {"value": "w", "shape": [64, 256], "dtype": "float32"},
+                 {"value": "b", "shape": [64, 256], "dtype": "float32"}, {"const": 1e-5}, {"const": true}],
+                 "outputs": [{"value": "11", "shape": [16, 64, 256, 256], "dtype": "float32"}]}]})"),
+                                                   norm);
+    REQUIRE_FALSE(inner);
+    CHECK(inner.error().message.find("trailing dimensions") != std::string::npos);
 }
 
 TEST_CASE("the RMSNorm pattern becomes the rmsnorm recipe")
