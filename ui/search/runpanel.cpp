@@ -483,18 +483,26 @@ void RunPanel::updateWorkerFields()
     m_worker->setPlaceholderText(local ? tr("kx worker on this computer") : tr("kx worker on the hosts"));
 }
 
+std::optional<std::vector<int>> RunPanel::devicesToStart()
+{
+    const auto devices = parseDeviceList(m_devices->text().toStdString());
+    if (!devices) {
+        showMessage(QString::fromStdString(devices.error().message), true);
+        return std::nullopt;
+    }
+    if (!applyWorkerCommand(true))
+        return std::nullopt;
+    return *devices;
+}
+
 bool RunPanel::startSearch()
 {
     if (!m_op) {
         showMessage(tr("Choose an op first (File ▸ Open Op…)."), true);
         return false;
     }
-    const auto devices = parseDeviceList(m_devices->text().toStdString());
-    if (!devices) {
-        showMessage(QString::fromStdString(devices.error().message), true);
-        return false;
-    }
-    if (!applyWorkerCommand(true))
+    const auto devices = devicesToStart();
+    if (!devices)
         return false;
     return withProposer([this, op = *m_op, settings = settings(),
                          devices = *devices](const ProposerSettings &proposer) {
@@ -510,12 +518,8 @@ bool RunPanel::continueSelectedRun()
         showMessage(tr("Select a run in the lineage first."), true);
         return false;
     }
-    const auto devices = parseDeviceList(m_devices->text().toStdString());
-    if (!devices) {
-        showMessage(QString::fromStdString(devices.error().message), true);
-        return false;
-    }
-    if (!applyWorkerCommand(true))
+    const auto devices = devicesToStart();
+    if (!devices)
         return false;
     // Runs do not store their proposer: a continued run uses the current one.
     return withProposer([this, runId = m_selectedRun, devices = *devices,

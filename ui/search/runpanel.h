@@ -95,6 +95,9 @@ private:
     void updateProposerSummary();
     /// Hands the bridge the worker command of the field; false when it cannot be split (said, when starting).
     bool applyWorkerCommand(bool starting);
+    /// The GPUs a start or continue uses, with the worker command applied; nullopt (and a message) when either
+    /// is wrong.
+    std::optional<std::vector<int>> devicesToStart();
     /// The worker field's hint follows where workers run.
     void updateWorkerFields();
     void updateActions();
