@@ -37,8 +37,9 @@ void addResultCommands(CLI::App &app, Action &action);   ///< kx best, kx runs
 void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
 void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
 void addKernelBenchCommands(CLI::App &app, Action &action); ///< kx import FILE.py, kx coverage DIR
-void addProfileCommands(CLI::App &app, Action &action);
-void addVerdictCommand(CLI::App &app, Action &action);      ///< kx verdict ID --accept|--reject|--retract     ///< kx profile ID (and its child, kx profile-launch)
+void addProfileCommands(CLI::App &app, Action &action);     ///< kx profile ID (and its child, kx profile-launch)
+void addVerdictCommand(CLI::App &app, Action &action);      ///< kx verdict ID --accept|--reject|--retract
+void addExportCommand(CLI::App &app, Action &action);       ///< kx export ID -o DIR
 
 /// How a problem file's Python runs while it is imported: in the sandbox or not, and for how long and how much.
 struct ImportLimits

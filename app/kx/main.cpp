@@ -23,6 +23,7 @@ int main(int argc, char **argv)
     kx::cli::addKernelBenchCommands(app, action);
     kx::cli::addProfileCommands(app, action);
     kx::cli::addVerdictCommand(app, action);
+    kx::cli::addExportCommand(app, action);
 
     try {
         app.parse(argc, argv);

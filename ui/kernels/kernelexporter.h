@@ -6,9 +6,9 @@
 namespace kx::ui {
 
 /**
- * Exports a stored kernel as a PyTorch extension folder (KernelExport::write): reads the candidate, its op and its
- * verdict from the archive on a pool thread, then writes the folder. One export at a time is not enforced: each
- * request answers with its own signal.
+ * Exports a stored kernel as a PyTorch extension folder (kx::exportKernel, core/export/kernelexport.h): reads the
+ * candidate, its op and its verdict from the archive and writes the folder on a pool thread. One export at a time is
+ * not enforced: each request answers with its own signal.
  */
 class KernelExporter : public QObject
 {

@@ -1,37 +1,16 @@
-#include "ui/kernels/kernelexport.h"
+#include "core/export/extensionsource.h"
 
-#include "ui/common/format.h"
-#include "ui/common/uiresources.h"
-
+#include "core/export/extensionprelude.h"
 #include "core/plan/launchplan.h"
 
-#include <QDir>
-#include <QFile>
-#include <QSaveFile>
-
+#include <cctype>
 #include <map>
 #include <set>
 #include <sstream>
 
-namespace kx::ui {
+namespace kx {
 
 namespace {
-
-// The extension's fixed part (includes and the launch helpers), kept as a resource so that it reads as the C++
-// it is.
-std::string extensionPrelude()
-{
-    initResources();
-    QFile file(QStringLiteral(":/export/extension-prelude.cpp"));
-    if (!file.open(QIODevice::ReadOnly))
-        return "#error \"the extension prelude resource is missing\"\n";
-    return file.readAll().toStdString();
-}
-
-std::string cppIdentifier(const std::string &text)
-{
-    return KernelExport::identifier(QString::fromStdString(text)).toStdString();
-}
 
 /// Plan expressions use only symbols, integers, + - * / %, parentheses and min/max/ceil_div, all of
 /// which read the same in C++ once those three functions exist; anything else is refused.
@@ -41,10 +20,11 @@ Status checkExpression(const std::string &expression, const ShapeSet &shapes)
         const bool allowed = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ' '
                              || std::string_view("+-*/%(),").find(c) != std::string_view::npos;
         if (!allowed)
-            return Error{"unexpected character '" + std::string(1, c) + "' in expression \"" + expression + "\""};
+            return Error::badInput("unexpected character '" + std::string(1, c) + "' in expression \"" + expression
+                                   + "\"");
     }
     if (auto value = evaluateIntExpression(expression, shapes); !value)
-        return Error{"expression \"" + expression + "\": " + value.error().message};
+        return Error::badInput("expression \"" + expression + "\": " + value.error().message);
     return Status::ok();
 }
 
@@ -69,24 +49,28 @@ std::string parameterType(const KernelParam &param)
 
 } // namespace
 
-QString KernelExport::identifier(const QString &text)
+std::string exportIdentifier(std::string_view text)
 {
-    QString result;
-    for (QChar c : text)
-        result += c.isLetterOrNumber() && c.unicode() < 128 ? c : QLatin1Char('_');
-    if (result.isEmpty() || result.front().isDigit())
-        result.prepend(QLatin1Char('_'));
+    std::string result;
+    for (char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte & 0xC0) == 0x80)
+            continue; // a UTF-8 continuation byte: its code point already became one '_'
+        result += byte < 128 && std::isalnum(byte) ? c : '_';
+    }
+    if (result.empty() || std::isdigit(static_cast<unsigned char>(result.front())))
+        result.insert(result.begin(), '_');
     return result;
 }
 
-Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, const Op &op)
+Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
 {
     Expected<LaunchPlan> parsed = parseLaunchPlan(candidate.launchPlan);
     if (!parsed)
-        return Error{"the launch plan is invalid: " + parsed.error().message};
+        return Error::badInput("the launch plan is invalid: " + parsed.error().message);
     const LaunchPlan &plan = *parsed;
     if (op.shapeSets.empty())
-        return Error{"the op has no shapes"};
+        return Error::badInput("the op has no shapes");
     const ShapeSet &defaults = op.shapeSets.front();
     const std::vector<KernelSignature> signatures = parseKernelSignatures(candidate.source);
     std::map<std::string, const KernelSignature *> byName;
@@ -98,16 +82,17 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
     for (const auto &step : plan.steps) {
         ++stepIndex;
         if (std::holds_alternative<LibraryStep>(step))
-            return Error{"step " + std::to_string(stepIndex) + " is a library step (" + std::get<LibraryStep>(step).op
-                         + "); the export launches kernel steps only"};
+            return Error::badInput("step " + std::to_string(stepIndex) + " is a library step ("
+                                   + std::get<LibraryStep>(step).op + "); the export launches kernel steps only");
         const KernelStep &kernel = std::get<KernelStep>(step);
         const auto found = byName.find(kernel.kernel);
         if (found == byName.end())
-            return Error{"the kernel " + kernel.kernel + " is not an extern \"C\" __global__ function of the source"};
+            return Error::badInput("the kernel " + kernel.kernel
+                                   + " is not an extern \"C\" __global__ function of the source");
         const KernelSignature &signature = *found->second;
         if (signature.params.size() != kernel.args.size())
-            return Error{"the kernel " + kernel.kernel + " takes " + std::to_string(signature.params.size())
-                         + " parameters but the plan passes " + std::to_string(kernel.args.size())};
+            return Error::badInput("the kernel " + kernel.kernel + " takes " + std::to_string(signature.params.size())
+                                   + " parameters but the plan passes " + std::to_string(kernel.args.size()));
         std::vector<std::string> dims[2] = {kernel.grid, kernel.block};
         for (auto &list : dims) {
             for (const std::string &expression : list)
@@ -127,13 +112,13 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
             const std::string type = parameterType(signature.params[i]);
             switch (arg.kind) {
             case PlanArg::Kind::Input:
-                launches << "        const void *" << name << " = " << cppIdentifier(arg.name) << ".data_ptr();\n";
+                launches << "        const void *" << name << " = " << exportIdentifier(arg.name) << ".data_ptr();\n";
                 break;
             case PlanArg::Kind::Output:
-                launches << "        void *" << name << " = " << cppIdentifier(arg.name) << ".data_ptr();\n";
+                launches << "        void *" << name << " = " << exportIdentifier(arg.name) << ".data_ptr();\n";
                 break;
             case PlanArg::Kind::Scratch:
-                launches << "        void *" << name << " = scratch_" << cppIdentifier(arg.name) << ".data_ptr();\n";
+                launches << "        void *" << name << " = scratch_" << exportIdentifier(arg.name) << ".data_ptr();\n";
                 break;
             case PlanArg::Kind::Int:
                 if (Status status = checkExpression(arg.expr, defaults); !status)
@@ -148,7 +133,8 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
                 break;
             }
             default:
-                return Error{"step " + std::to_string(stepIndex) + " passes a library-only argument to a kernel"};
+                return Error::badInput("step " + std::to_string(stepIndex)
+                                       + " passes a library-only argument to a kernel");
             }
             argNames.push_back(name);
         }
@@ -167,7 +153,7 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
     }
 
     std::ostringstream out;
-    const std::string moduleName = cppIdentifier(op.name);
+    const std::string moduleName = exportIdentifier(op.name);
     out << "// PyTorch C++ extension for the op \"" << op.name << "\", kernel " << candidate.id << ".\n"
         << "//\n"
         << "// Build and call it from Python, next to kernel.cu:\n"
@@ -175,7 +161,7 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
         << "//     ext = load(name=\"" << moduleName << "\", sources=[\"extension.cpp\", \"kernel.cu\"])\n"
         << "//     outputs = ext.forward(";
     for (std::size_t i = 0; i < op.inputs.size(); ++i)
-        out << (i ? ", " : "") << cppIdentifier(op.inputs[i].name);
+        out << (i ? ", " : "") << exportIdentifier(op.inputs[i].name);
     out << ")\n"
         << "//\n"
         << "// Limits:\n"
@@ -186,7 +172,7 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
         << "//   default shapes. Grid, block, shared memory and integer arguments are evaluated from them at run time.\n"
         << "// - Kernel parameters must be pointers or scalar types the host compiler knows (no half, float4 ...).\n"
         << "// - Only kernel steps: plans with library steps are not exported.\n"
-        << extensionPrelude();
+        << kExtensionPrelude;
     // The kernels' host stubs: nvcc emits one per __global__ function, with C linkage for extern "C".
     out << "extern \"C\" {\n";
     std::set<std::string> declared;
@@ -205,14 +191,14 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
     std::string outputType = op.outputs.size() == 1 ? "torch::Tensor" : "std::vector<torch::Tensor>";
     out << outputType << " forward(";
     for (std::size_t i = 0; i < op.inputs.size(); ++i)
-        out << (i ? ", " : "") << "const torch::Tensor &" << cppIdentifier(op.inputs[i].name);
+        out << (i ? ", " : "") << "const torch::Tensor &" << exportIdentifier(op.inputs[i].name);
     out << ")\n{\n";
     std::set<std::string> bound;
     for (const TensorSpec &input : op.inputs) {
-        const std::string name = cppIdentifier(input.name);
+        const std::string name = exportIdentifier(input.name);
         const std::string dtype = torchDtype(input.dtype);
         if (dtype.empty())
-            return Error{"the input " + input.name + " has the unsupported dtype " + input.dtype};
+            return Error::badInput("the input " + input.name + " has the unsupported dtype " + input.dtype);
         out << "    TORCH_CHECK(" << name << ".is_cuda() && " << name << ".is_contiguous(), \"" << input.name
             << " must be a contiguous CUDA tensor\");\n"
             << "    TORCH_CHECK(" << name << ".scalar_type() == " << dtype << ", \"" << input.name << " must be "
@@ -226,9 +212,9 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
             if (dimension.empty() || std::isdigit(static_cast<unsigned char>(dimension[0])))
                 continue;
             if (bound.insert(dimension).second)
-                out << "    const int64_t " << dimension << " = " << cppIdentifier(input.name) << ".size(" << d << ");\n";
+                out << "    const int64_t " << dimension << " = " << exportIdentifier(input.name) << ".size(" << d << ");\n";
             else
-                out << "    TORCH_CHECK(" << cppIdentifier(input.name) << ".size(" << d << ") == " << dimension
+                out << "    TORCH_CHECK(" << exportIdentifier(input.name) << ".size(" << d << ") == " << dimension
                     << ", \"" << input.name << ": dimension " << d << " must equal " << dimension << "\");\n";
         }
     }
@@ -237,15 +223,15 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
             out << "    const int64_t " << symbol << " = " << value << "; // not carried by any input: the op's default\n";
     }
     out
-        << "    const c10::cuda::CUDAGuard guard(" << cppIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name)
+        << "    const c10::cuda::CUDAGuard guard(" << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name)
         << ".device());\n"
         << "    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();\n"
-        << "    const auto device = " << cppIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name) << ".device();\n";
+        << "    const auto device = " << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name) << ".device();\n";
     for (const TensorSpec &output : op.outputs) {
         const std::string dtype = torchDtype(output.dtype);
         if (dtype.empty())
-            return Error{"the output " + output.name + " has the unsupported dtype " + output.dtype};
-        out << "    torch::Tensor " << cppIdentifier(output.name) << " = torch::empty({";
+            return Error::badInput("the output " + output.name + " has the unsupported dtype " + output.dtype);
+        out << "    torch::Tensor " << exportIdentifier(output.name) << " = torch::empty({";
         for (std::size_t d = 0; d < output.shape.size(); ++d)
             out << (d ? ", " : "") << output.shape[d];
         out << "}, torch::TensorOptions().dtype(" << dtype << ").device(device));\n";
@@ -253,16 +239,16 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
     for (const ScratchBuffer &scratch : plan.scratch) {
         if (Status status = checkExpression(scratch.bytesExpr, defaults); !status)
             return status.error();
-        out << "    torch::Tensor scratch_" << cppIdentifier(scratch.name) << " = torch::empty({" << scratch.bytesExpr
+        out << "    torch::Tensor scratch_" << exportIdentifier(scratch.name) << " = torch::empty({" << scratch.bytesExpr
             << "}, torch::TensorOptions().dtype(torch::kUInt8).device(device));\n";
     }
     out << launches.str();
     if (op.outputs.size() == 1) {
-        out << "    return " << cppIdentifier(op.outputs[0].name) << ";\n";
+        out << "    return " << exportIdentifier(op.outputs[0].name) << ";\n";
     } else {
         out << "    return {";
         for (std::size_t i = 0; i < op.outputs.size(); ++i)
-            out << (i ? ", " : "") << cppIdentifier(op.outputs[i].name);
+            out << (i ? ", " : "") << exportIdentifier(op.outputs[i].name);
         out << "};\n";
     }
     out << "}\n\n"
@@ -272,39 +258,4 @@ Expected<std::string> KernelExport::extensionSource(const Candidate &candidate, 
     return out.str();
 }
 
-Expected<KernelExport::Result> KernelExport::write(const Candidate &candidate, const Op &op,
-                                                   const std::optional<Verdict> &verdict, const QString &parentFolder)
-{
-    if (!verdict || !verdict->accepted || verdict->retracted)
-        return Error{"only accepted kernels are exported; " + Format::shortId(candidate.id).toStdString()
-                     + " has no accepted verdict"};
-    Expected<std::string> extension = extensionSource(candidate, op);
-    if (!extension)
-        return extension.error();
-
-    const QString name = identifier(Format::text(op.name)) + QLatin1Char('_') + Format::shortId(candidate.id).left(12);
-    const QDir parent(parentFolder);
-    const QString folder = parent.absoluteFilePath(name);
-    if (!QDir().mkpath(folder))
-        return Error{"the folder " + QDir::toNativeSeparators(folder).toStdString() + " cannot be created"};
-
-    Result result;
-    result.folder = folder;
-    const std::pair<QString, std::string> files[] = {
-        {QStringLiteral("kernel.cu"), candidate.source},
-        {QStringLiteral("launch_plan.json"), candidate.launchPlan},
-        {QStringLiteral("extension.cpp"), *extension},
-    };
-    for (const auto &[fileName, contents] : files) {
-        const QString path = QDir(folder).absoluteFilePath(fileName);
-        QSaveFile file(path);
-        if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray::fromStdString(contents)) != qint64(contents.size())
-            || !file.commit())
-            return Error{"cannot write " + QDir::toNativeSeparators(path).toStdString() + ": "
-                         + file.errorString().toStdString()};
-        result.files << path;
-    }
-    return result;
-}
-
-} // namespace kx::ui
+} // namespace kx
