@@ -7,6 +7,7 @@
 #include "fakesecretstore.h"
 #include "qtestprinters.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/common/format.h"
 #include "ui/search/runpanel.h"
 #include "ui/search/searchbridge.h"
@@ -126,7 +127,7 @@ void TestProposerRun::commandProposerMakesTheCandidates()
     const QString promptCopy = m_dir.filePath(QStringLiteral("prompt-seen-by-command.txt"));
     const QString script = QStringLiteral(KX_TEST_DATA_DIR "/propose/prompt-echo-command.sh");
     SearchBridge bridge;
-    bridge.setArchivePath(archivePath);
+    bridge.setArchive(archiveRef(archivePath, ArchiveMode::ReadWrite));
     RunPanel panel(&bridge);
     ProposerConfig config;
     config.settings.kind = ProposerKind::Command;
@@ -182,7 +183,7 @@ void TestProposerRun::modelGetsTheKeychainKeyAndCostsAreShown()
     const QString name = keychain ? QStringLiteral("model") : QStringLiteral("model-session");
     const QString archivePath = m_dir.filePath(name + QStringLiteral(".kxdb"));
     SearchBridge bridge;
-    bridge.setArchivePath(archivePath);
+    bridge.setArchive(archiveRef(archivePath, ArchiveMode::ReadWrite));
     test::FakeSecretStore keychainStore(keychain);
     SessionFallbackSecretStore store(&keychainStore);
     {
@@ -272,7 +273,7 @@ void TestProposerRun::unusableProposerDoesNotStart()
 {
     requireNvrtc();
     SearchBridge bridge;
-    bridge.setArchivePath(m_dir.filePath(QStringLiteral("unusable.kxdb")));
+    bridge.setArchive(archiveRef(m_dir.filePath(QStringLiteral("unusable.kxdb")), ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
     RunPanel panel(&bridge);
     ProposerConfig config;

@@ -4,6 +4,7 @@
 // will use.
 #include "fakesecretstore.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/proposers/proposerconfig.h"
 #include "ui/proposers/proposersettingsdialog.h"
 #include "ui/search/runpanel.h"
@@ -451,7 +452,7 @@ void TestProposerSettings::refusingKeychainKeepsTheDialogOpen()
 void TestProposerSettings::keychainUnavailableAtStart()
 {
     SearchBridge bridge;
-    bridge.setArchivePath(m_dir.filePath(QStringLiteral("start.kxdb")));
+    bridge.setArchive(archiveRef(m_dir.filePath(QStringLiteral("start.kxdb")), ArchiveMode::ReadWrite));
     test::FakeSecretStore keychain(false);
     SessionFallbackSecretStore store(&keychain);
     RunPanel panel(&bridge);
@@ -483,7 +484,7 @@ void TestProposerSettings::keychainUnavailableAtStart()
 void TestProposerSettings::noKeySavedAtStart()
 {
     SearchBridge bridge;
-    bridge.setArchivePath(m_dir.filePath(QStringLiteral("nokey.kxdb")));
+    bridge.setArchive(archiveRef(m_dir.filePath(QStringLiteral("nokey.kxdb")), ArchiveMode::ReadWrite));
     test::FakeSecretStore store;
     RunPanel panel(&bridge);
     panel.setSecretStore(&store);
@@ -501,7 +502,7 @@ void TestProposerSettings::noKeySavedAtStart()
 void TestProposerSettings::stopWhileReadingTheKey()
 {
     SearchBridge bridge;
-    bridge.setArchivePath(m_dir.filePath(QStringLiteral("stop.kxdb")));
+    bridge.setArchive(archiveRef(m_dir.filePath(QStringLiteral("stop.kxdb")), ArchiveMode::ReadWrite));
     test::FakeSecretStore store;
     store.setEntry(ProposerConfig::keychainEntry(), kSecret);
     RunPanel panel(&bridge);

@@ -2,6 +2,7 @@
 // SQLite. Events must reach the GUI thread as signals; pause, resume and stop must work; no GPU must be reported.
 #include "qtestprinters.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/window/mainwindow.h"
 #include "ui/search/searchbridge.h"
 
@@ -135,7 +136,7 @@ void TestSearchBridge::searchesACatalogOp()
     requireNvrtc();
     const QString path = newArchive(QStringLiteral("search.kxdb"));
     SearchBridge bridge;
-    bridge.setArchivePath(path);
+    bridge.setArchive(archiveRef(path, ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
 
     QThread *gui = QThread::currentThread();
@@ -215,7 +216,7 @@ void TestSearchBridge::pausesResumesAndStops()
     requireNvrtc();
     const QString path = newArchive(QStringLiteral("pause.kxdb"));
     SearchBridge bridge;
-    bridge.setArchivePath(path);
+    bridge.setArchive(archiveRef(path, ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
     QSignalSpy started(&bridge, &SearchBridge::started);
     QSignalSpy evaluated(&bridge, &SearchBridge::candidateEvaluated);
@@ -265,7 +266,7 @@ void TestSearchBridge::continuesAStoppedRun()
     QVERIFY(before > 0);
 
     SearchBridge bridge;
-    bridge.setArchivePath(m_stoppedArchive);
+    bridge.setArchive(archiveRef(m_stoppedArchive, ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER)});
     QSignalSpy started(&bridge, &SearchBridge::started);
     QSignalSpy proposed(&bridge, &SearchBridge::candidateProposed);
@@ -285,7 +286,7 @@ void TestSearchBridge::reportsNoGpu()
     requireNvrtc();
     const QString path = newArchive(QStringLiteral("nogpu.kxdb"));
     SearchBridge bridge;
-    bridge.setArchivePath(path);
+    bridge.setArchive(archiveRef(path, ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--gpus"), QStringLiteral("0")});
     QSignalSpy started(&bridge, &SearchBridge::started);
     QSignalSpy failed(&bridge, &SearchBridge::startFailed);
@@ -316,7 +317,7 @@ void TestSearchBridge::stopsWhileStarting()
     requireNvrtc();
     const QString path = newArchive(QStringLiteral("early.kxdb"));
     SearchBridge bridge;
-    bridge.setArchivePath(path);
+    bridge.setArchive(archiveRef(path, ArchiveMode::ReadWrite));
     bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--start-delay-ms"), QStringLiteral("800")});
     QSignalSpy started(&bridge, &SearchBridge::started);
     QSignalSpy finished(&bridge, &SearchBridge::finished);
@@ -387,7 +388,7 @@ void TestSearchBridge::refusesAnArchiveOpenedReadOnly()
     // Opened for writing, the same file searches as before.
     MainWindow writable;
     QVERIFY(writable.openArchive(path));
-    QVERIFY(!writable.searchBridge()->isArchiveReadOnly());
+    QVERIFY(!writable.searchBridge()->archive().isReadOnly());
 }
 
 QTEST_MAIN(TestSearchBridge)

@@ -9,6 +9,16 @@ std::string archivePathToStd(const QString &path)
     return QFile::encodeName(path).toStdString();
 }
 
+ArchiveRef archiveRef(const QString &path, ArchiveMode mode)
+{
+    return {archivePathToStd(path), mode};
+}
+
+QString archiveFilePath(const ArchiveRef &archive)
+{
+    return QFile::decodeName(QByteArray::fromStdString(archive.path));
+}
+
 QString readErrorText(const std::string &message)
 {
     return message.empty() ? QStringLiteral("unknown error") : QString::fromStdString(message);

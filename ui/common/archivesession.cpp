@@ -30,6 +30,13 @@ bool ArchiveSession::isReadOnly() const
     return m_archive && m_archive->isReadOnly();
 }
 
+ArchiveRef ArchiveSession::ref() const
+{
+    if (!m_archive)
+        return {};
+    return archiveRef(m_path, m_archive->isReadOnly() ? ArchiveMode::ReadOnly : ArchiveMode::ReadWrite);
+}
+
 bool ArchiveSession::open(const QString &path, Access access, QString *errorMessage)
 {
     const QFileInfo file(path);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/archive/archive.h"
+#include "core/archive/archiveref.h"
 
 #include <QObject>
 #include <QString>
@@ -36,6 +37,8 @@ public:
     bool isOpen() const { return m_archive != nullptr; }
     QString path() const { return m_path; }
     bool isReadOnly() const;
+    /// The open archive and how it was opened, for the parts that read or search it (empty when none is open).
+    ArchiveRef ref() const;
     /// The writable (or, for read-only files, read-only) connection; null when none is open.
     Archive *archive() const { return m_archive.get(); }
 

@@ -1,6 +1,7 @@
 #include "ui/search/runpanel.h"
 
 #include "ui/search/baselinesettingseditor.h"
+#include "ui/common/archivereader.h"
 #include "ui/common/format.h"
 #include "ui/proposers/keychainsecretstore.h"
 #include "ui/proposers/proposersettingsdialog.h"
@@ -323,7 +324,7 @@ void RunPanel::setSelectedRun(std::int64_t runId, RunState state)
 {
     m_selectedRun = runId;
     m_selectedRunState = state;
-    m_runCost->showRun(m_bridge->archivePath(), runId);
+    m_runCost->showRun(archiveFilePath(m_bridge->archive()), runId);
     updateActions();
 }
 

@@ -1,5 +1,6 @@
 #include "ui/search/searchbridge.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/proposers/proposerconfig.h"
 
 #include "core/archive/archive.h"
@@ -135,14 +136,14 @@ std::optional<CostLedger::Totals> SearchBridge::modelCost() const
 QString SearchBridge::readOnlyRefusal() const
 {
     return tr("%1 is open read-only, and a search writes to its archive. Open it with File > Open Archive to search.")
-        .arg(QDir::toNativeSeparators(m_archivePath));
+        .arg(QDir::toNativeSeparators(archiveFilePath(m_archive)));
 }
 
 std::optional<SearchBridge::Refusal> SearchBridge::refusal() const
 {
-    if (m_archivePath.isEmpty())
+    if (m_archive.empty())
         return Refusal{tr("No archive is open."), false};
-    if (m_archiveReadOnly)
+    if (m_archive.isReadOnly())
         return Refusal{readOnlyRefusal(), false};
     if (m_workerCommand.isEmpty())
         return Refusal{tr("No worker program is set."), true};
@@ -156,8 +157,7 @@ std::optional<SearchBridge::Refusal> SearchBridge::refusal() const
 SearchSessionOptions SearchBridge::sessionOptions() const
 {
     SearchSessionOptions options;
-    options.archive = {QFile::encodeName(m_archivePath).toStdString(),
-                       m_archiveReadOnly ? ArchiveMode::ReadOnly : ArchiveMode::ReadWrite};
+    options.archive = m_archive;
     for (const QString &word : std::as_const(m_workerCommand))
         options.workerCommand.push_back(QFile::encodeName(word).toStdString());
     options.placement = m_placement;
@@ -179,13 +179,12 @@ bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std
 
 bool SearchBridge::continueRun(std::int64_t runId, const std::vector<int> &devices, double extraSeconds)
 {
-    const std::string archivePath = QFile::encodeName(m_archivePath).toStdString();
-    return launch([runId, extraSeconds, archivePath](Job &job) {
+    return launch([runId, extraSeconds, archive = m_archive](Job &job) {
         Launch result;
         // The run keeps its stored budget; read it for the ETA.
-        if (auto archive = Archive::open(archivePath, ArchiveMode::ReadOnly)) {
+        if (auto reader = archive.openForReading()) {
             try {
-                if (const auto run = (*archive)->run(runId))
+                if (const auto run = (*reader)->run(runId))
                     if (const auto stored = searchSettingsFromJson(run->settings))
                         result.budget = stored->budget;
             } catch (const std::exception &) {

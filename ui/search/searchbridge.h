@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/archive/archiveref.h"
 #include "core/domain/candidate.h"
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
@@ -42,15 +43,10 @@ public:
     explicit SearchBridge(QObject *parent = nullptr);
     ~SearchBridge() override;
 
-    /// The archive the search writes (through the engine's own connection). One the GUI opened read-only is
-    /// never written: searches and evaluations refuse it with a message.
-    void setArchivePath(const QString &path, bool readOnly = false)
-    {
-        m_archivePath = path;
-        m_archiveReadOnly = readOnly;
-    }
-    QString archivePath() const { return m_archivePath; }
-    bool isArchiveReadOnly() const { return m_archiveReadOnly; }
+    /// The archive the search writes (through the engine's own connection). A read-only handle is never
+    /// written: searches and evaluations refuse it with a message.
+    void setArchive(const ArchiveRef &archive) { m_archive = archive; }
+    const ArchiveRef &archive() const { return m_archive; }
     /// Program and leading arguments of a GPU worker; the pool appends --device N.
     void setWorkerCommand(const QStringList &command) { m_workerCommand = command; }
     QStringList workerCommand() const { return m_workerCommand; }
@@ -146,8 +142,7 @@ private:
     void finishManual(const std::shared_ptr<Job> &oneOff, const Candidate &candidate,
                       const Expected<Evaluation> &result, bool noGpu);
 
-    QString m_archivePath;
-    bool m_archiveReadOnly = false;
+    ArchiveRef m_archive;
     QStringList m_workerCommand;
     std::optional<WorkerPlacement> m_placement;
     ProposerSettings m_proposer;

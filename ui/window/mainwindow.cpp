@@ -585,7 +585,7 @@ void MainWindow::onArchiveChanged()
     m_loader->clear();
     m_kernelsPage->setArchivePath(path);
     m_lineagePage->setArchivePath(path);
-    m_searchBridge->setArchivePath(path, m_session->isReadOnly());
+    m_searchBridge->setArchive(m_session->ref());
     m_diffView->setArchivePath(path);
     m_comparisonMark->clear();
     m_plotsPage->setArchivePath(path);
