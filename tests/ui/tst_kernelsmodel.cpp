@@ -34,6 +34,7 @@ private slots:
     void inductorAndPrecisionColumns();
     void pageLoadsOffThread();
     void pageDropsStaleLoads();
+    void pageDropsTheLoadOfAClosedArchive();
     void pageReportsUnreadableArchive();
 
 private:
@@ -328,6 +329,22 @@ void TestKernelsModel::pageDropsStaleLoads()
     QCOMPARE(loaded.size(), 1);
     QCOMPARE(page.model()->rowCount(), 1);
     QCOMPARE(page.model()->opNames(), QStringList{QStringLiteral("gelu")});
+}
+
+// Closing the archive while its kernels are being read: they must not fill the page afterwards.
+void TestKernelsModel::pageDropsTheLoadOfAClosedArchive()
+{
+    KernelsPage page;
+    QSignalSpy loaded(&page, &KernelsPage::loaded);
+    page.setArchivePath(m_path);
+    QVERIFY(page.isLoading());
+    page.setArchivePath(QString());
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    QCOMPARE(loaded.size(), 0);
+    QCOMPARE(page.model()->rowCount(), 0);
+    QVERIFY(!page.isLoading());
 }
 
 void TestKernelsModel::pageReportsUnreadableArchive()

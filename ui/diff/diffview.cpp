@@ -166,7 +166,7 @@ DiffPane *DiffView::currentPane() const
 void DiffView::setArchivePath(const QString &path)
 {
     m_archivePath = path;
-    ++m_generation;
+    m_load.invalidate();
     m_loading = false;
     m_leftId.clear();
     m_rightId.clear();
@@ -205,7 +205,6 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
         return;
     }
     m_deferred.reset();
-    const quint64 generation = ++m_generation;
     m_loading = true;
     const std::string right = rightId.toStdString();
     const std::string left = leftId.toStdString();
@@ -230,9 +229,7 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
         std::stable_sort(loaded.choices.begin(), loaded.choices.end(),
                          [](const auto &a, const auto &b) { return a.createdAtMs < b.createdAtMs; });
         return loaded;
-    }).then(this, [this, generation, leftId, rightId](const ReadResult<Loaded> &result) {
-        if (generation != m_generation)
-            return;
+    }).then(this, m_load.guard([this, leftId, rightId](const ReadResult<Loaded> &result) {
         m_loading = false;
         if (!result.ok()) {
             showMessage(tr("The kernels could not be read: %1").arg(result.error));
@@ -245,7 +242,7 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
             showLoaded(result.value);
             emit loaded({});
         }
-    });
+    }));
 }
 
 void DiffView::showLoaded(const Loaded &result)

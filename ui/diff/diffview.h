@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include "core/archive/archive.h"
 #include "core/domain/candidate.h"
 
@@ -79,7 +81,7 @@ private:
     QString m_leftId;
     QString m_rightId;
     QString m_requestedRightId;             // Of the latest request, loaded or not.
-    quint64 m_generation = 0;
+    LatestJob m_load;
     bool m_loading = false;
     bool m_deferWhileHidden = false;
     std::optional<Request> m_deferred;      // Asked for while hidden.

@@ -22,24 +22,21 @@ bool AssemblyLoader::load(const QString &candidateId, const QString &source, con
 {
     if (hasResult(candidateId, arch) || (m_loading && m_pendingId == candidateId && m_pendingArch == arch))
         return false;
-    const quint64 generation = ++m_generation;
     m_loading = true;
     m_pendingId = candidateId;
     m_pendingArch = arch;
     QtConcurrent::run([candidateId, source, arch] { return assemble(candidateId, source, arch); })
-        .then(this, [this, generation](const AssemblyResult &result) {
-            if (generation != m_generation)
-                return; // Another candidate or arch was asked for meanwhile.
+        .then(this, m_assembly.guard([this](const AssemblyResult &result) {
             m_loading = false;
             m_result = result;
             emit loaded(m_result);
-        });
+        }));
     return true;
 }
 
 void AssemblyLoader::clear()
 {
-    ++m_generation;
+    m_assembly.invalidate();
     m_loading = false;
     m_pendingId.clear();
     m_pendingArch.clear();

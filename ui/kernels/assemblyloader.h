@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include "core/plan/assemblylines.h"
 
 #include <QObject>
@@ -49,7 +51,7 @@ signals:
     void loaded(const kx::ui::AssemblyResult &result);
 
 private:
-    quint64 m_generation = 0;
+    LatestJob m_assembly;
     bool m_loading = false;
     QString m_pendingId;
     QString m_pendingArch;

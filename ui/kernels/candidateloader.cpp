@@ -14,7 +14,6 @@ void CandidateLoader::load(const QString &archivePath, const QString &candidateI
         clear();
         return;
     }
-    const quint64 generation = ++m_generation;
     m_candidateId = candidateId;
     const std::string id = candidateId.toStdString();
     readArchiveAsync(archivePath, [id](const Archive &archive) {
@@ -31,21 +30,19 @@ void CandidateLoader::load(const QString &archivePath, const QString &candidateI
         details->candidate = std::move(*candidate);
         details->candidate.provenance = archive.provenance(id);
         return details;
-    }).then(this, [this, generation, candidateId](const ReadResult<std::optional<CandidateDetails>> &result) {
-        if (generation != m_generation)
-            return; // A newer selection superseded this one.
+    }).then(this, m_load.guard([this, candidateId](const ReadResult<std::optional<CandidateDetails>> &result) {
         if (!result.ok())
             emit failed(candidateId, result.error);
         else if (!result.value)
             emit failed(candidateId, tr("The candidate %1 is not in the archive.").arg(candidateId));
         else
             emit loaded(*result.value);
-    });
+    }));
 }
 
 void CandidateLoader::clear()
 {
-    ++m_generation;
+    m_load.invalidate();
     m_candidateId.clear();
     emit cleared();
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/kernels/candidatedetails.h"
 
 #include <QObject>
@@ -26,7 +27,7 @@ signals:
     void failed(const QString &candidateId, const QString &message);
 
 private:
-    quint64 m_generation = 0;
+    LatestJob m_load;
     QString m_candidateId;
 };
 

@@ -163,7 +163,7 @@ void KernelsPage::setArchivePath(const QString &path)
 
 void KernelsPage::reload()
 {
-    const quint64 generation = ++m_generation;
+    m_load.invalidate();
     if (m_archivePath.isEmpty()) {
         m_loading = false;
         m_model->clear();
@@ -175,9 +175,7 @@ void KernelsPage::reload()
     updateCountLabel();
     readArchiveAsync(m_archivePath, [](const Archive &archive) {
         return archive.candidateSummaries();
-    }).then(this, [this, generation](ReadResult<std::vector<CandidateSummary>> result) {
-        if (generation != m_generation)
-            return; // Superseded by a newer load or another archive.
+    }).then(this, m_load.guard([this](ReadResult<std::vector<CandidateSummary>> result) {
         m_loading = false;
         if (!result.ok()) {
             updateCountLabel();
@@ -194,7 +192,7 @@ void KernelsPage::reload()
             emit currentCandidateChanged({});
         }
         emit loaded(m_model->rowCount());
-    });
+    }));
 }
 
 bool KernelsPage::selectCandidate(const QString &candidateId)

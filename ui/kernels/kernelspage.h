@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include <QWidget>
 
 class QCheckBox;
@@ -63,7 +65,7 @@ private:
 
     QString m_archivePath;
     QString m_currentId;
-    quint64 m_generation = 0;
+    LatestJob m_load;
     bool m_loading = false;
     KernelsModel *m_model;
     KernelsProxyModel *m_proxy;

@@ -168,15 +168,12 @@ void ManualEditDialog::showSubmitError(const QString &message)
 
 void ManualEditDialog::runCheck(bool thenSubmit)
 {
-    const quint64 generation = ++m_generation;
     setBusy(true);
     m_message->setText(tr("Checking…"));
     const Candidate edited = candidate();
     QtConcurrent::run([op = m_op, source = source(), plan = launchPlan()] {
         return checkManualCandidate(op, source, plan);
-    }).then(this, [this, generation, thenSubmit, edited](const ManualCheckResult &result) {
-        if (generation != m_generation)
-            return; // Another check started meanwhile.
+    }).then(this, m_check.guard([this, thenSubmit, edited](const ManualCheckResult &result) {
         setBusy(false);
         if (result.ok) {
             m_message->setText(tr("No problems: %n kernel(s), %1 registers at most, compiled in %2 ms.", nullptr,
@@ -192,7 +189,7 @@ void ManualEditDialog::runCheck(bool thenSubmit)
             setBusy(true); // Until the owner has stored it.
             emit submitted(edited);
         }
-    });
+    }));
 }
 
 void ManualEditDialog::setBusy(bool busy)

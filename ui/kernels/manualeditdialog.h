@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/kernels/manualcheck.h"
 
 #include "core/domain/candidate.h"
@@ -64,7 +65,7 @@ private:
 
     Candidate m_original;
     Op m_op;
-    quint64 m_generation = 0;
+    LatestJob m_check;
     bool m_checking = false;
     KernelSourceView *m_source;
     CodeView *m_plan;

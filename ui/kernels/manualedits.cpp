@@ -52,7 +52,6 @@ void ManualEdits::open(const QString &candidateId)
         emit errorOccurred(tr("The archive is open read-only: a new candidate cannot be stored in it."));
         return;
     }
-    const quint64 generation = ++m_generation;
     const std::string id = candidateId.toStdString();
     readArchiveAsync(m_session->path(), [id](const Archive &archive) {
         Original original;
@@ -65,9 +64,7 @@ void ManualEdits::open(const QString &candidateId)
                 if (member == id)
                     original.generation = memberGeneration;
         return original;
-    }).then(this, [this, generation, candidateId](const ReadResult<Original> &result) {
-        if (generation != m_generation)
-            return;
+    }).then(this, m_originalRead.guard([this, candidateId](const ReadResult<Original> &result) {
         if (!result.ok()) {
             emit errorOccurred(result.error);
             return;
@@ -88,7 +85,7 @@ void ManualEdits::open(const QString &candidateId)
         });
         dialog->show();
         emit dialogOpened(dialog);
-    });
+    }));
 }
 
 void ManualEdits::store(const Candidate &candidate, const Op &op, int generation)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/kernels/manualeditdialog.h"
 
 #include "core/domain/candidate.h"
@@ -52,7 +53,7 @@ private:
     SearchBridge *m_bridge;                 // Not owned
     QWidget *m_dialogParent;                // Not owned
     QPointer<ManualEditDialog> m_dialog;
-    quint64 m_generation = 0;
+    LatestJob m_originalRead;
 };
 
 } // namespace kx::ui

@@ -219,7 +219,7 @@ void LineagePage::setArchivePath(const QString &path)
 
 void LineagePage::reloadRuns()
 {
-    const quint64 generation = ++m_runsGeneration;
+    m_runsRead.invalidate();
     if (m_archivePath.isEmpty())
         return;
     readArchiveAsync(m_archivePath, [](const Archive &archive) {
@@ -235,9 +235,7 @@ void LineagePage::reloadRuns()
         }
         std::sort(entries.begin(), entries.end(), [](const RunEntry &a, const RunEntry &b) { return a.id > b.id; });
         return entries;
-    }).then(this, [this, generation](const ReadResult<std::vector<RunEntry>> &result) {
-        if (generation != m_runsGeneration)
-            return;
+    }).then(this, m_runsRead.guard([this](const ReadResult<std::vector<RunEntry>> &result) {
         if (!result.ok()) {
             emit loadFailed(result.error);
             return;
@@ -254,7 +252,7 @@ void LineagePage::reloadRuns()
         m_runCombo->setCurrentIndex(index < 0 ? 0 : index);
         if (index >= 0)
             emit runChanged(m_runId, RunState(m_runCombo->itemData(index, Qt::UserRole + 1).toInt()));
-    });
+    }));
 }
 
 void LineagePage::onRunComboChanged()
@@ -266,13 +264,13 @@ void LineagePage::onRunComboChanged()
 
 void LineagePage::showRun(std::int64_t runId)
 {
-    const quint64 generation = ++m_loadGeneration;
+    m_load.invalidate();
     m_runId = runId;
     m_graph.clear();
     m_matches.clear();
     m_matchCursor = -1;
     m_scene->clearLineage();
-    ++m_layoutGeneration; // Layouts of the previous run are stale now.
+    m_layout.invalidate(); // Layouts of the previous run are stale now.
     m_fitPending = true;
     updateGpuCombo();
     const int index = m_runCombo->findData(QVariant::fromValue<qint64>(runId));
@@ -290,9 +288,7 @@ void LineagePage::showRun(std::int64_t runId)
     m_loading = true;
     updateStatus();
     readArchiveAsync(m_archivePath, [runId](const Archive &archive) { return readLineage(archive, runId); })
-        .then(this, [this, generation](const ReadResult<LineageGraph> &result) {
-            if (generation != m_loadGeneration)
-                return; // Another run was chosen meanwhile.
+        .then(this, m_load.guard([this](const ReadResult<LineageGraph> &result) {
             m_loading = false;
             if (!result.ok()) {
                 updateStatus();
@@ -313,7 +309,7 @@ void LineagePage::showRun(std::int64_t runId)
             updateGpuCombo();
             requestLayout();
             emit loaded(m_graph.size());
-        });
+        }));
 }
 
 void LineagePage::addCandidate(const Candidate &candidate, int generation)
@@ -339,7 +335,7 @@ void LineagePage::addEvaluation(const Evaluation &evaluation)
 
 void LineagePage::refreshVerdicts()
 {
-    const quint64 generation = ++m_verdictGeneration;
+    m_verdictsRead.invalidate();
     const std::int64_t runId = m_runId;
     if (runId <= 0 || m_archivePath.isEmpty())
         return;
@@ -350,8 +346,8 @@ void LineagePage::refreshVerdicts()
         for (const CandidateSummary &row : archive.candidateSummaries(filter))
             verdicts.insert(QString::fromStdString(row.id), row.accepted);
         return verdicts;
-    }).then(this, [this, generation, runId](const ReadResult<QHash<QString, std::optional<bool>>> &result) {
-        if (generation != m_verdictGeneration || runId != m_runId)
+    }).then(this, m_verdictsRead.guard([this, runId](const ReadResult<QHash<QString, std::optional<bool>>> &result) {
+        if (runId != m_runId)
             return;
         if (!result.ok()) {
             emit loadFailed(result.error);
@@ -366,7 +362,7 @@ void LineagePage::refreshVerdicts()
         if (changed)
             restyle();
         emit verdictsRefreshed();
-    });
+    }));
 }
 
 void LineagePage::showNodeMenu(const QPoint &position)
@@ -443,16 +439,14 @@ QVector<bool> LineagePage::visibility() const
 quint64 LineagePage::requestLayout()
 {
     m_layoutTimer->stop();
-    const quint64 generation = ++m_layoutGeneration;
+    const LatestJob::Ticket ticket = m_layout.start();
     // The graph's containers are implicitly shared: this copy costs nothing until the GUI thread changes it.
     QtConcurrent::run([graph = m_graph, visible = visibility()] {
         return std::make_pair(graph, layoutLineage(graph, visible, LineageScene::metrics()));
-    }).then(this, [this, generation](const std::pair<LineageGraph, LineageLayout> &result) {
-        if (generation != m_layoutGeneration)
-            return; // A newer layout was requested meanwhile.
+    }).then(this, m_layout.guard(ticket, [this, ticket](const std::pair<LineageGraph, LineageLayout> &result) {
         const QString keep = currentCandidateId();
         m_scene->applyLayout(result.first, result.second);
-        m_appliedLayout = generation;
+        m_appliedLayout = ticket;
         ++m_layoutsApplied;
         restyle();
         if (!keep.isEmpty())
@@ -463,9 +457,9 @@ quint64 LineagePage::requestLayout()
         }
         m_overview->refresh();
         updateStatus();
-        emit layoutApplied(generation);
-    });
-    return generation;
+        emit layoutApplied(ticket);
+    }));
+    return ticket;
 }
 
 void LineagePage::restyle()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/lineage/lineagegraph.h"
 
 #include "core/domain/run.h"
@@ -136,10 +137,10 @@ private:
     bool m_fitPending = false;
     bool m_loading = false;
     bool m_selecting = false;
-    quint64 m_loadGeneration = 0;
-    quint64 m_runsGeneration = 0;
-    quint64 m_verdictGeneration = 0;
-    quint64 m_layoutGeneration = 0;
+    LatestJob m_load;
+    LatestJob m_runsRead;
+    LatestJob m_verdictsRead;
+    LatestJob m_layout;
     quint64 m_appliedLayout = 0;
     int m_layoutsApplied = 0;
 

@@ -169,7 +169,7 @@ void PlotsPage::setArchivePath(const QString &path)
     m_opDataCurrent = false;
     m_scope = {};
     m_data = {};
-    ++m_generation;
+    m_load.invalidate();
     m_loading = false;
     if (path.isEmpty())
         showData();
@@ -204,7 +204,6 @@ void PlotsPage::reload()
         return;
     }
     m_stale = false;
-    const quint64 generation = ++m_generation;
     m_loading = true;
     m_status->setText(tr("Reading…"));
     const PlotsScope scope = m_scope;
@@ -222,9 +221,7 @@ void PlotsPage::reload()
             }
         return PlotsData::prepare(archive, scope);
     })
-        .then(this, [this, generation](const ReadResult<PlotsData> &result) {
-            if (generation != m_generation)
-                return;
+        .then(this, m_load.guard([this](const ReadResult<PlotsData> &result) {
             m_loading = false;
             if (!result.ok()) {
                 m_status->setText(tr("The plots could not be read: %1").arg(result.error));
@@ -236,7 +233,7 @@ void PlotsPage::reload()
             m_gpuColors = gpuColors(m_data.gpus);
             showData();
             emit loaded();
-        });
+        }));
 }
 
 void PlotsPage::showData()

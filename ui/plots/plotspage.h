@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/plots/plotsdata.h"
 
 #include <QHash>
@@ -91,7 +92,7 @@ private:
     PlotsScope m_scope;
     PlotsData m_data;
     QHash<QString, QColor> m_gpuColors;
-    quint64 m_generation = 0;
+    LatestJob m_load;
     bool m_loading = false;
     bool m_deferWhileHidden = false;
     bool m_stale = false;                   // Something changed while hidden: read when shown.

@@ -117,16 +117,14 @@ void ApiKeyEditor::updateEnabled()
 
 void ApiKeyEditor::refreshStatus()
 {
-    const quint64 request = ++m_request;
+    m_keychain.invalidate();
     if (!m_fromKeychain->isChecked() || !m_secrets) {
         showStatus({}, false);
         return;
     }
     showStatus(tr("Looking in the system keychain…"), false);
     // Only whether a key is there is shown; the key itself is not kept.
-    m_secrets->read(ProposerConfig::keychainEntry(), this, [this, request](const SecretResult &result) {
-        if (request != m_request)
-            return;
+    m_secrets->read(ProposerConfig::keychainEntry(), this, m_keychain.guard([this](const SecretResult &result) {
         if (result.ok() && result.sessionOnly)
             showStatus(tr("An API key is kept for this session only: no system keychain could store it."), true);
         else if (result.ok())
@@ -135,7 +133,7 @@ void ApiKeyEditor::refreshStatus()
             showStatus(tr("No API key is saved in the system keychain yet."), true);
         else
             showStatus(SecretStore::describe(result), true);
-    });
+    }));
 }
 
 void ApiKeyEditor::showStatus(const QString &text, bool warning)
@@ -153,12 +151,10 @@ void ApiKeyEditor::saveKey()
     const QString key = m_key->text().trimmed();
     if (key.isEmpty() || !m_secrets)
         return;
-    const quint64 request = ++m_request;
     m_save->setEnabled(false);
     showStatus(tr("Saving the key in the system keychain…"), false);
-    m_secrets->write(ProposerConfig::keychainEntry(), key, this, [this, request, key](const SecretResult &result) {
-        if (request != m_request)
-            return;
+    m_secrets->write(ProposerConfig::keychainEntry(), key, this,
+                     m_keychain.guard([this, key](const SecretResult &result) {
         if (result.ok()) {
             if (m_key->text().trimmed() == key)
                 m_key->clear();
@@ -177,23 +173,20 @@ void ApiKeyEditor::saveKey()
         }
         updateEnabled();
         emit saved(result.ok());
-    });
+    }));
 }
 
 void ApiKeyEditor::removeKey()
 {
     if (!m_secrets)
         return;
-    const quint64 request = ++m_request;
     m_key->clear();
-    m_secrets->remove(ProposerConfig::keychainEntry(), this, [this, request](const SecretResult &result) {
-        if (request != m_request)
-            return;
+    m_secrets->remove(ProposerConfig::keychainEntry(), this, m_keychain.guard([this](const SecretResult &result) {
         if (result.ok() || result.status == SecretResult::Status::NotFound)
             showStatus(tr("No API key is saved in the system keychain."), false);
         else
             showStatus(SecretStore::describe(result), true);
-    });
+    }));
 }
 
 void ApiKeyEditor::currentKey(QObject *context, KeyDone done) const

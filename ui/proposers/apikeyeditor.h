@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/proposers/proposerconfig.h"
 #include "ui/proposers/secretstore.h"
 
@@ -61,7 +62,7 @@ private:
     void showStatus(const QString &text, bool warning);
 
     QPointer<SecretStore> m_secrets; // Not owned
-    quint64 m_request = 0;           // Bumped per keychain request: an older answer does not overwrite a newer.
+    LatestJob m_keychain;            // An older answer does not overwrite a newer one.
 
     QRadioButton *m_fromEnvironment;
     QRadioButton *m_fromKeychain;

@@ -57,20 +57,17 @@ ConnectionTester::~ConnectionTester()
 void ConnectionTester::start(const LlmSettings &settings)
 {
     cancel();
-    const quint64 generation = ++m_generation;
     m_stop = std::make_shared<std::stop_source>();
     QtConcurrent::run([settings, stop = m_stop->get_token()] { return ask(settings, stop); })
-        .then(this, [this, generation](const Outcome &outcome) {
-            if (generation != m_generation)
-                return; // Cancelled, or a newer test runs.
+        .then(this, m_test.guard([this](const Outcome &outcome) {
             m_stop.reset();
             emit finished(outcome.ok, outcome.message);
-        });
+        }));
 }
 
 void ConnectionTester::cancel()
 {
-    ++m_generation;
+    m_test.invalidate();
     if (m_stop)
         m_stop->request_stop();
     m_stop.reset();

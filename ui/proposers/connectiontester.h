@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include "core/propose/proposersettings.h"
 
 #include <QObject>
@@ -34,7 +36,7 @@ signals:
 
 private:
     std::shared_ptr<std::stop_source> m_stop; // Of the request in flight; null when none is.
-    quint64 m_generation = 0;
+    LatestJob m_test;
 };
 
 } // namespace kx::ui

@@ -295,13 +295,10 @@ void ProposerSettingsDialog::scheduleValidation()
 void ProposerSettingsDialog::validate()
 {
     m_validationTimer->stop();
-    const quint64 generation = ++m_validation;
     m_validating = true;
     // checkProposerSettings reads the prompt folder: not on the GUI thread.
     QtConcurrent::run([settings = config().settings] { return checkProposerSettings(settings); })
-        .then(this, [this, generation](const Status &status) {
-            if (generation != m_validation)
-                return;
+        .then(this, m_validation.guard([this](const Status &status) {
             m_validating = false;
             m_validationMessage = status ? QString() : QString::fromStdString(status.error().message);
             m_validationLabel->setText(m_validationMessage);
@@ -313,7 +310,7 @@ void ProposerSettingsDialog::validate()
             emit validated(m_validationMessage.isEmpty(), m_validationMessage);
             if (acceptNow)
                 accept();
-        });
+        }));
 }
 
 void ProposerSettingsDialog::updateEnabled()
@@ -338,22 +335,19 @@ void ProposerSettingsDialog::updateEnabled()
 
 void ProposerSettingsDialog::testConnection()
 {
-    const quint64 test = ++m_connectionTest;
     m_tester->cancel();
     m_testingConnection = true;
     m_testConnection->setEnabled(false);
     LlmSettings llm = config().settings.llm;
     showConnectionStatus(tr("Testing the connection to %1…").arg(QString::fromStdString(llm.endpoint)), false);
-    m_keyEditor->currentKey(this, [this, test, llm](const QString &key, const QString &error) mutable {
-        if (test != m_connectionTest)
-            return;
+    m_keyEditor->currentKey(this, m_connectionTest.guard([this, llm](const QString &key, const QString &error) mutable {
         if (!error.isEmpty()) {
             finishConnectionTest(false, tr("The connection test needs the API key: %1").arg(error));
             return;
         }
         llm.apiKey = key.toStdString(); // Empty: the client reads the environment variable.
         m_tester->start(llm);
-    });
+    }));
 }
 
 void ProposerSettingsDialog::finishConnectionTest(bool ok, const QString &message)
@@ -417,7 +411,7 @@ void ProposerSettingsDialog::chooseCopyFolder()
 void ProposerSettingsDialog::done(int result)
 {
     // A test still waiting for its answer belongs to a dialog that is gone.
-    ++m_connectionTest;
+    m_connectionTest.invalidate();
     m_tester->cancel();
     m_testingConnection = false;
     m_testConnection->setEnabled(true);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/proposers/proposerconfig.h"
 
 #include <QDialog>
@@ -78,11 +79,11 @@ private:
     void chooseCopyFolder();
 
     ProposerConfig m_loaded;        // What setConfig() got: fields the dialog does not show keep their value.
-    quint64 m_validation = 0;       // Generation of the newest check: older results are dropped.
+    LatestJob m_validation;         // The settings check: an older one's result is dropped.
     bool m_validating = false;
     bool m_acceptWhenReady = false; // OK was pressed while a check ran or a key was being saved.
     QString m_validationMessage;
-    quint64 m_connectionTest = 0;   // Generation of the newest test: a key read for an older one is dropped.
+    LatestJob m_connectionTest;     // A key read for an older test is dropped.
     bool m_testingConnection = false;
 
     QComboBox *m_kind;

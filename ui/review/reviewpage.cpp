@@ -133,7 +133,7 @@ void ReviewPage::setArchivePath(const QString &path, bool readOnly)
     updateProfileActions();
     m_model->clear();
     if (path.isEmpty()) {
-        ++m_generation;
+        m_queueRead.invalidate();
         m_loading = false;
     } else {
         reload();
@@ -144,13 +144,10 @@ void ReviewPage::reload()
 {
     if (m_archivePath.isEmpty())
         return;
-    const quint64 generation = ++m_generation;
     m_loading = true;
     const QString keep = m_currentId;
     readArchiveAsync(m_archivePath, [](const Archive &archive) { return archive.reviewQueue(); })
-        .then(this, [this, generation, keep](const ReadResult<std::vector<CandidateSummary>> &result) {
-            if (generation != m_generation)
-                return;
+        .then(this, m_queueRead.guard([this, keep](const ReadResult<std::vector<CandidateSummary>> &result) {
             m_loading = false;
             if (!result.ok()) {
                 m_model->clear();
@@ -167,7 +164,7 @@ void ReviewPage::reload()
                 m_view->setCurrentIndex(m_model->index(select, ReviewQueueModel::IdColumn));
             m_count->setText(tr("%n kernel(s) await review, most suspicious first.", nullptr, m_model->rowCount()));
             emit loaded(m_model->rowCount());
-        });
+        }));
 }
 
 bool ReviewPage::selectCandidate(const QString &candidateId)
@@ -249,7 +246,7 @@ void ReviewPage::onCurrentRowChanged()
 
 void ReviewPage::loadEvidence()
 {
-    const quint64 generation = ++m_evidenceGeneration;
+    m_evidenceRead.invalidate();
     if (m_currentId.isEmpty() || m_archivePath.isEmpty()) {
         m_evidenceLoading = false;
         m_evidence->setHtml(QStringLiteral("<p>%1</p>").arg(tr("Select a kernel to see the evidence.")));
@@ -266,9 +263,7 @@ void ReviewPage::loadEvidence()
         data.evaluations = archive.evaluations(id);
         data.profiles = archive.profiles(id);
         return data;
-    }).then(this, [this, generation, id](const ReadResult<EvidenceData> &result) {
-        if (generation != m_evidenceGeneration)
-            return;
+    }).then(this, m_evidenceRead.guard([this, id](const ReadResult<EvidenceData> &result) {
         m_evidenceLoading = false;
         if (!result.ok()) {
             m_evidence->setHtml(QStringLiteral("<p>%1</p>").arg(result.error.toHtmlEscaped()));
@@ -280,7 +275,7 @@ void ReviewPage::loadEvidence()
         const QString profiles = ProfileEvidence::html(result.value.profiles);
         const QString evaluations = ReviewEvidence::html(result.value.op, result.value.evaluations);
         m_evidence->setHtml(html + (result.value.profiles.empty() ? evaluations + profiles : profiles + evaluations));
-    });
+    }));
 }
 
 } // namespace kx::ui

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -65,8 +67,8 @@ private:
     QString m_archivePath;
     bool m_readOnly = false;
     QString m_currentId;
-    quint64 m_generation = 0;
-    quint64 m_evidenceGeneration = 0;
+    LatestJob m_queueRead;
+    LatestJob m_evidenceRead;
     bool m_loading = false;
     bool m_evidenceLoading = false;
     ReviewQueueModel *m_model;

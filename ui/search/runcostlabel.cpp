@@ -22,16 +22,14 @@ void RunCostLabel::showRun(const QString &archivePath, std::int64_t runId)
 
 void RunCostLabel::refresh()
 {
-    const quint64 generation = ++m_generation;
+    m_read.invalidate();
     if (m_runId <= 0 || m_archivePath.isEmpty()) {
         clear();
         return;
     }
     const std::int64_t runId = m_runId;
     readArchiveAsync(m_archivePath, [runId](const Archive &archive) { return archive.runCost(runId); })
-        .then(this, [this, generation, runId](const ReadResult<RunCost> &result) {
-            if (generation != m_generation)
-                return;
+        .then(this, m_read.guard([this, runId](const ReadResult<RunCost> &result) {
             if (!result.ok()) {
                 setText(tr("Run %1: its model costs cannot be read: %2").arg(runId).arg(result.error));
             } else if (result.value.candidates == 0) {
@@ -47,7 +45,7 @@ void RunCostLabel::refresh()
                 setText(text);
             }
             emit loaded();
-        });
+        }));
 }
 
 } // namespace kx::ui

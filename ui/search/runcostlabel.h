@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include <QLabel>
 
 #include <cstdint>
@@ -31,7 +33,7 @@ signals:
 private:
     QString m_archivePath;
     std::int64_t m_runId = 0;
-    quint64 m_generation = 0;               // Bumped per read: an older result is dropped.
+    LatestJob m_read;
 };
 
 } // namespace kx::ui

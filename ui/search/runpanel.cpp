@@ -196,7 +196,7 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
                                              .arg(m_proposerSettingsAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_stopAction, &QAction::triggered, this, [this] {
         if (m_readingKey) {
-            ++m_keyRead; // The search starts when the key arrives: drop it instead.
+            m_keyRead.invalidate(); // The search starts when the key arrives: drop it instead.
             m_readingKey = false;
             showMessage(tr("Stopped before the search began."));
             updateActions();
@@ -418,14 +418,11 @@ bool RunPanel::withProposer(std::function<bool(const ProposerSettings &)> start)
                     true);
         return false;
     }
-    const quint64 read = ++m_keyRead;
     m_readingKey = true;
     updateActions();
     showMessage(tr("Reading the API key from the system keychain…"));
     m_secrets->read(ProposerConfig::keychainEntry(), this,
-                    [this, read, config, start = std::move(start)](const SecretResult &result) {
-                        if (read != m_keyRead)
-                            return; // Stopped meanwhile.
+                    m_keyRead.guard([this, config, start = std::move(start)](const SecretResult &result) {
                         m_readingKey = false;
                         updateActions();
                         if (!result.ok() || result.secret.isEmpty()) {
@@ -438,7 +435,7 @@ bool RunPanel::withProposer(std::function<bool(const ProposerSettings &)> start)
                         ProposerSettings settings = config.settings;
                         settings.llm.apiKey = result.secret.toStdString();
                         start(settings);
-                    });
+                    }));
     return true;
 }
 

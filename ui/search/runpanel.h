@@ -1,5 +1,6 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
 #include "ui/proposers/proposerconfig.h"
 
 #include "core/domain/op.h"
@@ -109,7 +110,7 @@ private:
     SearchBridge *m_bridge; // Not owned
     SecretStore *m_secrets; // Not owned (the default one is a child)
     ProposerConfig m_proposer;
-    quint64 m_keyRead = 0;                  // Bumped per key read: Stop drops a read still running.
+    LatestJob m_keyRead;                    // Stop drops a read still running.
     bool m_readingKey = false;
     std::optional<Op> m_op;
     std::int64_t m_selectedRun = 0;

@@ -46,13 +46,11 @@ void ArchiveStatusWidget::setArchive(const QString &path, bool readOnly)
 
 void ArchiveStatusWidget::refresh()
 {
-    const quint64 generation = ++m_generation;
+    m_read.invalidate();
     if (m_path.isEmpty())
         return;
     readArchiveAsync(m_path, [](const Archive &archive) { return archive.info(); })
-        .then(this, [this, generation](const ReadResult<ArchiveInfo> &result) {
-            if (generation != m_generation)
-                return;
+        .then(this, m_read.guard([this](const ReadResult<ArchiveInfo> &result) {
             if (!result.ok()) {
                 m_countsLabel->setText(tr("unreadable"));
                 m_countsLabel->setToolTip(result.error);
@@ -69,7 +67,7 @@ void ArchiveStatusWidget::refresh()
                                           .arg(info.verdicts)
                                           .arg(info.schemaVersion)
                                           .arg(Format::bytes(info.fileBytes)));
-        });
+        }));
 }
 
 QString ArchiveStatusWidget::pathText() const

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -25,7 +27,7 @@ public:
 
 private:
     QString m_path;
-    quint64 m_generation = 0;
+    LatestJob m_read;
     QLabel *m_pathLabel;
     QLabel *m_countsLabel;
     QLabel *m_readOnlyLabel;

@@ -284,16 +284,16 @@ void OpenDialog::showSelected()
 
 void OpenDialog::loadRuns(const QString &opName)
 {
-    const quint64 generation = ++m_runsGeneration;
+    const LatestJob::Ticket ticket = m_runsRead.start();
     m_runs->clear();
     if (m_archivePath.isEmpty())
         return;
     ++m_pendingReads;
     const std::string name = opName.toStdString();
     readArchiveAsync(m_archivePath, [name](const Archive &archive) { return archive.runs(name); })
-        .then(this, [this, generation](const ReadResult<std::vector<Run>> &result) {
+        .then(this, [this, ticket](const ReadResult<std::vector<Run>> &result) {
             --m_pendingReads;
-            if (generation != m_runsGeneration)
+            if (!m_runsRead.isCurrent(ticket))
                 return;
             if (!result.ok()) {
                 auto *item = new QTreeWidgetItem(m_runs, {tr("The runs could not be read: %1").arg(result.error)});

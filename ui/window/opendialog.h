@@ -1,5 +1,7 @@
 #pragma once
 
+#include "ui/common/latestjob.h"
+
 #include "core/domain/op.h"
 
 #include <QDialog>
@@ -67,7 +69,7 @@ private:
 
     QString m_archivePath;
     std::vector<Op> m_archiveOps;           // Imported ops (not built in) from the archive.
-    quint64 m_runsGeneration = 0;
+    LatestJob m_runsRead;
     int m_pendingReads = 0;
     QStandardItemModel *m_model;
     QSortFilterProxyModel *m_proxy;
