@@ -1,12 +1,13 @@
 // The worker protocol: every message survives serialize -> parse; bad lines give clear errors.
 #include "core/eval/protocol.h"
 
-#include <QtTest>
+#include <doctest/doctest.h>
 
 #include <functional>
 #include <limits>
 #include <map>
 #include <random>
+#include <string>
 
 using namespace kx;
 
@@ -125,7 +126,7 @@ bool sameRequest(const EvaluateRequest &a, const EvaluateRequest &b)
            && a.compile == b.compile && a.settings == b.settings;
 }
 
-std::map<QString, std::function<HostMessage()>> hostMessages()
+std::map<std::string, std::function<HostMessage()>> hostMessages()
 {
     return {
         {"evaluate", [] { return HostMessage{EvaluateMessage{sampleRequest("\x7f" "ELF binary")}}; }},
@@ -136,7 +137,7 @@ std::map<QString, std::function<HostMessage()>> hostMessages()
     };
 }
 
-std::map<QString, std::function<WorkerMessage()>> workerMessages()
+std::map<std::string, std::function<WorkerMessage()>> workerMessages()
 {
     return {
         {"hello", [] { return WorkerMessage{HelloMessage{kProtocolVersion, 4242, 1, sampleGpu(), ""}}; }},
@@ -153,235 +154,211 @@ std::map<QString, std::function<WorkerMessage()>> workerMessages()
 
 } // namespace
 
-class tst_Protocol : public QObject
+TEST_CASE("every host message survives serialize and parse as one line")
 {
-    Q_OBJECT
+    for (const auto &[kind, make] : hostMessages()) {
+        SUBCASE(kind.c_str())
+        {
+            const HostMessage original = make();
+            const std::string line = serialize(original);
+            REQUIRE(!line.empty());
+            CHECK(line.back() == '\n');
+            CHECK(line.find('\n') == line.size() - 1); // exactly one line, whatever the strings hold
 
-private slots:
-    void hostRoundTrip_data()
-    {
-        QTest::addColumn<QString>("kind");
-        for (const auto &[kind, make] : hostMessages())
-            QTest::newRow(qPrintable(kind)) << kind;
+            const Expected<HostMessage> parsed = parseHostMessage(line);
+            REQUIRE_MESSAGE(parsed.hasValue(), (parsed.hasValue() ? "" : parsed.error().message));
+            REQUIRE(parsed->index() == original.index());
+            CHECK(std::string(messageType(*parsed)) == std::string(messageType(original)));
+            if (const auto *evaluate = std::get_if<EvaluateMessage>(&original))
+                CHECK(sameRequest(std::get<EvaluateMessage>(*parsed).request, evaluate->request));
+            else if (const auto *ping = std::get_if<PingMessage>(&original))
+                CHECK(std::get<PingMessage>(*parsed) == *ping);
+            CHECK(serialize(*parsed) == line);
+        }
     }
+}
 
-    void hostRoundTrip()
-    {
-        QFETCH(QString, kind);
-        const HostMessage original = hostMessages().at(kind)();
-        const std::string line = serialize(original);
-        QVERIFY(!line.empty());
-        QCOMPARE(line.back(), '\n');
-        QCOMPARE(line.find('\n'), line.size() - 1); // exactly one line, whatever the strings hold
+TEST_CASE("every worker message survives serialize and parse, with or without its newline")
+{
+    for (const auto &[kind, make] : workerMessages()) {
+        SUBCASE(kind.c_str())
+        {
+            const WorkerMessage original = make();
+            const std::string line = serialize(original);
+            CHECK(line.find('\n') == line.size() - 1);
 
-        const Expected<HostMessage> parsed = parseHostMessage(line);
-        QVERIFY2(parsed.hasValue(), parsed.hasValue() ? "" : parsed.error().message.c_str());
-        QCOMPARE(parsed->index(), original.index());
-        QCOMPARE(std::string(messageType(*parsed)), std::string(messageType(original)));
-        if (const auto *evaluate = std::get_if<EvaluateMessage>(&original))
-            QVERIFY(sameRequest(std::get<EvaluateMessage>(*parsed).request, evaluate->request));
-        else if (const auto *ping = std::get_if<PingMessage>(&original))
-            QCOMPARE(std::get<PingMessage>(*parsed), *ping);
-        QCOMPARE(serialize(*parsed), line);
+            const Expected<WorkerMessage> parsed = parseWorkerMessage(line);
+            REQUIRE_MESSAGE(parsed.hasValue(), (parsed.hasValue() ? "" : parsed.error().message));
+            CHECK(*parsed == original);
+            // Without the newline too.
+            CHECK(parseWorkerMessage(std::string_view(line).substr(0, line.size() - 1)).hasValue());
+        }
     }
+}
 
-    void workerRoundTrip_data()
+TEST_CASE("a cubin travels as base64")
+{
+    const std::string cubin = allBytes();
+    const auto json = nlohmann::json::parse(serialize(HostMessage{EvaluateMessage{sampleRequest(cubin)}}));
+    CHECK(json.at("request").at("cubin").get<std::string>() == base64Encode(cubin));
+    CHECK(json.at("v").get<int>() == kProtocolVersion);
+    CHECK(json.at("type").get<std::string>() == std::string("evaluate"));
+    CHECK(json.at("id").get<std::int64_t>() == std::int64_t(42));
+}
+
+TEST_CASE("invalid UTF-8 is replaced, not thrown")
+{
+    Evaluation evaluation = sampleEvaluation();
+    evaluation.compile.log = "bad byte \xff here";
+    const std::string line = serialize(WorkerMessage{ResultMessage{1, evaluation, false}});
+    const auto parsed = parseWorkerMessage(line);
+    REQUIRE(parsed.hasValue());
+    const std::string log = std::get<ResultMessage>(*parsed).evaluation.compile.log;
+    CHECK(log.find("bad byte ") == 0);
+    CHECK(log.find("\xef\xbf\xbd") != std::string::npos); // U+FFFD
+}
+
+TEST_CASE("malformed lines are refused with a clear error")
+{
+    const struct
     {
-        QTest::addColumn<QString>("kind");
-        for (const auto &[kind, make] : workerMessages())
-            QTest::newRow(qPrintable(kind)) << kind;
+        const char *name;
+        bool fromHost;
+        std::string line;
+        std::string expected;
+    } rows[] = {
+        {"empty", true, "", "empty protocol line"},
+        {"only newline", false, "\n", "empty protocol line"},
+        {"not json", true, "hello world", "not JSON"},
+        {"truncated", true, R"({"v":2,"type":"ping","id":1)", "not JSON"},
+        {"array", false, "[1,2,3]", "not a JSON object"},
+        {"no version", true, R"({"type":"ping","id":1})", "without a protocol version"},
+        {"version as text", true, R"({"v":"1","type":"ping","id":1})", "without a protocol version"},
+        {"newer version", true, R"({"v":3,"type":"ping","id":1})", "protocol version 3"},
+        {"version 1", true, R"({"v":1,"type":"ping","id":1})", "protocol version 1"},
+        {"older version", false, R"({"v":0,"type":"pong","id":1})", "protocol version 0"},
+        {"no type", true, R"({"v":2,"id":1})", "without a message type"},
+        {"unknown type", true, R"({"v":2,"type":"frobnicate"})", "unknown message type \"frobnicate\""},
+        {"worker type from host", true, R"({"v":2,"type":"pong","id":1})", "sent by workers"},
+        {"host type from worker", false, R"({"v":2,"type":"shutdown"})", "sent by the host"},
+        {"ping without id", true, R"({"v":2,"type":"ping"})", "missing field \"id\""},
+        {"busy without extra time", false, R"({"v":2,"type":"busy","id":1})", "bad busy message"},
+        {"busy with negative time", false, R"({"v":2,"type":"busy","id":1,"extraMs":-5})", "negative"},
+        {"busy from host", true, R"({"v":2,"type":"busy","id":1,"extraMs":5})", "sent by workers"},
+        {"unknown precision", true,
+         R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},)"
+         R"("candidate":{"op":"relu","source":"","launchPlan":""},"settings":{"precision":"fp8"}}})",
+         "unknown precision policy 'fp8'"},
+        {"ping with text id", true, R"({"v":2,"type":"ping","id":"7"})", "\"id\" is not an integer"},
+        {"evaluate without request", true, R"({"v":2,"type":"evaluate","id":3})", "bad evaluate message"},
+        {"evaluate with bad cubin", true,
+         R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},)"
+         R"("candidate":{"op":"relu","source":"","launchPlan":""},"cubin":"!!!!"}})",
+         "field \"cubin\": invalid base64"},
+        {"result with unknown status", false,
+         R"({"v":2,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})", "bad result message"},
+        {"result without evaluation", false, R"({"v":2,"type":"result","id":3})", "bad result message"},
+        {"hello without pid", false, R"({"v":2,"type":"hello","protocolVersion":1})", "bad hello message"},
+        {"hello with wrong field type", false, R"({"v":2,"type":"hello","protocolVersion":1,"pid":"many"})",
+         "bad hello message"},
+        {"error without message", false, R"({"v":2,"type":"error","id":1})", "bad error message"},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const std::string error =
+                row.fromHost ? (parseHostMessage(row.line) ? "" : parseHostMessage(row.line).error().message)
+                             : (parseWorkerMessage(row.line) ? "" : parseWorkerMessage(row.line).error().message);
+            REQUIRE_MESSAGE(!error.empty(), "the line was accepted");
+            CHECK_MESSAGE(error.find(row.expected) != std::string::npos, error);
+        }
     }
+}
 
-    void workerRoundTrip()
+TEST_CASE("base64 of the RFC 4648 test vectors")
+{
+    // RFC 4648, section 10.
+    const struct
     {
-        QFETCH(QString, kind);
-        const WorkerMessage original = workerMessages().at(kind)();
-        const std::string line = serialize(original);
-        QCOMPARE(line.find('\n'), line.size() - 1);
-
-        const Expected<WorkerMessage> parsed = parseWorkerMessage(line);
-        QVERIFY2(parsed.hasValue(), parsed.hasValue() ? "" : parsed.error().message.c_str());
-        QVERIFY(*parsed == original);
-        // Without the newline too.
-        QVERIFY(parseWorkerMessage(std::string_view(line).substr(0, line.size() - 1)).hasValue());
+        const char *name;
+        std::string plain;
+        std::string encoded;
+    } rows[] = {
+        {"empty", "", ""},
+        {"f", "f", "Zg=="},
+        {"fo", "fo", "Zm8="},
+        {"foo", "foo", "Zm9v"},
+        {"foob", "foob", "Zm9vYg=="},
+        {"fooba", "fooba", "Zm9vYmE="},
+        {"foobar", "foobar", "Zm9vYmFy"},
+        {"zeros", std::string(5, '\0'), "AAAAAAA="},
+        {"high bytes", "\xff\xfe\xfd", "//79"},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            CHECK(base64Encode(row.plain) == row.encoded);
+            const auto decoded = base64Decode(row.encoded);
+            REQUIRE(decoded.hasValue());
+            CHECK(*decoded == row.plain);
+        }
     }
+}
 
-    void cubinTravelsAsBase64()
-    {
-        const std::string cubin = allBytes();
-        const auto json = nlohmann::json::parse(serialize(HostMessage{EvaluateMessage{sampleRequest(cubin)}}));
-        QCOMPARE(json.at("request").at("cubin").get<std::string>(), base64Encode(cubin));
-        QCOMPARE(json.at("v").get<int>(), kProtocolVersion);
-        QCOMPARE(json.at("type").get<std::string>(), std::string("evaluate"));
-        QCOMPARE(json.at("id").get<std::int64_t>(), std::int64_t(42));
-    }
-
-    void invalidUtf8IsReplacedNotThrown()
-    {
-        Evaluation evaluation = sampleEvaluation();
-        evaluation.compile.log = "bad byte \xff here";
-        const std::string line = serialize(WorkerMessage{ResultMessage{1, evaluation, false}});
-        const auto parsed = parseWorkerMessage(line);
-        QVERIFY(parsed.hasValue());
-        const std::string log = std::get<ResultMessage>(*parsed).evaluation.compile.log;
-        QVERIFY(log.find("bad byte ") == 0);
-        QVERIFY(log.find("\xef\xbf\xbd") != std::string::npos); // U+FFFD
-    }
-
-    void malformed_data()
-    {
-        QTest::addColumn<bool>("fromHost");
-        QTest::addColumn<QString>("line");
-        QTest::addColumn<QString>("expected");
-
-        QTest::newRow("empty") << true << "" << "empty protocol line";
-        QTest::newRow("only newline") << false << "\n" << "empty protocol line";
-        QTest::newRow("not json") << true << "hello world" << "not JSON";
-        QTest::newRow("truncated") << true << R"({"v":2,"type":"ping","id":1)" << "not JSON";
-        QTest::newRow("array") << false << "[1,2,3]" << "not a JSON object";
-        QTest::newRow("no version") << true << R"({"type":"ping","id":1})" << "without a protocol version";
-        QTest::newRow("version as text") << true << R"({"v":"1","type":"ping","id":1})"
-                                         << "without a protocol version";
-        QTest::newRow("newer version") << true << R"({"v":3,"type":"ping","id":1})" << "protocol version 3";
-        QTest::newRow("version 1") << true << R"({"v":1,"type":"ping","id":1})" << "protocol version 1";
-        QTest::newRow("older version") << false << R"({"v":0,"type":"pong","id":1})" << "protocol version 0";
-        QTest::newRow("no type") << true << R"({"v":2,"id":1})" << "without a message type";
-        QTest::newRow("unknown type") << true << R"({"v":2,"type":"frobnicate"})"
-                                      << "unknown message type \"frobnicate\"";
-        QTest::newRow("worker type from host") << true << R"({"v":2,"type":"pong","id":1})"
-                                               << "sent by workers";
-        QTest::newRow("host type from worker") << false << R"({"v":2,"type":"shutdown"})"
-                                               << "sent by the host";
-        QTest::newRow("ping without id") << true << R"({"v":2,"type":"ping"})" << "missing field \"id\"";
-        QTest::newRow("busy without extra time") << false << R"({"v":2,"type":"busy","id":1})" << "bad busy message";
-        QTest::newRow("busy with negative time") << false << R"({"v":2,"type":"busy","id":1,"extraMs":-5})"
-                                                 << "negative";
-        QTest::newRow("busy from host") << true << R"({"v":2,"type":"busy","id":1,"extraMs":5})"
-                                        << "sent by workers";
-        QTest::newRow("unknown precision") << true
-                                           << R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},"candidate":{"op":"relu","source":"","launchPlan":""},"settings":{"precision":"fp8"}}})"
-                                           << "unknown precision policy 'fp8'";
-        QTest::newRow("ping with text id") << true << R"({"v":2,"type":"ping","id":"7"})"
-                                           << "\"id\" is not an integer";
-        QTest::newRow("evaluate without request") << true << R"({"v":2,"type":"evaluate","id":3})"
-                                                  << "bad evaluate message";
-        QTest::newRow("evaluate with bad cubin")
-            << true
-            << R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},"candidate":{"op":"relu","source":"","launchPlan":""},"cubin":"!!!!"}})"
-            << "field \"cubin\": invalid base64";
-        QTest::newRow("result with unknown status")
-            << false << R"({"v":2,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})"
-            << "bad result message";
-        QTest::newRow("result without evaluation") << false << R"({"v":2,"type":"result","id":3})"
-                                                   << "bad result message";
-        QTest::newRow("hello without pid") << false << R"({"v":2,"type":"hello","protocolVersion":1})"
-                                           << "bad hello message";
-        QTest::newRow("hello with wrong field type")
-            << false << R"({"v":2,"type":"hello","protocolVersion":1,"pid":"many"})" << "bad hello message";
-        QTest::newRow("error without message") << false << R"({"v":2,"type":"error","id":1})"
-                                               << "bad error message";
-    }
-
-    void malformed()
-    {
-        QFETCH(bool, fromHost);
-        QFETCH(QString, line);
-        QFETCH(QString, expected);
-        const std::string text = line.toStdString();
-        const std::string error = fromHost ? (parseHostMessage(text) ? "" : parseHostMessage(text).error().message)
-                                           : (parseWorkerMessage(text) ? "" : parseWorkerMessage(text).error().message);
-        QVERIFY2(!error.empty(), "the line was accepted");
-        QVERIFY2(error.find(expected.toStdString()) != std::string::npos, error.c_str());
-    }
-
-    void base64Vectors_data()
-    {
-        // RFC 4648, section 10.
-        QTest::addColumn<QByteArray>("plain");
-        QTest::addColumn<QByteArray>("encoded");
-        QTest::newRow("empty") << QByteArray("") << QByteArray("");
-        QTest::newRow("f") << QByteArray("f") << QByteArray("Zg==");
-        QTest::newRow("fo") << QByteArray("fo") << QByteArray("Zm8=");
-        QTest::newRow("foo") << QByteArray("foo") << QByteArray("Zm9v");
-        QTest::newRow("foob") << QByteArray("foob") << QByteArray("Zm9vYg==");
-        QTest::newRow("fooba") << QByteArray("fooba") << QByteArray("Zm9vYmE=");
-        QTest::newRow("foobar") << QByteArray("foobar") << QByteArray("Zm9vYmFy");
-        QTest::newRow("zeros") << QByteArray(5, '\0') << QByteArray("AAAAAAA=");
-        QTest::newRow("high bytes") << QByteArray("\xff\xfe\xfd") << QByteArray("//79");
-    }
-
-    void base64Vectors()
-    {
-        QFETCH(QByteArray, plain);
-        QFETCH(QByteArray, encoded);
-        const std::string bytes(plain.constData(), plain.size());
-        QCOMPARE(QByteArray::fromStdString(base64Encode(bytes)), encoded);
-        const auto decoded = base64Decode(encoded.toStdString());
-        QVERIFY(decoded.hasValue());
-        QCOMPARE(*decoded, bytes);
-    }
-
-    void base64BinaryRoundTrip_data()
-    {
-        QTest::addColumn<int>("size");
-        // Sizes around the encoder's chunk boundary (49152 input bytes) and a cubin-sized blob.
-        for (int size : {1, 2, 3, 255, 256, 49151, 49152, 49153, 98304, 500000})
-            QTest::newRow(qPrintable(QString::number(size))) << size;
-    }
-
-    void base64BinaryRoundTrip()
-    {
-        QFETCH(int, size);
+TEST_CASE("binary data of any size survives base64 in one line")
+{
+    // Sizes around the encoder's chunk boundary (49152 input bytes) and a cubin-sized blob.
+    for (int size : {1, 2, 3, 255, 256, 49151, 49152, 49153, 98304, 500000}) {
+        CAPTURE(size);
         std::mt19937 random(size);
         std::string bytes(static_cast<std::size_t>(size), '\0');
         for (char &byte : bytes)
             byte = static_cast<char>(random() & 0xff);
         const std::string text = base64Encode(bytes);
-        QCOMPARE(text.size(), static_cast<std::size_t>((size + 2) / 3 * 4));
-        QVERIFY(text.find_first_of("\r\n") == std::string::npos);
+        CHECK(text.size() == static_cast<std::size_t>((size + 2) / 3 * 4));
+        CHECK(text.find_first_of("\r\n") == std::string::npos);
         const auto decoded = base64Decode(text);
-        QVERIFY(decoded.hasValue());
-        QVERIFY(*decoded == bytes);
+        REQUIRE(decoded.hasValue());
+        CHECK(*decoded == bytes);
     }
+}
 
-    void base64Invalid_data()
+TEST_CASE("invalid base64 is refused with the offset of the first bad character")
+{
+    const struct
     {
-        QTest::addColumn<QString>("text");
-        QTest::addColumn<QString>("expected");
-        QTest::newRow("length") << "Zm9" << "not a multiple of 4";
-        QTest::newRow("bad character") << "Zm9!" << "invalid base64 character at offset 3";
-        QTest::newRow("whitespace") << " Zm9v   " << "invalid base64 character at offset 0";
-        QTest::newRow("padding in the middle") << "Zg==Zg==" << "invalid base64 character at offset 2";
-        QTest::newRow("only padding") << "====" << "invalid base64 character";
-        QTest::newRow("url alphabet") << "-_-_" << "invalid base64 character at offset 0";
+        const char *name;
+        const char *text;
+        const char *expected;
+    } rows[] = {
+        {"length", "Zm9", "not a multiple of 4"},
+        {"bad character", "Zm9!", "invalid base64 character at offset 3"},
+        {"whitespace", " Zm9v   ", "invalid base64 character at offset 0"},
+        {"padding in the middle", "Zg==Zg==", "invalid base64 character at offset 2"},
+        {"only padding", "====", "invalid base64 character"},
+        {"url alphabet", "-_-_", "invalid base64 character at offset 0"},
+    };
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const auto decoded = base64Decode(row.text);
+            REQUIRE(!decoded.hasValue());
+            CHECK_MESSAGE(decoded.error().message.find(row.expected) != std::string::npos, decoded.error().message);
+        }
     }
+}
 
-    void base64Invalid()
-    {
-        QFETCH(QString, text);
-        QFETCH(QString, expected);
-        const auto decoded = base64Decode(text.toStdString());
-        QVERIFY(!decoded.hasValue());
-        QVERIFY2(decoded.error().message.find(expected.toStdString()) != std::string::npos,
-                 decoded.error().message.c_str());
-    }
-
-    void settingsJson()
-    {
-        EvalSettings settings;
-        settings.trials = 3;
-        settings.warmupRuns = 2;
-        settings.timedRuns = 250;
-        settings.timeBudgetMs = 123.5;
-        settings.seed = std::numeric_limits<std::uint64_t>::max();
-        settings.suspiciousSpeedup = 20;
-        settings.timeoutMs = 900;
-        const nlohmann::json json = settings;
-        QCOMPARE(json.get<EvalSettings>(), settings);
-        // Missing fields keep their defaults.
-        QCOMPARE(nlohmann::json::object().get<EvalSettings>(), EvalSettings{});
-    }
-};
-
-QTEST_GUILESS_MAIN(tst_Protocol)
-#include "tst_protocol.moc"
+TEST_CASE("evaluation settings round-trip through JSON, missing fields keep their defaults")
+{
+    EvalSettings settings;
+    settings.trials = 3;
+    settings.warmupRuns = 2;
+    settings.timedRuns = 250;
+    settings.timeBudgetMs = 123.5;
+    settings.seed = std::numeric_limits<std::uint64_t>::max();
+    settings.suspiciousSpeedup = 20;
+    settings.timeoutMs = 900;
+    const nlohmann::json json = settings;
+    CHECK(json.get<EvalSettings>() == settings);
+    CHECK(nlohmann::json::object().get<EvalSettings>() == EvalSettings{});
+}
