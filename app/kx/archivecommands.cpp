@@ -243,14 +243,14 @@ Expected<std::string> readExport(const std::string &input)
     }
     std::error_code error;
     if (std::filesystem::is_directory(input, error))
-        return Error{"cannot read " + input + ": it is a folder, not an export file"};
+        return Error::badInput("cannot read " + input + ": it is a folder, not an export file");
     std::ifstream file(input, std::ios::binary);
     if (!file)
-        return Error{"cannot read " + input + ": " + std::strerror(errno)};
+        return Error::badInput("cannot read " + input + ": " + std::strerror(errno));
     std::ostringstream text;
     text << file.rdbuf();
     if (file.bad())
-        return Error{"cannot read " + input + ": " + std::strerror(errno)};
+        return Error::badInput("cannot read " + input + ": " + std::strerror(errno));
     return text.str();
 }
 
@@ -267,17 +267,17 @@ int runImport(const ArchiveOptions &options, const std::string &input)
     const auto text = readExport(input);
     if (!text) {
         std::cerr << "kx: " << text.error().message << '\n';
-        return BadInput;
+        return exitCodeFor(text.error());
     }
     const auto document = parseJson(*text);
-    if (!document) {
+    if (!document) { // the file given is not JSON: bad input, whatever the parser calls its complaint
         std::cerr << "kx: " << name << " is not valid JSON: " << document.error().message << '\n';
-        return BadInput;
+        return exitCodeFor(Error::badInput(document.error().message));
     }
     // Checked before the archive is opened, so that a file that is no export creates no archive.
     if (const auto header = checkExportHeader(*document); !header) {
         std::cerr << "kx: " << name << ": " << header.error().message << " (nothing was imported)\n";
-        return BadInput;
+        return exitCodeFor(header.error());
     }
     const std::string path = options.path.empty() ? defaultArchivePath() : options.path;
     const bool existed = std::filesystem::exists(path);
@@ -299,7 +299,7 @@ int runImport(const ArchiveOptions &options, const std::string &input)
         if (!existed)
             removeNewArchive(path);
         std::cerr << "kx: " << name << ": " << stats.error().message << " (nothing was imported)\n";
-        return BadInput;
+        return exitCodeFor(stats.error());
     }
     std::cout << "imported into " << archive->path() << ": " << stats->ops << " op(s), " << stats->runs
               << " run(s), " << stats->candidates << " candidate(s) (" << stats->duplicateCandidates

@@ -55,9 +55,8 @@ struct ImportLimits
 void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all = true);
 
 /// A built-in op by name, an op stored in the archive (an imported problem, e.g. "kb/19_ReLU"), or a KernelBench
-/// problem file (.py) imported; nullopt after printing why not (exitCode says how to exit).
-std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode,
-                            const ImportLimits &limits = {});
+/// problem file (.py) imported; else why not (already printed; its kind says how to exit).
+Expected<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, const ImportLimits &limits = {});
 
 /// --precision, --no-inductor, --baseline-every, --baseline-minutes: what candidates are compared with.
 void addBaselineOptions(CLI::App &command, EvalSettings &settings);

@@ -33,22 +33,17 @@ struct CompileCommandOptions
     CompileOptions limits;                  // Only the time and memory limits are taken from here.
 };
 
-bool readFile(const std::string &path, std::string &text, std::string &why)
+Expected<std::string> readFile(const std::string &path)
 {
     std::error_code error;
-    if (fs::is_directory(path, error)) {
-        why = "is a folder";
-        return false;
-    }
+    if (fs::is_directory(path, error))
+        return Error::badInput(path + " is a folder");
     std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        why = fs::exists(path, error) ? "cannot be opened" : "does not exist";
-        return false;
-    }
+    if (!in)
+        return Error::badInput(path + (fs::exists(path, error) ? " cannot be opened" : " does not exist"));
     std::ostringstream buffer;
     buffer << in.rdbuf();
-    text = buffer.str();
-    return true;
+    return buffer.str();
 }
 
 bool writeFile(const std::string &path, const std::string &data)
@@ -167,11 +162,10 @@ void printText(const CompileCommandOptions &options, const CompileResult &result
 
 int runCompile(const CompileCommandOptions &options)
 {
-    std::string source;
-    std::string why;
-    if (!readFile(options.file, source, why)) {
-        std::cerr << "kx compile: " << options.file << ' ' << why << '\n';
-        return BadInput;
+    const Expected<std::string> source = readFile(options.file);
+    if (!source) {
+        std::cerr << "kx compile: " << source.error().message << '\n';
+        return exitCodeFor(source.error());
     }
     if (!NvrtcCompiler::available()) {
         std::cerr << "kx compile: this kx was built without NVRTC (no CUDA toolkit when it was configured)\n";
@@ -186,8 +180,8 @@ int runCompile(const CompileCommandOptions &options)
     CompileResult result;
     {
         const InterruptGuard interrupt;
-        result = NvrtcCompiler().compile(source, compileOptions, interrupt.stopToken());
-        if (result.cancelled || interrupt.interrupted()) {
+        result = NvrtcCompiler().compile(*source, compileOptions, interrupt.stopToken());
+        if (result.errorKind == ErrorKind::Cancelled || interrupt.interrupted()) {
             std::cerr << "kx compile: interrupted\n";
             return Interrupted;
         }

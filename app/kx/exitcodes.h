@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/util/expected.h"
+
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -14,9 +16,23 @@ enum ExitCode : int {
     Usage = 2,          ///< Bad command line.
     BadInput = 3,       ///< A file or archive could not be read or is not what was expected.
     NoGpu = 4,          ///< The command needs a GPU (or CUDA) and none is available.
-    NoProfiler = 5,     ///< The command needs Nsight Compute (ncu) and it was not found.
+    Unavailable = 5,    ///< A tool the command needs is not available (Nsight Compute, Python, bubblewrap ...).
     Interrupted = 130,  ///< Stopped by Ctrl-C (SIGINT), as shells report it.
 };
+
+/// The exit code of a command that failed with this Error: one code for each kind, so that the reason a script
+/// sees is the one the code found.
+inline ExitCode exitCodeFor(const Error &error)
+{
+    switch (error.kind) {
+    case ErrorKind::Failed: return Failure;
+    case ErrorKind::BadInput: return BadInput;
+    case ErrorKind::NoGpu: return NoGpu;
+    case ErrorKind::Unavailable: return Unavailable;
+    case ErrorKind::Cancelled: return Interrupted;
+    }
+    return Failure;
+}
 
 /// The exit codes and what each means, as the footer of `kx --help` lists them.
 inline std::string exitCodesHelp()
@@ -27,7 +43,7 @@ inline std::string exitCodesHelp()
         {Usage, "usage error"},
         {BadInput, "unreadable or invalid input (a file or an archive)"},
         {NoGpu, "no GPU or no CUDA"},
-        {NoProfiler, "Nsight Compute (ncu) not found"},
+        {Unavailable, "a tool it needs is not available (e.g. Nsight Compute)"},
         {Interrupted, "interrupted (Ctrl-C)"},
     };
     std::ostringstream text;

@@ -114,7 +114,7 @@ int runImport(const ImportCommandOptions &options)
             .importFile(options.file);
     if (!imported) {
         std::cerr << "kx: " << imported.error().message << '\n';
-        return BadInput;
+        return exitCodeFor(imported.error());
     }
     printImported(*imported);
     if (!imported->translated() && !options.keepUntranslated) {
@@ -244,8 +244,9 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
     });
     std::cerr << "starting GPU workers ..." << std::endl;
     if (const auto started = session.startWorkers(); !started) {
-        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
-        return NoGpu;
+        std::cerr << "kx: " << (started.error().kind == ErrorKind::NoGpu ? "no GPU to search on: " : "")
+                  << started.error().message << '\n';
+        return exitCodeFor(started.error());
     }
     prebuildInductorPackages(options, session, rows, ops);
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -428,16 +429,14 @@ void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all)
         ->check(CLI::PositiveNumber);
 }
 
-std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, int &exitCode,
-                            const ImportLimits &limits)
+Expected<Op> resolveOp(const std::string &nameOrFile, const std::string &archivePath, const ImportLimits &limits)
 {
     if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
         std::cerr << "importing " << nameOrFile << " ..." << std::endl;
         auto imported = ProblemImporter(limitedImport(limits, std::int64_t(limits.maxMegabytes * 1e6))).importFile(nameOrFile);
         if (!imported) {
             std::cerr << "kx: " << imported.error().message << '\n';
-            exitCode = BadInput;
-            return std::nullopt;
+            return imported.error();
         }
         if (!imported->translated())
             std::cerr << "kx: note: the templates cannot generate " << imported->op.name << ": "
@@ -450,12 +449,12 @@ std::optional<Op> resolveOp(const std::string &nameOrFile, const std::string &ar
     if (std::filesystem::exists(path)) {
         if (auto archive = Archive::open(path, ArchiveMode::ReadOnly))
             if (auto stored = (*archive)->op(nameOrFile))
-                return stored;
+                return std::move(*stored);
     }
-    std::cerr << "kx: unknown op '" << nameOrFile
-              << "' (kx ops lists the built-in ones, kx archive list the imported ones; a problem file ends in .py)\n";
-    exitCode = BadInput;
-    return std::nullopt;
+    const Error unknown = Error::badInput("unknown op '" + nameOrFile + "' (kx ops lists the built-in ones, kx archive "
+                                          "list the imported ones; a problem file ends in .py)");
+    std::cerr << "kx: " << unknown.message << '\n';
+    return unknown;
 }
 
 void addBaselineOptions(CLI::App &command, EvalSettings &settings)

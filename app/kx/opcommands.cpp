@@ -82,7 +82,7 @@ int runTranslate(const std::string &name, const std::string &arch, bool json, co
     const auto candidate = templateName.empty() ? translateOp(*op) : generateFromTemplate(*op, templateName, changes);
     if (!candidate) {
         std::cerr << "kx: cannot translate " << name << ": " << candidate.error().message << '\n';
-        return Failure;
+        return exitCodeFor(candidate.error());
     }
     if (json) {
         std::cout << nlohmann::json(*candidate).dump(2) << '\n';

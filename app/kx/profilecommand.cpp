@@ -90,19 +90,12 @@ std::string ncuVersion(const std::string &ncu, std::stop_token stop)
     return ran ? ncuVersionOf(ran->out) : std::string();
 }
 
-/// How one profiled run ended: a profile to store, or no GPU (nothing to store).
-struct ProfiledRun
+/// One profiled run: a profile to store (with the error of ncu or of the launch, if any), or an Error when there is
+/// nothing to store (the launch found no GPU to use).
+Expected<Profile> profileOnce(const ProfileOptions &options, const std::string &ncu, const WorkFolder &folder,
+                              const std::string &requestPath, ProfileTarget target, std::stop_token stop)
 {
     Profile profile;
-    bool noGpu = false;
-    std::string noGpuReason;
-};
-
-ProfiledRun profileOnce(const ProfileOptions &options, const std::string &ncu, const WorkFolder &folder,
-                        const std::string &requestPath, ProfileTarget target, std::stop_token stop)
-{
-    ProfiledRun run;
-    Profile &profile = run.profile;
     profile.target = target;
     profile.createdAtMs = nowMs();
     const std::string resultPath = folder.file(std::string("result-") + toString(target) + ".json");
@@ -118,7 +111,7 @@ ProfiledRun profileOnce(const ProfileOptions &options, const std::string &ncu, c
     const auto ran = CommandRunner::run(command, "", std::chrono::duration<double>(options.timeoutSeconds), stop);
     if (!ran) {
         profile.error = "ncu: " + ran.error().message;
-        return run;
+        return profile;
     }
     ProfileLaunchResult launch;
     if (const auto parsed = parseJson(readWholeFile(resultPath)); parsed) {
@@ -127,30 +120,27 @@ ProfiledRun profileOnce(const ProfileOptions &options, const std::string &ncu, c
         } catch (const nlohmann::json::exception &) {
         }
     }
-    if (launch.noGpu) {
-        run.noGpu = true;
-        run.noGpuReason = launch.error;
-        return run;
-    }
+    if (launch.error.kind == ErrorKind::NoGpu)
+        return Error::noGpu("no GPU: " + launch.error.message);
     profile.gpu = launch.gpu;
     profile.check = launch.check;
     const std::string output = ran->out + "\n" + ran->err;
     const std::string errors = ncuErrors(output);
-    if (!launch.error.empty()) {
-        profile.error = "the profiled launch failed: " + launch.error;
-        return run;
+    if (!launch.ran()) {
+        profile.error = "the profiled launch failed: " + launch.error.message;
+        return profile;
     }
     const auto report = NcuReport::parse(ran->out);
     if (!report) {
         profile.error = !errors.empty() ? errors
                                         : report.error().message + " (ncu exited with " + std::to_string(ran->exitCode)
                                               + ": " + tail(ran->err.empty() ? ran->out : ran->err) + ")";
-        return run;
+        return profile;
     }
     profile.metrics = report->aggregate();
     profile.kernels = report->kernels();
     profile.error = errors; // kernels measured, but ncu also reported a failure: keep both
-    return run;
+    return profile;
 }
 
 int runProfile(const ProfileOptions &options)
@@ -180,7 +170,7 @@ int runProfile(const ProfileOptions &options)
     const auto ncu = findNcu(options.ncu);
     if (!ncu) {
         std::cerr << "kx: " << ncu.error().message << '\n';
-        return NoProfiler;
+        return exitCodeFor(ncu.error());
     }
     auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadWrite);
     if (!archive)
@@ -216,19 +206,19 @@ int runProfile(const ProfileOptions &options)
         if (!options.json)
             std::cerr << "profiling the " << (target == ProfileTarget::Candidate ? "candidate" : "eager reference")
                       << " of " << op.name << " on GPU " << options.gpu << " ...\n";
-        ProfiledRun run = profileOnce(options, *ncu, folder, requestPath, target, interrupt.stopToken());
+        Expected<Profile> profile = profileOnce(options, *ncu, folder, requestPath, target, interrupt.stopToken());
         if (interrupt.interrupted()) {
             std::cerr << "kx: interrupted; nothing was stored\n";
             return Interrupted;
         }
-        if (run.noGpu) {
-            std::cerr << "kx: no GPU: " << run.noGpuReason << '\n';
-            return NoGpu;
+        if (!profile) {
+            std::cerr << "kx: " << profile.error().message << '\n';
+            return exitCodeFor(profile.error());
         }
-        run.profile.candidateId = candidate.id;
-        run.profile.ncuVersion = version;
-        addTrafficEvidence(op, run.profile);
-        profiles.push_back(std::move(run.profile));
+        profile->candidateId = candidate.id;
+        profile->ncuVersion = version;
+        addTrafficEvidence(op, *profile);
+        profiles.push_back(std::move(*profile));
     }
 
     auto tx = archive->begin();
@@ -276,15 +266,17 @@ int runProfileLaunch(const LaunchOptions &options)
         const auto request = document->get<ProfileLaunchRequest>();
         result = runProfiledLaunch(request, profileTargetFromString(options.what), options.device);
     } catch (const std::exception &error) {
-        result.error = error.what();
+        result.error = Error{error.what()};
     }
     std::ofstream file(options.result, std::ios::binary | std::ios::trunc);
     file << nlohmann::json(result).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     if (!file.flush())
         std::cerr << "kx profile-launch: cannot write " << options.result << '\n';
-    if (!result.error.empty())
-        std::cerr << "kx profile-launch: " << result.error << '\n';
-    return result.noGpu ? NoGpu : result.error.empty() ? Ok : Failure;
+    if (!result.ran()) {
+        std::cerr << "kx profile-launch: " << result.error.message << '\n';
+        return exitCodeFor(result.error);
+    }
+    return Ok;
 }
 
 } // namespace

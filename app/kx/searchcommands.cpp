@@ -332,8 +332,9 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         return Interrupted;
     }
     if (!started) {
-        std::cerr << "kx: no GPU to search on: " << started.error().message << '\n';
-        return NoGpu;
+        std::cerr << "kx: " << (started.error().kind == ErrorKind::NoGpu ? "no GPU to search on: " : "")
+                  << started.error().message << '\n';
+        return exitCodeFor(started.error());
     }
     for (const auto &worker : session.workers())
         std::cout << "worker " << worker.device << ": " << worker.gpu.name << " (" << worker.arch << ", "
@@ -346,7 +347,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     const auto runId = op ? session.start(*op, std::move(extraStops)) : session.continueRun(*runToContinue, std::move(extraStops));
     if (!runId) {
         std::cerr << "kx: " << runId.error().message << '\n';
-        return Failure;
+        return exitCodeFor(runId.error());
     }
     std::cout << (op ? "searching " + op->name : "continuing run " + std::to_string(*runId)) << " in "
               << archivePath << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)"
@@ -455,17 +456,16 @@ void addSearchCommands(CLI::App &app, Action &action)
     addImportLimitOptions(*search, options->importLimits, false);
     search->callback([&action, options, opName] {
         action = [options, opName]() -> int {
-            int failure = BadInput;
-            const auto op = resolveOp(*opName, options->archive, failure, options->importLimits);
+            const auto op = resolveOp(*opName, options->archive, options->importLimits);
             if (!op)
-                return failure;
+                return exitCodeFor(op.error());
             const auto seconds = parseDuration(options->time);
             if (!seconds) {
                 std::cerr << "kx: " << seconds.error().message << '\n';
                 return Usage;
             }
             options->settings.budget.seconds = *seconds;
-            return runSearch(*options, op, std::nullopt);
+            return runSearch(*options, *op, std::nullopt);
         };
     });
 

@@ -83,7 +83,11 @@ bool isReadOnlyFile(const std::string &path)
     return ::access(path.c_str(), W_OK) != 0 || (::stat(path.c_str(), &info) == 0 && (info.st_mode & 0222) == 0);
 }
 
-Error openError(const std::string &path, const std::string &why) { return Error{"cannot open " + path + ": " + why}; }
+// An archive that cannot be opened is unreadable input, unless it is only busy (another writer holds it).
+Error openError(const std::string &path, const std::string &why)
+{
+    return Error::badInput("cannot open " + path + ": " + why);
+}
 
 bool isBusy(sqlite3 *db) { return (sqlite3_extended_errcode(db) & 0xff) == SQLITE_BUSY; }
 
@@ -91,7 +95,7 @@ bool isBusy(sqlite3 *db) { return (sqlite3_extended_errcode(db) & 0xff) == SQLIT
 Error openError(const std::string &path, sqlite3 *db, const ArchiveError &error)
 {
     if (isBusy(db))
-        return openError(path, busyArchiveMessage(path, Archive::kBusyTimeoutMs));
+        return Error{"cannot open " + path + ": " + busyArchiveMessage(path, Archive::kBusyTimeoutMs)};
     return openError(path, error.what());
 }
 

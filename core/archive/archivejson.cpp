@@ -331,22 +331,24 @@ Status checkExportHeader(const json &document)
 {
     const std::string expected = std::string("\"format\": \"") + kExportFormat + "\"";
     if (!document.is_object())
-        return Error{"not a Kernel Explorer archive export: the document is a " + std::string(document.type_name())
-                     + ", not an object with " + expected};
+        return Error::badInput("not a Kernel Explorer archive export: the document is a "
+                               + std::string(document.type_name()) + ", not an object with " + expected);
     const auto format = document.find("format");
     if (format == document.end())
-        return Error{"not a Kernel Explorer archive export (missing " + expected + ")"};
+        return Error::badInput("not a Kernel Explorer archive export (missing " + expected + ")");
     if (!format->is_string() || format->get<std::string>() != kExportFormat)
-        return Error{"not a Kernel Explorer archive export: \"format\" is " + format->dump().substr(0, 80)
-                     + ", expected \"" + kExportFormat + "\""};
+        return Error::badInput("not a Kernel Explorer archive export: \"format\" is " + format->dump().substr(0, 80)
+                               + ", expected \"" + kExportFormat + "\"");
     const auto version = document.find("version");
     if (version == document.end())
-        return Error{"\"version\" is missing (this program writes " + std::to_string(kExportFormatVersion) + ")"};
+        return Error::badInput("\"version\" is missing (this program writes " + std::to_string(kExportFormatVersion)
+                               + ")");
     if (!version->is_number_integer() || version->get<std::int64_t>() < 1)
-        return Error{"\"version\" is " + version->dump().substr(0, 80) + ", not a positive whole number"};
+        return Error::badInput("\"version\" is " + version->dump().substr(0, 80) + ", not a positive whole number");
     if (version->get<std::int64_t>() > kExportFormatVersion)
-        return Error{"export format version " + version->dump() + " is newer than this program understands ("
-                     + std::to_string(kExportFormatVersion) + ")"};
+        return Error::badInput("export format version " + version->dump()
+                               + " is newer than this program understands (" + std::to_string(kExportFormatVersion)
+                               + ")");
     return {};
 }
 
@@ -357,7 +359,7 @@ Expected<ImportStats> importArchive(Archive &archive, const json &document)
     Place place;
     const auto malformed = [&place](const std::string &what) {
         const std::string where = place.text();
-        return Error{"malformed export: " + (where.empty() ? what : where + ": " + what)};
+        return Error::badInput("malformed export: " + (where.empty() ? what : where + ": " + what));
     };
     try {
         auto tx = archive.begin();

@@ -31,7 +31,7 @@ Status EvaluationService::start()
             return Error{"the evaluation service is already started"};
     }
 
-    const auto fail = [this](const std::string &error) -> Status {
+    const auto fail = [this](const Error &error) -> Status {
         std::deque<Job> jobs;
         {
             std::lock_guard lock(m_mutex);
@@ -39,22 +39,24 @@ Status EvaluationService::start()
             jobs.swap(m_queue);
         }
         for (const Job &job : jobs)
-            finish(job, Error{error});
-        return Error{error};
+            finish(job, error);
+        return error;
     };
 
     if (!NvrtcCompiler::available())
-        return fail("this build of Kernel Explorer has no NVRTC, so candidates cannot be compiled");
+        return fail(Error::noGpu("this build of Kernel Explorer has no NVRTC, so candidates cannot be compiled"));
     if (m_pool->workers().empty()) {
+        // Without a worker that came up there is no GPU to evaluate on, whatever kept each one down.
         if (Status started = m_pool->start(); !started)
-            return fail(started.error().message);
+            return fail(started.error().kind == ErrorKind::Failed ? Error::noGpu(started.error().message)
+                                                                  : started.error());
     }
 
     std::string arch = m_options.arch;
     if (arch.empty()) {
         const std::vector<std::string> archs = m_pool->archs();
         if (archs.empty())
-            return fail("no running worker reported a compute capability to compile for");
+            return fail(Error::noGpu("no running worker reported a compute capability to compile for"));
         arch = archs.front();
     }
     GpuInfo target;
@@ -79,20 +81,20 @@ Status EvaluationService::start()
 void EvaluationService::submit(Op op, Candidate candidate, EvalSettings settings, Completion done, int device)
 {
     Job job{std::move(op), std::move(candidate), settings, std::move(done), 0, device};
-    std::string refusal;
+    std::optional<Error> refusal;
     {
         std::lock_guard lock(m_mutex);
         if (m_stopping) {
-            refusal = "the evaluation service is stopped";
-        } else if (!m_startError.empty()) {
+            refusal = Error{"the evaluation service is stopped"};
+        } else if (m_startError) {
             refusal = m_startError;
         } else {
             job.generation = m_generation;
             m_queue.push_back(std::move(job));
         }
     }
-    if (!refusal.empty()) {
-        finish(job, Error{refusal});
+    if (refusal) {
+        finish(job, *refusal);
         return;
     }
     m_wake.notify_one();
@@ -114,7 +116,7 @@ std::size_t EvaluationService::cancelPending()
         m_cancelCompiles = std::stop_source();
     }
     for (const Job &job : jobs)
-        finish(job, Error{"cancelled before it was compiled"});
+        finish(job, Error::cancelled("cancelled before it was compiled"));
     m_pool->cancelPending();
     return jobs.size();
 }
@@ -132,7 +134,7 @@ void EvaluationService::stop()
             thread.request_stop();
     }
     for (const Job &job : jobs)
-        finish(job, Error{"cancelled: the evaluation service stopped"});
+        finish(job, Error::cancelled("cancelled: the evaluation service stopped"));
     m_wake.notify_all();
     for (std::jthread &thread : m_threads) {
         if (thread.joinable() && thread.get_id() != std::this_thread::get_id())
@@ -179,8 +181,8 @@ void EvaluationService::process(Job job, std::stop_token stop)
     const std::stop_callback onStop(stop, [&compileStop] { compileStop.request_stop(); });
     const std::stop_callback onCancel(cancelling, [&compileStop] { compileStop.request_stop(); });
     const CompileResult compiled = m_compiler.compile(job.candidate.source, options, compileStop.get_token());
-    if (compiled.cancelled)
-        return finish(job, Error{"cancelled while it was compiled"});
+    if (compiled.errorKind == ErrorKind::Cancelled)
+        return finish(job, Error::cancelled("cancelled while it was compiled"));
     if (m_observer) {
         try {
             m_observer->compiled(job.candidate, compiled);

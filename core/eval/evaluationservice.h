@@ -15,6 +15,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -70,7 +71,8 @@ public:
 
     /**
      * Starts the pool (unless it runs already), learns the target arch and starts compiling. Candidates
-     * submitted before are kept and compiled then; if start fails they complete with its error.
+     * submitted before are kept and compiled then; if start fails they complete with its error, of kind NoGpu when
+     * there is nothing to compile for or evaluate on (no NVRTC, no worker came up).
      */
     Status start();
 
@@ -116,7 +118,7 @@ private:
     std::deque<Job> m_queue;
     std::string m_arch;
     GpuInfo m_targetGpu;                    // Reported in evaluations that never reach a worker.
-    std::string m_startError;               // Why start() failed; later submissions fail with it.
+    std::optional<Error> m_startError;      // Why start() failed; later submissions fail with it.
     std::uint64_t m_generation = 0;         // Bumped by cancelPending(): older jobs still compiling are dropped.
     std::stop_source m_cancelCompiles;      // Stops the compiles in progress; replaced by cancelPending().
     bool m_started = false;

@@ -70,7 +70,7 @@ Expected<HelperRun> runHelper(const std::vector<std::string> &argv, const std::s
     for (;;) {
         if (stop.stop_requested()) {
             process.kill();
-            return Error{what + " was cancelled"};
+            return Error::cancelled(what + " was cancelled");
         }
         if (Clock::now() >= deadline) {
             process.kill();
@@ -119,8 +119,8 @@ print(json.dumps({"executable": sys.executable, "paths": sorted(os.path.abspath(
         return run.error();
     const auto answer = nlohmann::json::parse(run->lastLine, nullptr, false);
     if (!run->exit.success() || !answer.is_object() || !answer.value("executable", std::string()).starts_with("/"))
-        return Error{"cannot tell where " + python + " keeps its files (" + run->exit.toString() + "): "
-                     + lastNonEmptyLine(run->stderrText)};
+        return Error::unavailable("cannot tell where " + python + " keeps its files (" + run->exit.toString() + "): "
+                                  + lastNonEmptyLine(run->stderrText));
     PythonLayout layout;
     layout.executable = answer.at("executable").get<std::string>();
     for (const auto &path : answer.value("paths", nlohmann::json::array()))
@@ -142,7 +142,8 @@ Expected<std::string> locateHelperScript(const std::string &name, const char *en
 {
     if (const char *fromEnvironment = std::getenv(environmentVariable); fromEnvironment && *fromEnvironment) {
         if (!std::filesystem::is_regular_file(fromEnvironment))
-            return Error{std::string(environmentVariable) + " names " + fromEnvironment + ", which does not exist"};
+            return Error::unavailable(std::string(environmentVariable) + " names " + fromEnvironment
+                                      + ", which does not exist");
         return std::string(fromEnvironment);
     }
     if (const auto dir = executableDir(); !dir.empty()) {
@@ -152,7 +153,7 @@ Expected<std::string> locateHelperScript(const std::string &name, const char *en
     }
     if (!sourcePath.empty() && std::filesystem::is_regular_file(sourcePath))
         return sourcePath;
-    return Error{"the helper " + name + " was not found (set " + environmentVariable + " to its path)"};
+    return Error::unavailable("the helper " + name + " was not found (set " + environmentVariable + " to its path)");
 }
 
 Expected<std::string> findPythonWithTorch(const std::string &python, std::stop_token stop)
@@ -183,10 +184,11 @@ Expected<std::string> findPythonWithTorch(const std::string &python, std::stop_t
             withoutTorch = candidate;
     }
     if (!withoutTorch.empty())
-        return Error{"PyTorch is not installed for " + withoutTorch
-                     + ": install python3-torch, or PyTorch with pip (or set KX_PYTHON to a Python that has it)"};
-    return Error{"Python 3 was not found (" + candidates.front()
-                 + "): install python3 and python3-torch, or PyTorch with pip"};
+        return Error::unavailable("PyTorch is not installed for " + withoutTorch
+                                  + ": install python3-torch, or PyTorch with pip (or set KX_PYTHON to a Python that "
+                                    "has it)");
+    return Error::unavailable("Python 3 was not found (" + candidates.front()
+                              + "): install python3 and python3-torch, or PyTorch with pip");
 }
 
 } // namespace kx

@@ -59,24 +59,26 @@ int attribute(cudaDeviceAttr attr, int device)
 
 Expected<GpuDevice> GpuDevice::open(int device)
 {
+    // Each failure here means that this GPU cannot be used.
     int count = 0;
     if (const auto error = cudaGetDeviceCount(&count); error != cudaSuccess) {
         (void)cudaGetLastError();
-        return Error{"no GPU: " + cudaErrorText(error)};
+        return Error::noGpu("no GPU: " + cudaErrorText(error));
     }
     if (count == 0)
-        return Error{"no GPU: no CUDA device present"};
+        return Error::noGpu("no GPU: no CUDA device present");
     if (device < 0 || device >= count)
-        return Error{"no GPU: device " + std::to_string(device) + " requested, " + std::to_string(count)
-                     + " present"};
+        return Error::noGpu("no GPU: device " + std::to_string(device) + " requested, " + std::to_string(count)
+                            + " present");
     if (const auto error = cudaSetDevice(device); error != cudaSuccess)
-        return Error{"cannot use GPU " + std::to_string(device) + ": " + cudaErrorText(error)};
+        return Error::noGpu("cannot use GPU " + std::to_string(device) + ": " + cudaErrorText(error));
     if (const auto error = cudaFree(nullptr); error != cudaSuccess) // creates the primary context now
-        return Error{"cannot create a CUDA context on GPU " + std::to_string(device) + ": " + cudaErrorText(error)};
+        return Error::noGpu("cannot create a CUDA context on GPU " + std::to_string(device) + ": "
+                            + cudaErrorText(error));
 
     cudaDeviceProp props{};
     if (const auto error = cudaGetDeviceProperties(&props, device); error != cudaSuccess)
-        return Error{"cannot query GPU " + std::to_string(device) + ": " + cudaErrorText(error)};
+        return Error::noGpu("cannot query GPU " + std::to_string(device) + ": " + cudaErrorText(error));
 
     GpuDevice gpu;
     gpu.m_index = device;

@@ -61,10 +61,10 @@ Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, s
 {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error))
-        return Error{"cannot read " + path + ": no such file"};
+        return Error::badInput("cannot read " + path + ": no such file");
     const std::string bwrap = m_options.sandbox ? findBubblewrap() : std::string();
     if (m_options.sandbox && bwrap.empty())
-        return Error{"cannot import " + path + ": " + missingSandboxMessage("the problem file")};
+        return Error::unavailable("cannot import " + path + ": " + missingSandboxMessage("the problem file"));
     const auto helper = m_options.helper.empty() ? locateHelper() : Expected<std::string>(m_options.helper);
     if (!helper)
         return helper.error();
@@ -99,17 +99,20 @@ Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, s
     }
     argv = withMemoryLimit(argv, m_options.memoryBytes);
     const auto deadline = Clock::now() + m_options.timeout;
+    // From here on a failure is the problem file's doing (its code failed, ran too long or took too much memory),
+    // unless the sandbox itself could not start or the import was cancelled.
     auto run = runHelper(argv, {}, deadline, stop, "the import");
     if (!run) {
         if (!stop.stop_requested() && Clock::now() >= deadline)
-            return Error{"the import of " + path + " did not finish within " + std::to_string(m_options.timeout.count())
-                         + " s: it was stopped with everything it started (--timeout raises the limit)"};
+            return Error::badInput("the import of " + path + " did not finish within "
+                                   + std::to_string(m_options.timeout.count())
+                                   + " s: it was stopped with everything it started (--timeout raises the limit)");
         return run.error();
     }
     if (!run->exit.success()) {
         if (const auto failure = sandboxFailure(run->stderrText); !bwrap.empty() && !failure.empty())
-            return Error{"the sandbox for the import could not start (" + failure
-                         + "); --no-sandbox runs the problem file unconfined"};
+            return Error::unavailable("the sandbox for the import could not start (" + failure
+                                      + "); --no-sandbox runs the problem file unconfined");
         auto message = lastNonEmptyLine(run->stderrText);
         if (message.empty())
             message = "the import helper failed (" + run->exit.toString() + ")";
@@ -118,9 +121,12 @@ Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, s
                 || message.find("can't allocate memory") != std::string::npos))
             message += " (the import may use " + std::to_string(m_options.memoryBytes >> 20)
                        + " MiB of memory; --max-memory-mb raises it)";
-        return Error{message};
+        return Error::badInput(message);
     }
-    return BundleReader::read(bundle, path);
+    auto problem = BundleReader::read(bundle, path);
+    if (!problem) // what the file's model gave the helper is not a problem kx can take
+        return Error::badInput(problem.error().message);
+    return problem;
 }
 
 } // namespace kx

@@ -38,8 +38,9 @@ class ProblemImporter
 public:
     explicit ProblemImporter(ImportOptions options = {});
 
-    /// The imported op, or an Error whose message is the helper's (e.g. "file.py:9: syntax error: ...").
-    /// A stop request kills the helper and returns an Error.
+    /// The imported op, or an Error whose message is the helper's (e.g. "file.py:9: syntax error: ..."). Its kind:
+    /// BadInput for the file's own failures, Unavailable without Python, PyTorch or bubblewrap, Cancelled after a
+    /// stop request (which kills the helper).
     Expected<ImportedProblem> importFile(const std::string &path, std::stop_token stop = {}) const;
 
     /// The helper script: $KX_PROBLEM_HELPER, else ../share/kernel-explorer/python next to the running

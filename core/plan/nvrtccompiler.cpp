@@ -128,7 +128,8 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
 
     const NvrtcRun run = runNvrtcJob(job, stop);
     if (run.outcome != NvrtcRun::Outcome::Done) {
-        result.cancelled = run.outcome == NvrtcRun::Outcome::Cancelled;
+        if (run.outcome == NvrtcRun::Outcome::Cancelled)
+            result.errorKind = ErrorKind::Cancelled;
         return failed(std::move(result), run.error);
     }
     const NvrtcOutput &output = run.output;

@@ -2,6 +2,7 @@
 
 #include "core/domain/evaluation.h"
 #include "core/plan/launchplan.h"
+#include "core/util/expected.h"
 
 #include <cstddef>
 #include <stop_token>
@@ -30,7 +31,7 @@ struct CompileResult
     CompileStats stats;                     ///< registers/spills/shared from ptxas' verbose report; log; time.
     std::vector<KernelSignature> kernels;   ///< The extern "C" __global__ functions found.
     std::string error;                      ///< Short reason when !ok (the full text is stats.log).
-    bool cancelled = false;                 ///< Stopped on request (Ctrl-C, a cancelled search).
+    ErrorKind errorKind = ErrorKind::Failed; ///< Cancelled when stopped on request (Ctrl-C, a cancelled search).
 };
 
 /**
@@ -44,7 +45,7 @@ public:
     /// False when the build has no NVRTC (then compile() returns an error result).
     static bool available();
     static std::string version();           ///< e.g. "13.0"
-    /// A stop request ends the compile at once: the result is !ok with cancelled set.
+    /// A stop request ends the compile at once: the result is !ok with errorKind Cancelled.
     CompileResult compile(const std::string &source, const CompileOptions &options = {}, std::stop_token stop = {}) const;
 };
 

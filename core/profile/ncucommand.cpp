@@ -54,7 +54,7 @@ Expected<std::string> findNcu(const std::string &explicitPath)
     if (!named.empty()) {
         if (isExecutableFile(named))
             return fs::absolute(named).string();
-        return Error{"Nsight Compute (ncu) not found: " + named + " is not an executable file"};
+        return Error::unavailable("Nsight Compute (ncu) not found: " + named + " is not an executable file");
     }
     for (const auto &folders : {pathFolders(), toolkitFolders()})
         for (const fs::path &folder : folders)
@@ -63,8 +63,9 @@ Expected<std::string> findNcu(const std::string &explicitPath)
     std::string toolkit;
     for (const fs::path &folder : toolkitFolders())
         toolkit += (toolkit.empty() ? "" : " or ") + folder.string();
-    return Error{"Nsight Compute (ncu) not found: it is neither on PATH nor in " + toolkit
-                 + ". Install Nsight Compute (it comes with the CUDA toolkit) or name it with --ncu PATH or $KX_NCU"};
+    return Error::unavailable("Nsight Compute (ncu) not found: it is neither on PATH nor in " + toolkit
+                              + ". Install Nsight Compute (it comes with the CUDA toolkit) or name it with --ncu "
+                                "PATH or $KX_NCU");
 }
 
 std::vector<std::string> ncuProfileArguments()

@@ -103,15 +103,13 @@ ProfileLaunchResult runProfiledLaunch(const ProfileLaunchRequest &request, Profi
     ProfileLaunchResult result;
     auto opened = GpuDevice::open(device);
     if (!opened) {
-        result.noGpu = true;
-        result.error = opened.error().message;
+        result.error = opened.error();
         return result;
     }
     if (!TensorOps::haveTorch() || !TensorOps::haveCuda()) {
-        result.noGpu = true;
-        result.error = TensorOps::haveTorch()
-                           ? "LibTorch " + TensorOps::torchVersion() + " cannot use the GPU (a CPU-only build?)"
-                           : "this build has no LibTorch: there is no reference to run";
+        result.error = Error::noGpu(
+            TensorOps::haveTorch() ? "LibTorch " + TensorOps::torchVersion() + " cannot use the GPU (a CPU-only build?)"
+                                   : "this build has no LibTorch: there is no reference to run");
         return result;
     }
     GpuDevice gpu = std::move(*opened);
@@ -133,7 +131,7 @@ ProfileLaunchResult runProfiledLaunch(const ProfileLaunchRequest &request, Profi
         else
             runEager(request, gpu, reference, result);
     } catch (const std::exception &error) {
-        result.error = error.what();
+        result.error = Error{error.what()};
     }
     return result;
 }

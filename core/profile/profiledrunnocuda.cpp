@@ -6,8 +6,7 @@ namespace kx {
 ProfileLaunchResult runProfiledLaunch(const ProfileLaunchRequest &, ProfileTarget, int)
 {
     ProfileLaunchResult result;
-    result.noGpu = true;
-    result.error = "no GPU: this build has no CUDA support";
+    result.error = Error::noGpu("no GPU: this build has no CUDA support");
     return result;
 }
 

@@ -26,15 +26,15 @@ void from_json(const nlohmann::json &j, ProfileLaunchRequest &v)
 
 void to_json(nlohmann::json &j, const ProfileLaunchResult &v)
 {
-    j = {{"gpu", v.gpu}, {"noGpu", v.noGpu}, {"error", v.error}, {"check", v.check}};
+    j = {{"gpu", v.gpu}, {"error", v.error.message}, {"errorKind", toString(v.error.kind)}, {"check", v.check}};
 }
 
 void from_json(const nlohmann::json &j, ProfileLaunchResult &v)
 {
     if (j.contains("gpu"))
         j.at("gpu").get_to(v.gpu);
-    v.noGpu = j.value("noGpu", false);
-    v.error = j.value("error", std::string());
+    v.error.message = j.value("error", std::string());
+    v.error.kind = errorKindFromString(j.value("errorKind", std::string())).value_or(ErrorKind::Failed);
     v.check = j.value("check", std::string());
 }
 

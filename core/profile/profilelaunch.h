@@ -5,6 +5,7 @@
 #include "core/domain/op.h"
 #include "core/domain/precision.h"
 #include "core/domain/profile.h"
+#include "core/util/expected.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -27,9 +28,12 @@ struct ProfileLaunchRequest
 struct ProfileLaunchResult
 {
     GpuInfo gpu;                            ///< With its measured copy bandwidth.
-    bool noGpu = false;                     ///< The GPU (or LibTorch on it) cannot be used: nothing ran.
-    std::string error;                      ///< Why the launch failed (compile, plan, a fault ...); empty: it ran.
+    /// Why the launch failed (compile, plan, a fault ...; an empty message: it ran). Of kind NoGpu when the GPU
+    /// (or LibTorch on it) cannot be used: then nothing ran.
+    Error error;
     std::string check;                      ///< What the profiled run's outputs showed against the reference.
+
+    bool ran() const { return error.message.empty(); }
 };
 
 void to_json(nlohmann::json &j, const ProfileLaunchRequest &v);

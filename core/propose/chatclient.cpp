@@ -224,8 +224,8 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
 #ifndef KX_HAVE_HTTPLIB
     (void)messages;
     (void)stop;
-    return Error{"this build has no HTTP client (cpp-httplib was not found at build time): the llm proposer "
-                 "cannot reach " + m_settings.endpoint};
+    return Error::unavailable("this build has no HTTP client (cpp-httplib was not found at build time): the llm "
+                              "proposer cannot reach " + m_settings.endpoint);
 #else
 
     nlohmann::json body{{"model", m_settings.model},
@@ -252,7 +252,7 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
     std::string lastError;
     for (int attempt = 0; attempt <= std::max(0, m_settings.maxRetries); ++attempt) {
         if (stop.stop_requested())
-            return Error{"cancelled"};
+            return Error::cancelled("cancelled");
         httplib::Client client(endpoint->schemeHostPort);
         client.set_connection_timeout(std::min(timeoutUs, std::chrono::microseconds(10'000'000)));
         client.set_read_timeout(timeoutUs);
@@ -292,7 +292,7 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
         {
             ConcurrencySlot slot(m_limit.get(), stop);
             if (!slot.acquired())
-                return Error{"cancelled"};
+                return Error::cancelled("cancelled");
             // Shutting the socket down makes a blocked read return at once.
             std::stop_callback abort(stop, [&client] { client.stop(); });
             RequestWatchdog watchdog(client, Clock::now() + deadline);
@@ -300,7 +300,7 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
             pastDeadline = watchdog.fired();
         }
         if (stop.stop_requested())
-            return Error{"cancelled"};
+            return Error::cancelled("cancelled");
         std::optional<double> wait;
         const httplib::Result &answer = *result;
         if (tooLarge) {
@@ -343,10 +343,11 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
         const double backoff = std::max(0.0, m_settings.retryBaseSeconds) * std::pow(2.0, attempt);
         const double seconds = std::min(m_settings.retryMaxSeconds, std::max(backoff, wait.value_or(0.0)));
         if (!sleepFor(std::chrono::duration<double>(seconds), stop))
-            return Error{"cancelled"};
+            return Error::cancelled("cancelled");
     }
-    return Error{lastError + " (gave up after " + std::to_string(std::max(0, m_settings.maxRetries) + 1)
-                 + " attempts)"};
+    // Only what may pass is retried (unreachable, too slow, busy or failing): the server is not available.
+    return Error::unavailable(lastError + " (gave up after " + std::to_string(std::max(0, m_settings.maxRetries) + 1)
+                              + " attempts)");
 #endif
 }
 

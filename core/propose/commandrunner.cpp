@@ -155,12 +155,14 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
     const auto deadline = std::chrono::steady_clock::now()
                           + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
     std::string failure;
+    ErrorKind failureKind = ErrorKind::Failed;
     std::string statusBytes;
     bool shellDone = false;
     bool outOpen = true, errOpen = true, statusOpen = true;
     while (outOpen || errOpen || (statusOpen && !shellDone)) {
         if (stop.stop_requested()) {
             failure = "cancelled";
+            failureKind = ErrorKind::Cancelled;
             break;
         }
         if (std::chrono::steady_clock::now() > deadline) {
@@ -240,7 +242,7 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
     control.closeWrite();
     const bool supervisorEnded = stopSupervisor(supervisor);
     if (!failure.empty())
-        return Error{failure};
+        return Error{failure, failureKind};
     if (!supervisorEnded)
         return Error{"the command's processes could not all be stopped"};
     return result;

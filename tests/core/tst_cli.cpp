@@ -23,11 +23,11 @@ struct Result
     std::string err;
 };
 
-Result runKx(const std::vector<std::string> &arguments, const std::string &archiveEnv = {})
+Result runKx(const std::vector<std::string> &arguments, const std::string &archiveEnv = {},
+            kx::test::ChildProcess::Environment environment = {})
 {
     std::vector<std::string> argv{KX_CLI};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
-    kx::test::ChildProcess::Environment environment;
     if (!archiveEnv.empty())
         environment.emplace_back("KX_ARCHIVE", archiveEnv);
     const auto result = kx::test::runProgram(argv, environment, std::chrono::seconds(60));
@@ -64,6 +64,7 @@ TEST_CASE("help lists the exit codes the code returns")
     CHECK(kx::cli::Usage == 2);
     CHECK(kx::cli::BadInput == 3);
     CHECK(kx::cli::NoGpu == 4);
+    CHECK(kx::cli::Unavailable == 5);
     CHECK(kx::cli::Interrupted == 130);
     const auto help = runKx({"--help"});
     REQUIRE(help.exitCode == 0);
@@ -73,9 +74,23 @@ TEST_CASE("help lists the exit codes the code returns")
     CHECK(contains(help.out, "\n  2    usage error\n"));
     CHECK(contains(help.out, "\n  3    unreadable or invalid input (a file or an archive)\n"));
     CHECK(contains(help.out, "\n  4    no GPU or no CUDA\n"));
+    CHECK(contains(help.out, "\n  5    a tool it needs is not available (e.g. Nsight Compute)\n"));
     CHECK(contains(help.out, "\n  130  interrupted (Ctrl-C)\n"));
     CHECK(kx::cli::exitCodesHelp().find("Exit codes:") == 0);
     CHECK(contains(help.out, kx::cli::exitCodesHelp()));
+}
+
+TEST_CASE("a failure's exit code comes from its kind, one code for each kind")
+{
+    using kx::Error;
+    using kx::cli::exitCodeFor;
+    CHECK(exitCodeFor(Error{"failed"}) == kx::cli::Failure);
+    CHECK(exitCodeFor(Error::badInput("unreadable")) == kx::cli::BadInput);
+    CHECK(exitCodeFor(Error::noGpu("no device")) == kx::cli::NoGpu);
+    CHECK(exitCodeFor(Error::unavailable("no ncu")) == kx::cli::Unavailable);
+    CHECK(exitCodeFor(Error::cancelled("Ctrl-C")) == kx::cli::Interrupted);
+    // The message plays no part: a failure that mentions a GPU is still a plain failure.
+    CHECK(exitCodeFor(Error{"no GPU: device 3 requested"}) == kx::cli::Failure);
 }
 
 TEST_CASE("usage errors exit 2")
@@ -187,6 +202,41 @@ TEST_CASE("missing or foreign archives exit 3")
     const auto result = runKx({"archive", "list", "-a", text});
     CHECK(result.exitCode == 3);
     CHECK(contains(result.err, "not an SQLite database"));
+}
+
+TEST_CASE("unreadable input exits 3: a folder given as an export, an export that is no JSON")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("a.kxdb");
+    const auto folder = runKx({"archive", "import", "-a", archive, dir.path()});
+    CHECK(folder.exitCode == kx::cli::BadInput);
+    CHECK(contains(folder.err, "it is a folder"));
+    const std::string text = dir.filePath("export.json");
+    CHECK(kx::test::writeFile(text, "{ not json"));
+    const auto notJson = runKx({"archive", "import", "-a", archive, text});
+    CHECK(notJson.exitCode == kx::cli::BadInput);
+    CHECK(contains(notJson.err, "is not valid JSON"));
+    CHECK_FALSE(kx::test::fileExists(archive));
+}
+
+TEST_CASE("a problem file cannot be imported without the tools that run it: exit 5")
+{
+    TemporaryDir dir;
+    const std::string archive = dir.filePath("a.kxdb");
+    const std::string problem = KX_TEST_DATA_DIR "/kernelbench/relu.py";
+    // Without bubblewrap the file's Python is not run unconfined unless asked to.
+    const auto noSandbox = runKx({"import", problem, "-a", archive}, {}, {{"KX_BWRAP", ""}});
+    CHECK_MESSAGE(noSandbox.exitCode == kx::cli::Unavailable, noSandbox.err);
+    CHECK(contains(noSandbox.err, "bubblewrap"));
+    // Without the Python that traces it (unconfined, so that only Python is missing).
+    const auto noPython = runKx({"import", problem, "-a", archive, "--no-sandbox"}, {},
+                                {{"KX_PYTHON", dir.filePath("no-such-python3")}});
+    CHECK_MESSAGE(noPython.exitCode == kx::cli::Unavailable, noPython.err);
+    CHECK(contains(noPython.err, "Python 3 was not found"));
+    // kx search imports a problem file the same way, and fails the same way before any worker starts.
+    const auto search = runKx({"search", problem, "-a", archive, "--worker", "/bin/false"}, {}, {{"KX_BWRAP", ""}});
+    CHECK_MESSAGE(search.exitCode == kx::cli::Unavailable, search.err);
+    CHECK_FALSE(kx::test::fileExists(archive));
 }
 
 TEST_CASE("searches with a worker command")

@@ -125,7 +125,7 @@ TEST_CASE("without ncu kx profile says so, exits 5 and changes nothing")
         std::vector<std::string> command{"profile", kRelu, "-a", archive};
         command.insert(command.end(), arguments.begin(), arguments.end());
         const auto result = runKx(command, environment);
-        CHECK(result.exitCode == kx::cli::NoProfiler);
+        CHECK(result.exitCode == kx::cli::Unavailable);
         CHECK(contains(result.err, "Nsight Compute (ncu) not found: "));
         CHECK(result.out.empty());
     }
@@ -181,7 +181,7 @@ TEST_CASE("help: the command, its exit code; the child stays hidden")
     CHECK(contains(help.out, "--ncu"));
     CHECK(contains(help.out, "--gpu"));
     const auto top = runKx({"--help"});
-    CHECK(contains(top.out, "\n  5    Nsight Compute (ncu) not found\n"));
+    CHECK(contains(top.out, "\n  5    a tool it needs is not available (e.g. Nsight Compute)\n"));
     CHECK(contains(top.out, "profile"));
     CHECK_FALSE(contains(top.out, "profile-launch"));
 }

@@ -24,16 +24,16 @@ if [ "$mode" = slow ]; then
 fi
 case "$mode" in
 ok)
-    printf '%s\n' '{"gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fake", "host": "gpu-a", "computeCapability": "9.0", "l2Bytes": 52428800, "measuredBandwidthGBs": 3000}, "noGpu": false, "error": "", "check": "the profiled run'"'"'s outputs match the reference"}' > "$result"
+    printf '%s\n' '{"gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fake", "host": "gpu-a", "computeCapability": "9.0", "l2Bytes": 52428800, "measuredBandwidthGBs": 3000}, "error": "", "check": "the profiled run'"'"'s outputs match the reference"}' > "$result"
     cat "$here/two-kernels.csv"
     ;;
 denied)
-    printf '%s\n' '{"gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fake", "l2Bytes": 52428800}, "noGpu": false, "error": "", "check": ""}' > "$result"
+    printf '%s\n' '{"gpu": {"name": "NVIDIA H100 80GB HBM3", "uuid": "GPU-fake", "l2Bytes": 52428800}, "error": "", "check": ""}' > "$result"
     cat "$here/permission-denied.txt"
     exit 1
     ;;
 nogpu)
-    printf '%s\n' '{"noGpu": true, "error": "no CUDA device is available"}' > "$result"
+    printf '%s\n' '{"error": "no CUDA device is available", "errorKind": "no-gpu"}' > "$result"
     echo "==PROF== Disconnected from process 1"
     echo "==WARNING== No kernels were profiled."
     exit 4
