@@ -18,7 +18,10 @@ std::string floatLiteral(double value)
 }
 } // namespace
 
-bool NormTemplate::supports(const Op &, const OpRecipe &recipe) const { return recipe.family == "norm"; }
+bool NormTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "norm" && recipe.inner == "1";
+}
 
 std::vector<ParamDef> NormTemplate::parameters(const Op &, const OpRecipe &recipe) const
 {

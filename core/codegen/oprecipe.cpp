@@ -19,6 +19,8 @@ std::string toJson(const OpRecipe &recipe)
         j["rows"] = recipe.rows;
     if (recipe.cols != defaults.cols)
         j["cols"] = recipe.cols;
+    if (recipe.inner != defaults.inner)
+        j["inner"] = recipe.inner;
     if (recipe.eps != defaults.eps)
         j["eps"] = recipe.eps;
     if (recipe.m != defaults.m)
@@ -50,6 +52,7 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.reduction = j.value("reduction", recipe.reduction);
         recipe.rows = j.value("rows", recipe.rows);
         recipe.cols = j.value("cols", recipe.cols);
+        recipe.inner = j.value("inner", recipe.inner);
         recipe.eps = j.value("eps", recipe.eps);
         recipe.m = j.value("m", recipe.m);
         recipe.n = j.value("n", recipe.n);

@@ -17,7 +17,8 @@ namespace kx {
  *   "max" or "argmax" (argmax writes int64).
  * - "softmax": reduction "softmax" or "logsoftmax" over the last dimension of [rows, cols].
  * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
- *   dimension, with eps.
+ *   dimension, with eps. With inner other than "1", x is [rows, cols, inner] and the norm runs over its middle
+ *   dimension (rmsnorm only, the weight, if any, a [cols] input).
  * - "gemm": out[m, n] = epilogue(sum_k a[m, k] * b[k, n]) with b given as [n, k] when transposeB (nn.Linear).
  *   bias names a [n] input added before the epilogue ("" for none); epilogue is CUDA C over `acc` (the
  *   biased sum), `m`, `n` and the names in epilogueInputs (each an [m, n] input read at (m, n)).
@@ -35,6 +36,7 @@ struct OpRecipe
     std::string reduction;
     std::string rows = "R";
     std::string cols = "C";
+    std::string inner = "1";                ///< norm: elements after the normalised dimension.
     double eps = 1e-5;
     std::string m = "M", n = "N", k = "K";
     bool transposeB = false;

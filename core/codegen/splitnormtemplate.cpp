@@ -89,7 +89,7 @@ SplitLayout layoutOf(const OpRecipe &recipe, const Params &params)
 
 bool SplitNormTemplate::supports(const Op &op, const OpRecipe &recipe) const
 {
-    if (recipe.family != "norm" || op.shapeSets.empty())
+    if (recipe.family != "norm" || recipe.inner != "1" || op.shapeSets.empty())
         return false;
     for (const auto &set : op.shapeSets) {
         const auto cols = dimensionValue(recipe.cols, set);
@@ -116,8 +116,8 @@ Params SplitNormTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 
 std::string SplitNormTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
-    if (recipe.family != "norm")
-        return "the split norm template needs a norm recipe";
+    if (recipe.family != "norm" || recipe.inner != "1")
+        return "the split norm template needs a norm recipe over the last dimensions";
     const std::size_t inputs = recipe.reduction == "layernorm" ? 3 : recipe.reduction == "rmsnorm" ? 2 : 0;
     if (inputs == 0)
         return "unknown normalisation '" + recipe.reduction + "'";

@@ -9,6 +9,7 @@
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
 #include "core/codegen/splitnormtemplate.h"
+#include "core/codegen/stridednormtemplate.h"
 #include "core/codegen/transposetemplate.h"
 
 namespace kx {
@@ -20,6 +21,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const SoftmaxTemplate softmax;
     static const SplitNormTemplate splitNorm;
     static const NormTemplate norm;
+    static const StridedNormTemplate stridedNorm;
     static const GemmTemplate gemm;
     static const GemmTensorCoreTemplate gemmTensorCore;
     static const GemmLibraryTemplate gemmLibrary;
@@ -30,7 +32,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
     static const std::vector<const KernelTemplate *> all{
-        &elementwise, &reduce, &softmax, &splitNorm, &norm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
+        &elementwise, &reduce, &softmax, &splitNorm, &norm, &stridedNorm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
     return all;
 }
 

@@ -48,6 +48,8 @@ const std::map<std::string, ReferenceFunction> &references()
              [](const Tensors &in) { return Tensors{at::layer_norm(in[0], {in[0].size(1)}, in[1], in[2], 1e-5)}; }},
             {"rms_norm",
              [](const Tensors &in) { return Tensors{in[0] * at::rsqrt(in[0].pow(2).mean(-1, true) + 1e-5) * in[1]}; }},
+            {"rms_norm_channels",
+             [](const Tensors &in) { return Tensors{in[0] / at::sqrt(in[0].pow(2).mean(1, true) + 1e-5)}; }},
             {"matmul", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"matmul_tall_skinny", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"linear_bias_relu", [](const Tensors &in) { return Tensors{at::relu(at::linear(in[0], in[1], in[2]))}; }},

@@ -130,9 +130,11 @@ Expected<Op> Translation::rows()
 
 std::optional<Expected<Op>> Translation::rmsNorm()
 {
-    // x * rsqrt(mean(x^2, -1, keepdim) + eps) * weight, or x / sqrt(...) * weight.
-    if (m_nodes.size() != 6)
+    // x * rsqrt(mean(x^2, d, keepdim) + eps) [* weight], or x / sqrt(...) [* weight]. Over the last dimension it
+    // needs the weight (the row templates take one); over a middle dimension the weight is optional.
+    if (m_nodes.size() != 5 && m_nodes.size() != 6)
         return std::nullopt;
+    const bool weighted = m_nodes.size() == 6;
     const auto &n = m_nodes;
     const auto out = [&](std::size_t i) { return n[i]->outputs.empty() ? std::string() : n[i]->outputs[0].value; };
     const auto reads = [&](std::size_t i, std::size_t arg, const std::string &value) {
@@ -150,24 +152,39 @@ std::optional<Expected<Op>> Translation::rmsNorm()
     const bool rsqrt = n[3]->kind == "aten::rsqrt" && n[4]->kind == "aten::mul"
                        && ((readsInput(4, 0, 0) && reads(4, 1, out(3))) || (reads(4, 0, out(3)) && readsInput(4, 1, 0)));
     const bool sqrt = n[3]->kind == "aten::sqrt" && n[4]->kind == "aten::div" && readsInput(4, 0, 0) && reads(4, 1, out(3));
-    if (!reads(3, 0, out(2)) || !(rsqrt || sqrt) || n[5]->kind != "aten::mul"
-        || !((reads(5, 0, out(4)) && readsInput(5, 1, 1)) || (readsInput(5, 0, 1) && reads(5, 1, out(4)))))
+    if (!reads(3, 0, out(2)) || !(rsqrt || sqrt))
         return std::nullopt;
-    if (canonical(m_graph.outputs.front()) != out(5))
+    if (weighted && (n[5]->kind != "aten::mul"
+                     || !((reads(5, 0, out(4)) && readsInput(5, 1, 1)) || (readsInput(5, 0, 1) && reads(5, 1, out(4))))))
         return std::nullopt;
-    auto dimension = lastDimension(*n[1], n[1]->inputs.size() > 1 ? n[1]->inputs[1].constant : nlohmann::json());
-    if (!dimension || n[1]->inputs.size() < 3 || n[1]->inputs[2].constant != true)
+    if (canonical(m_graph.outputs.front()) != out(weighted ? 5 : 4))
         return std::nullopt;
-    if (*dimension + 1 != n[1]->inputs.front().tensor.shape.size())
+    if (n[1]->inputs.size() < 3 || n[1]->inputs[2].constant != true)
         return std::nullopt;
-    if (m_op.inputs.size() != 2)
+    const auto &shape = n[1]->inputs.front().tensor.shape;
+    const auto dim = integer(n[1]->inputs[1].constant);
+    const auto rank = std::int64_t(shape.size());
+    if (!dim || *dim < -rank || *dim >= rank)
+        return std::nullopt;
+    const auto dimension = std::size_t(*dim < 0 ? *dim + rank : *dim);
+    const bool last = std::all_of(shape.begin() + std::ptrdiff_t(dimension) + 1, shape.end(),
+                                  [](auto size) { return size == 1; });
+    if (last && !weighted)
+        return std::nullopt; // The pipeline fuses it.
+    if (m_op.inputs.size() != (weighted ? 2u : 1u))
         return Expected<Op>(Error{"RMSNorm with inputs besides x and weight"});
     OpRecipe recipe;
     recipe.family = "norm";
     recipe.reduction = "rmsnorm";
     recipe.eps = number(n[2]->inputs[1].constant).value_or(1e-5);
-    if (auto status = rowSymbols(m_op.inputs.front(), *dimension, recipe); !status)
+    const TensorSpec &x = m_op.inputs.front();
+    if (auto status = rowSymbols(x, dimension, recipe); !status)
         return Expected<Op>(status.error());
+    if (!last) {
+        const std::vector<std::string> after(x.shape.begin() + std::ptrdiff_t(dimension) + 1, x.shape.end());
+        if (auto status = derivedSymbol("I", after, recipe.inner); !status)
+            return Expected<Op>(status.error());
+    }
     return finish(recipe, 1e-4, 1e-3);
 }
 

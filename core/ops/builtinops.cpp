@@ -169,6 +169,16 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("x", {"N", "D"}), tensor("weight", {"D"})}, {tensor("out", {"N", "D"})},
                          {{{"N", 16384}, {"D", 4096}}, {{"N", 777}, {"D", 516}}}, "8 * N * D + 4 * D", "4 * N * D",
                          rowsOf(recipe("norm", {}, "rmsnorm")), 1e-4, 1e-3));
+    OpRecipe channels = recipe("norm", {}, "rmsnorm");
+    channels.rows = "N";
+    channels.cols = "C";
+    channels.inner = "S";
+    ops.push_back(makeOp("rms_norm_channels",
+                         "RMSNorm over the channels of [N, C, S] (an image batch, spatial dimensions flattened), "
+                         "without weight, eps 1e-5.",
+                         "x / torch.sqrt(x.pow(2).mean(1, keepdim=True) + 1e-5)", {tensor("x", {"N", "C", "S"})},
+                         {tensor("out", {"N", "C", "S"})}, {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}},
+                         "8 * N * C * S", "4 * N * C * S", channels, 1e-4, 1e-3));
 
     // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
     ops.push_back(makeOp("matmul", "Square matrix product.", "torch.matmul(a, b)",

@@ -145,3 +145,30 @@ TEST_CASE("the catalog's norms verify split across blocks on long rows")
     }
     CHECK(checked >= 4 * 3);
 }
+
+// RMSNorm over a middle dimension: sampled variants of the strided template (vector widths included) verify.
+TEST_CASE("the catalog's channel RMSNorm verifies in strided variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *strided = findKernelTemplate("norm-strided");
+    REQUIRE(strided);
+    Op op = test::builtIn("rms_norm_channels");
+    op.shapeSets = {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 2}, {"C", 33}, {"S", 4100}}};
+    const auto recipe = recipeOf(op);
+    REQUIRE(recipe);
+    auto variants = test::sampleValid(*strided, op, 11, 5);
+    variants.insert(variants.begin(), strided->defaults(op, *recipe));
+    for (const auto &params : variants) {
+        const std::string genome = toJson(Genome{strided->name(), params});
+        CAPTURE(genome);
+        const auto generated = strided->generate(op, *recipe, params);
+        const auto outcome = test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+        const auto &evaluation = outcome.evaluation;
+        std::printf("%-18s %-50s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), genome.c_str(),
+                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs, evaluation.baseline.medianMs,
+                    evaluation.speedup, evaluation.message.c_str());
+        CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+        CHECK_FALSE(outcome.workerMustExit);
+    }
+}

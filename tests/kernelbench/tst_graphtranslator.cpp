@@ -531,3 +531,39 @@ TEST_CASE("float literals in generated code: infinities and NaN by their bits, n
     CHECK(atencalls::floatLiteral(-std::numeric_limits<double>::infinity()) == "__int_as_float(0xff800000)");
     CHECK(atencalls::floatLiteral(std::numeric_limits<double>::quiet_NaN()) == "__int_as_float(0x7fffffff)");
 }
+
+TEST_CASE("RMSNorm over the features of an image batch, without a weight, becomes a strided rmsnorm recipe")
+{
+    // KernelBench's 36_RMSNorm_: x / sqrt(mean(x ** 2, dim=1, keepdim=True) + eps) on [batch, features, h, w].
+    const char *json = R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["14"],
+      "nodes": [
+        {"kind": "aten::pow", "inputs": [{"value": "x", "shape": [16, 64, 32, 48], "dtype": "float32"}, {"const": 2}],
+         "outputs": [{"value": "10", "shape": [16, 64, 32, 48], "dtype": "float32"}]},
+        {"kind": "aten::mean", "inputs": [{"value": "10", "shape": [16, 64, 32, 48], "dtype": "float32"}, {"const": [1]},
+                                          {"const": true}, {"const": null}],
+         "outputs": [{"value": "11", "shape": [16, 1, 32, 48], "dtype": "float32"}]},
+        {"kind": "aten::add", "inputs": [{"value": "11", "shape": [16, 1, 32, 48], "dtype": "float32"}, {"const": 1e-5},
+                                         {"const": 1}], "outputs": [{"value": "12", "shape": [16, 1, 32, 48], "dtype": "float32"}]},
+        {"kind": "aten::sqrt", "inputs": [{"value": "12", "shape": [16, 1, 32, 48], "dtype": "float32"}],
+         "outputs": [{"value": "13", "shape": [16, 1, 32, 48], "dtype": "float32"}]},
+        {"kind": "aten::div", "inputs": [{"value": "x", "shape": [16, 64, 32, 48], "dtype": "float32"},
+                                         {"value": "13", "shape": [16, 1, 32, 48], "dtype": "float32"}],
+         "outputs": [{"value": "14", "shape": [16, 64, 32, 48], "dtype": "float32"}]}
+      ]})";
+    const Op op = makeOp({tensor("x", {"batch_size", "features", "dim1", "dim2"})},
+                         tensor("out", {"batch_size", "features", "dim1", "dim2"}),
+                         {{{"batch_size", 16}, {"features", 64}, {"dim1", 32}, {"dim2", 48}},
+                          {{"batch_size", 8}, {"features", 64}, {"dim1", 32}, {"dim2", 48}}});
+    const auto translated = GraphTranslator().translate(graphOf(json), op);
+    REQUIRE_MESSAGE(translated, (translated ? "" : translated.error().message));
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "norm");
+    CHECK(recipe.reduction == "rmsnorm");
+    CHECK(recipe.rows == "batch_size");
+    CHECK(recipe.cols == "features");
+    REQUIRE(recipe.inner != "1");
+    CHECK(translated->shapeSets[0].at(recipe.inner) == 32 * 48);
+    CHECK(findKernelTemplate("norm-strided")->supports(*translated, recipe));
+    checkCompiles(*translated);
+}
