@@ -482,6 +482,21 @@
     </message>
 </context>
 <context>
+    <name>kx::ui::ErrorReporter</name>
+    <message>
+        <source>Invalid input</source>
+        <translation>Ungültige Eingabe</translation>
+    </message>
+    <message>
+        <source>No GPU</source>
+        <translation>Keine GPU</translation>
+    </message>
+    <message>
+        <source>Not available</source>
+        <translation>Nicht verfügbar</translation>
+    </message>
+</context>
+<context>
     <name>kx::ui::EvaluationsPanel</name>
     <message>
         <source>compute %1</source>

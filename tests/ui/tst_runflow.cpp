@@ -417,7 +417,7 @@ void TestRunFlow::manualCandidateWithoutGpu()
     dialog->submit();
     QTRY_VERIFY_WITH_TIMEOUT(!unevaluated.isEmpty(), kSearchTimeoutMs);
     QCOMPARE(stored.size(), 1);
-    QVERIFY(unevaluated.first().at(2).toBool());
+    QCOMPARE(unevaluated.first().at(2).value<ErrorKind>(), ErrorKind::NoGpu);
     const QString message = unevaluated.first().at(1).toString();
     QVERIFY2(message.contains(QStringLiteral("stored unevaluated")), qPrintable(message));
     QCOMPARE(window.statusBar()->currentMessage(), message);

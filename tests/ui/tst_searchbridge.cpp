@@ -293,7 +293,7 @@ void TestSearchBridge::reportsNoGpu()
     QSignalSpy finished(&bridge, &SearchBridge::finished);
     QVERIFY(bridge.start(*findBuiltInOp("relu"), smallSearch(1, 2)));
     QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty(), kSearchTimeoutMs);
-    QVERIFY(failed.first().at(1).toBool()); // noGpu
+    QCOMPARE(failed.first().at(1).value<ErrorKind>(), ErrorKind::NoGpu);
     QVERIFY(!failed.first().first().toString().isEmpty());
     QCOMPARE(bridge.state(), SearchBridge::State::Idle);
     QVERIFY(started.isEmpty());
@@ -344,7 +344,7 @@ void TestSearchBridge::refusesWithoutArchive()
     QSignalSpy failed(&bridge, &SearchBridge::startFailed);
     QVERIFY(!bridge.start(*findBuiltInOp("relu"), smallSearch(1, 2)));
     QCOMPARE(failed.size(), 1);
-    QVERIFY(!failed.first().at(1).toBool());
+    QCOMPARE(failed.first().at(1).value<ErrorKind>(), ErrorKind::Failed); // no archive: not a missing GPU
     QCOMPARE(bridge.state(), SearchBridge::State::Idle);
 }
 

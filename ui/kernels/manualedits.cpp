@@ -35,11 +35,12 @@ ManualEdits::ManualEdits(ArchiveSession *session, SearchBridge *bridge, QWidget 
         emit message(text);
     });
     connect(m_bridge, &SearchBridge::manualEvaluationFailed, this,
-            [this](const Candidate &candidate, const QString &why, bool noGpu) {
-                const QString text = noGpu ? tr("Candidate %1 is stored unevaluated: there is no GPU to evaluate it on (%2).")
-                                                 .arg(Format::shortId(candidate.id), why)
-                                           : tr("Candidate %1 is stored unevaluated: %2").arg(Format::shortId(candidate.id), why);
-                emit storedUnevaluated(candidate, text, noGpu);
+            [this](const Candidate &candidate, const QString &why, ErrorKind kind) {
+                const QString text = kind == ErrorKind::NoGpu
+                                         ? tr("Candidate %1 is stored unevaluated: there is no GPU to evaluate it on (%2).")
+                                               .arg(Format::shortId(candidate.id), why)
+                                         : tr("Candidate %1 is stored unevaluated: %2").arg(Format::shortId(candidate.id), why);
+                emit storedUnevaluated(candidate, text, kind);
                 emit message(text);
             });
 }

@@ -6,6 +6,7 @@
 #include "core/domain/candidate.h"
 #include "core/domain/evaluation.h"
 #include "core/domain/op.h"
+#include "core/util/expected.h"
 
 #include <QObject>
 #include <QPointer>
@@ -40,8 +41,8 @@ signals:
     /// The new candidate is in the archive; generation is its place in the run's lineage.
     void candidateStored(const kx::Candidate &candidate, int generation);
     void evaluated(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
-    /// Stored, but not evaluated (noGpu: there was no GPU to evaluate it on).
-    void storedUnevaluated(const kx::Candidate &candidate, const QString &message, bool noGpu);
+    /// Stored, but not evaluated (kind NoGpu: there was no GPU to evaluate it on).
+    void storedUnevaluated(const kx::Candidate &candidate, const QString &message, kx::ErrorKind kind);
     /// For the status bar.
     void message(const QString &text);
     void errorOccurred(const QString &message);

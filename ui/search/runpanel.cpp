@@ -218,8 +218,10 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
         appendLog(tr("Run %1 started.").arg(runId));
     });
     connect(m_bridge, &SearchBridge::noteAdded, this, &RunPanel::appendLog);
-    connect(m_bridge, &SearchBridge::startFailed, this, [this](const QString &message, bool noGpu) {
-        if (noGpu)
+    connect(m_bridge, &SearchBridge::startFailed, this, [this](const QString &message, ErrorKind kind) {
+        if (kind == ErrorKind::Cancelled)
+            showMessage(message); // the user stopped it: no error
+        else if (kind == ErrorKind::NoGpu)
             showMessage(tr("No GPU to search on: %1\nBrowsing the archive still works.").arg(message), true);
         else
             showMessage(tr("The search could not start: %1").arg(message), true);

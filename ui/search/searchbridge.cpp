@@ -89,8 +89,7 @@ struct SearchBridge::Job
 struct SearchBridge::Launch
 {
     std::int64_t runId = 0;
-    QString error;
-    bool noGpu = false;
+    std::optional<Error> error;
     std::optional<SearchBudget> budget;
 };
 
@@ -139,18 +138,18 @@ QString SearchBridge::readOnlyRefusal() const
         .arg(QDir::toNativeSeparators(archiveFilePath(m_archive)));
 }
 
-std::optional<SearchBridge::Refusal> SearchBridge::refusal() const
+std::optional<Error> SearchBridge::refusal() const
 {
     if (m_archive.empty())
-        return Refusal{tr("No archive is open."), false};
+        return Error{tr("No archive is open.").toStdString()};
     if (m_archive.isReadOnly())
-        return Refusal{readOnlyRefusal(), false};
+        return Error{readOnlyRefusal().toStdString()};
     if (m_workerCommand.isEmpty())
-        return Refusal{tr("No worker program is set."), true};
+        return Error::noGpu(tr("No worker program is set.").toStdString());
     if (!NvrtcCompiler::available())
-        return Refusal{tr("This build has no NVRTC (the CUDA toolkit was missing when it was built): searching and "
-                          "evaluating need it."),
-                       false};
+        return Error::noGpu(tr("This build has no NVRTC (the CUDA toolkit was missing when it was built): searching "
+                               "and evaluating need it.")
+                                .toStdString());
     return std::nullopt;
 }
 
@@ -172,7 +171,7 @@ bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std
         if (runId)
             result.runId = *runId;
         else
-            result.error = QString::fromStdString(runId.error().message);
+            result.error = runId.error();
         return result;
     }, devices, settings);
 }
@@ -198,7 +197,7 @@ bool SearchBridge::continueRun(std::int64_t runId, const std::vector<int> &devic
         if (id)
             result.runId = *id;
         else
-            result.error = QString::fromStdString(id.error().message);
+            result.error = id.error();
         return result;
     }, devices, {});
 }
@@ -209,7 +208,7 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     if (m_state != State::Idle)
         return false;
     if (const auto refused = refusal()) {
-        emit startFailed(refused->message, refused->noGpu);
+        emit startFailed(QString::fromStdString(refused->message), refused->kind);
         return false;
     }
     SearchSessionOptions options = sessionOptions();
@@ -251,18 +250,18 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
         // must not silently become the template proposer.
         if (const Status usable = checkProposerSettings(proposer); !usable) {
             Launch failed;
-            failed.error = tr("The proposer cannot be used: %1").arg(QString::fromStdString(usable.error().message));
+            failed.error = Error{
+                tr("The proposer cannot be used: %1").arg(QString::fromStdString(usable.error().message)).toStdString()};
             return failed;
         }
         if (const Status started = job->session->startWorkers(); !started) {
             Launch failed;
-            failed.error = QString::fromStdString(started.error().message);
-            failed.noGpu = true;
+            failed.error = started.error();
             return failed;
         }
         if (job->link->cancelled) {
             Launch stopped;
-            stopped.error = tr("Stopped before the search began.");
+            stopped.error = Error::cancelled(tr("Stopped before the search began.").toStdString());
             return stopped;
         }
         return begin(*job);
@@ -271,11 +270,11 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
             return; // Cancelled while starting, or superseded.
         if (result.budget)
             m_budget = *result.budget;
-        if (!result.error.isEmpty()) {
+        if (result.error) {
             pollWorkers();
             dispose();
             setState(State::Idle);
-            emit startFailed(result.error, result.noGpu);
+            emit startFailed(QString::fromStdString(result.error->message), result.error->kind);
             return;
         }
         markStarted(result.runId);
@@ -289,7 +288,7 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
     const auto reportTo = [candidate](std::shared_ptr<Link> link, std::shared_ptr<Job> oneOff) {
         return [link, oneOff = std::weak_ptr<Job>(oneOff), candidate](Expected<Evaluation> result) {
             link->invoke([oneOff, candidate, result](SearchBridge *bridge) {
-                bridge->finishManual(oneOff.lock(), candidate, result, false);
+                bridge->finishManual(oneOff.lock(), candidate, result);
             });
         };
     };
@@ -299,7 +298,7 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
     }
 
     if (const auto refused = refusal()) {
-        finishManual(nullptr, candidate, Error{refused->message.toStdString()}, refused->noGpu);
+        finishManual(nullptr, candidate, *refused);
         return;
     }
 
@@ -316,8 +315,8 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
         if (!job)
             return;
         if (const Status started = job->session->startWorkers(); !started) {
-            job->link->invoke([weak, candidate, message = started.error().message](SearchBridge *bridge) {
-                bridge->finishManual(weak.lock(), candidate, Error{message}, true);
+            job->link->invoke([weak, candidate, error = started.error()](SearchBridge *bridge) {
+                bridge->finishManual(weak.lock(), candidate, error);
             });
             return;
         }
@@ -326,7 +325,7 @@ void SearchBridge::evaluateManual(const Op &op, const Candidate &candidate)
 }
 
 void SearchBridge::finishManual(const std::shared_ptr<Job> &oneOff, const Candidate &candidate,
-                                const Expected<Evaluation> &result, bool noGpu)
+                                const Expected<Evaluation> &result)
 {
     m_manualInFlight = std::max(0, m_manualInFlight - 1);
     if (oneOff) {
@@ -338,7 +337,7 @@ void SearchBridge::finishManual(const std::shared_ptr<Job> &oneOff, const Candid
     if (result)
         emit manualEvaluated(candidate, *result);
     else
-        emit manualEvaluationFailed(candidate, QString::fromStdString(result.error().message), noGpu);
+        emit manualEvaluationFailed(candidate, QString::fromStdString(result.error().message), result.error().kind);
 }
 
 void SearchBridge::markStarted(std::int64_t runId)

@@ -100,8 +100,8 @@ public:
 signals:
     void stateChanged(kx::ui::SearchBridge::State state);
     void started(qint64 runId);
-    /// The search could not begin; noGpu: there is no worker to evaluate on (browsing still works).
-    void startFailed(const QString &message, bool noGpu);
+    /// The search could not begin; kind NoGpu: there is no worker to evaluate on (browsing still works).
+    void startFailed(const QString &message, kx::ErrorKind kind);
     void candidateProposed(const kx::Candidate &candidate, int generation);
     void candidateEvaluated(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
     void newBest(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
@@ -112,20 +112,15 @@ signals:
     /// A line for the run's log: how the baselines are timed, what could not be prepared.
     void noteAdded(const QString &message);
     void manualEvaluated(const kx::Candidate &candidate, const kx::Evaluation &evaluation);
-    /// No evaluation: noGpu says there was no worker to run it on.
-    void manualEvaluationFailed(const kx::Candidate &candidate, const QString &message, bool noGpu);
+    /// No evaluation; kind NoGpu: there was no worker to run it on.
+    void manualEvaluationFailed(const kx::Candidate &candidate, const QString &message, kx::ErrorKind kind);
     /// The run ended (finished, cancelled or failed) with the stop reason.
     void finished(kx::RunState state, const QString &message);
 
 private:
     QString readOnlyRefusal() const;
-    /// Why no search or evaluation can start now (nullopt: one can), and whether for want of a GPU worker.
-    struct Refusal
-    {
-        QString message;
-        bool noGpu = false;
-    };
-    std::optional<Refusal> refusal() const;
+    /// Why no search or evaluation can start now (nullopt: one can); NoGpu when for want of a GPU worker.
+    std::optional<Error> refusal() const;
     /// What every session starts from: the archive and where the workers run.
     SearchSessionOptions sessionOptions() const;
     struct Link;
@@ -140,7 +135,7 @@ private:
     void setState(State state);
     void pollWorkers();
     void finishManual(const std::shared_ptr<Job> &oneOff, const Candidate &candidate,
-                      const Expected<Evaluation> &result, bool noGpu);
+                      const Expected<Evaluation> &result);
 
     ArchiveRef m_archive;
     QStringList m_workerCommand;

@@ -1,12 +1,30 @@
 #pragma once
 
+#include "core/util/expected.h"
+
+#include <QMessageBox>
 #include <QString>
 
 #include <functional>
+#include <optional>
 
 class QWidget;
 
 namespace kx::ui {
+
+/// How a failure of a kind is shown: the words that head it (empty for a plain failure) and the icon.
+struct ErrorLook
+{
+    QString heading;
+    QMessageBox::Icon icon = QMessageBox::Critical;
+};
+
+/// The look of each kind of failure: "No GPU", "Not available", "Invalid input"; nullopt for a cancel, which is
+/// the user's own doing and is not shown at all.
+std::optional<ErrorLook> errorLook(ErrorKind kind);
+
+/// Shows error in a message box titled title, headed and iconed by its kind; a cancel shows nothing.
+void showErrorBox(QWidget *parent, const QString &title, const Error &error);
 
 /**
  * Shows errors that need the user's attention. By default a modal message box; tests and the
@@ -22,6 +40,8 @@ public:
     /// An empty handler restores the message box.
     void setHandler(Handler handler) { m_handler = std::move(handler); }
     void report(const QString &title, const QString &message) const;
+    /// As errorLook() says for its kind: a cancel is not reported; a handler gets the heading before the message.
+    void report(const QString &title, const Error &error) const;
 
 private:
     QWidget *m_parent; // Not owned

@@ -1,6 +1,7 @@
 #include "ui/window/pytorchimport.h"
 
 #include "ui/common/uiresources.h"
+#include "ui/window/errorreporter.h"
 
 #include "core/kernelbench/problemimporter.h"
 
@@ -93,9 +94,9 @@ void PyTorchImport::importFile(const QString &path)
         PyTorchImportResult result;
         auto imported = ProblemImporter(options).importFile(file, token);
         if (token.stop_requested()) {
-            result.cancelled = true;
+            result.error = Error::cancelled(tr("The import was cancelled.").toStdString());
         } else if (!imported) {
-            result.error = QString::fromStdString(imported.error().message);
+            result.error = imported.error();
         } else {
             result.translationError = QString::fromStdString(imported->translationError);
             result.op = std::move(imported->op);
@@ -109,14 +110,12 @@ void PyTorchImport::finish()
     m_progress->hide();
     m_action->setEnabled(true);
     const PyTorchImportResult result = m_watcher.result();
-    if (result.cancelled) {
-        emit failed(tr("The import was cancelled."));
-        return;
-    }
     if (!result.op) {
-        QMessageBox::warning(m_window, tr("Open PyTorch Op"),
-                             tr("Cannot import %1:\n%2").arg(QFileInfo(m_path).fileName(), result.error));
-        emit failed(result.error);
+        const QString message = QString::fromStdString(result.error.message);
+        Error shown = result.error;
+        shown.message = tr("Cannot import %1:\n%2").arg(QFileInfo(m_path).fileName(), message).toStdString();
+        showErrorBox(m_window, tr("Open PyTorch Op"), shown); // nothing for a cancel
+        emit failed(message);
         return;
     }
     if (!result.translationError.isEmpty()) {

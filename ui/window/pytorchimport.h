@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/domain/op.h"
+#include "core/util/expected.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -19,15 +20,14 @@ namespace kx::ui {
 struct PyTorchImportResult
 {
     std::optional<Op> op;
-    QString error;                          ///< Why there is no op (empty when there is one).
+    Error error;                            ///< Why there is no op; of kind Cancelled when the user cancelled.
     QString translationError;               ///< The op imported, but the templates cannot generate it.
-    bool cancelled = false;
 };
 
 /**
  * File > Open PyTorch Op…: imports a KernelBench-format problem file (class Model, get_inputs,
  * get_init_inputs) through core's ProblemImporter on a worker thread, with a cancellable progress dialog.
- * Errors go to a message box; a successful import emits imported().
+ * Errors go to a message box that their kind heads (none for a cancel); a successful import emits imported().
  */
 class PyTorchImport : public QObject
 {
