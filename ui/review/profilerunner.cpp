@@ -10,9 +10,9 @@ namespace kx::ui {
 
 namespace {
 
-// kx's exit codes (app/kx/exitcodes.h) that the GUI explains.
+// kx's exit codes (app/kx/exitcodes.h) that the GUI explains; kx profile exits Unavailable only without ncu.
 constexpr int kExitNoGpu = 4;
-constexpr int kExitNoProfiler = 5;
+constexpr int kExitUnavailable = 5;
 constexpr int kCancelGraceMs = 5000;
 
 } // namespace
@@ -80,7 +80,7 @@ void ProfileRunner::onFinished(int exitCode, QProcess::ExitStatus status)
     switch (exitCode) {
     case 0:
         return finish(true, tr("The profile was stored."));
-    case kExitNoProfiler:
+    case kExitUnavailable:
         return finish(false, m_lastError.isEmpty() ? tr("Nsight Compute (ncu) was not found.") : m_lastError);
     case kExitNoGpu:
         return finish(false, m_lastError.isEmpty() ? tr("No GPU can be used.") : m_lastError);
