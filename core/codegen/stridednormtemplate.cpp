@@ -2,6 +2,7 @@
 
 #include "core/codegen/codegenutil.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -20,6 +21,18 @@ std::string floatLiteral(double value)
 
 bool weighted(const Op &op) { return op.inputs.size() == 2; }
 
+// Registers a thread may spend on a cached column (cols x vector width floats).
+constexpr long long kMaxCachedFloats = 128;
+
+// The cached column's length: the longest cols of any shape set, rounded up to 4.
+long long cachedColumnLength(const Op &op, const OpRecipe &recipe)
+{
+    long long longest = 1;
+    for (const auto &set : op.shapeSets)
+        longest = std::max(longest, dimensionValue(recipe.cols, set).value_or(1));
+    return (longest + 3) / 4 * 4;
+}
+
 } // namespace
 
 bool StridedNormTemplate::supports(const Op &, const OpRecipe &recipe) const
@@ -31,18 +44,20 @@ std::vector<ParamDef> StridedNormTemplate::parameters(const Op &, const OpRecipe
 {
     return {{"block", {64, 128, 256, 512}, "block size"},
             {"vec", {1, 2, 4}, "vector width along the inner dimension"},
-            {"unroll", {1, 4, 8}, "loads in flight along the normalised dimension"}};
+            {"unroll", {1, 4, 8}, "loads in flight along the normalised dimension"},
+            {"cache", {0, 1}, "column held in registers (read once) instead of read twice"}};
 }
 
 Params StridedNormTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
-    Params params{{"block", 256}, {"vec", 4}, {"unroll", 4}};
-    for (const int vec : {4, 2, 1}) {
-        params["vec"] = vec;
-        if (check(op, recipe, params).empty())
-            break;
-    }
-    return params;
+    // The column in registers where it fits, else two passes; the widest vector every inner size allows.
+    for (const auto &[cache, unroll] : {std::pair{1, 1}, std::pair{0, 4}})
+        for (const int vec : {4, 2, 1}) {
+            Params params{{"block", 256}, {"vec", vec}, {"unroll", unroll}, {"cache", cache}};
+            if (check(op, recipe, params).empty())
+                return params;
+        }
+    return {{"block", 256}, {"vec", 1}, {"unroll", 4}, {"cache", 0}};
 }
 
 std::string StridedNormTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -54,7 +69,16 @@ std::string StridedNormTemplate::check(const Op &op, const OpRecipe &recipe, con
     if (const auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
     const int vec = param(params, "vec", 1);
+    const bool cache = param(params, "cache") == 1;
+    if (cache && param(params, "unroll", 1) != 1)
+        return "the column held in registers is read in one unrolled loop: unroll 1";
     for (const auto &set : op.shapeSets) {
+        const auto cols = dimensionValue(recipe.cols, set);
+        if (!cols)
+            return "the shape set does not bind " + recipe.cols;
+        if (cache && *cols * vec > kMaxCachedFloats)
+            return std::to_string(*cols) + " x " + std::to_string(vec) + " floats a thread exceed the "
+                   + std::to_string(kMaxCachedFloats) + " registers the cached column may take";
         const auto inner = dimensionValue(recipe.inner, set);
         if (!inner)
             return "the shape set does not bind " + recipe.inner;
@@ -72,6 +96,7 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
     const int block = param(params, "block", 256);
     const int vec = param(params, "vec", 1);
     const int unroll = param(params, "unroll", 1);
+    const bool cache = param(params, "cache") == 1;
     const auto &input = op.inputs[0].name;
     const std::string weight = weighted(op) ? op.inputs[1].name : std::string();
     const auto &output = op.outputs.front().name;
@@ -93,9 +118,10 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
     out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[o, c, i] = " << input
         << "[o, c, i] * rsqrt(mean over c of " << input << "[o, c, i]^2 + " << recipe.eps << ")"
         << (weighted(op) ? " * " + weight + "[c]" : std::string()) << ", over the middle dimension of [outer, cols, inner].\n"
-        << "// A thread owns VEC neighbouring positions i of one o and walks c twice: the warp's loads are neighbours\n"
-        << "// in i, so both passes are coalesced, and the second pass finds most of the first's lines in L2.\n\n"
-        << "#define VEC " << vec << "\n\n"
+        << "// A thread owns VEC neighbouring positions i of one o and walks c: the warp's loads are neighbours in i,\n"
+        << "// so they are coalesced. Without the cached column it walks c twice, the second pass mostly from L2.\n\n"
+        << "#define VEC " << vec << "\n"
+        << (cache ? "#define MAXC " + std::to_string(cachedColumnLength(op, recipe)) + "\n" : std::string()) << "\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << block << ") strided_rmsnorm_kernel(const float *__restrict__ "
         << input << ", ";
     if (weighted(op))
@@ -112,24 +138,47 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
         << "    " << vector << " *__restrict__ result = reinterpret_cast<" << vector << " *>(" << output
         << " + o * cols * inner + i);\n"
         << "    const long long stride = groups; // one step of c, in vectors\n"
-        << "    " << vector << " squares = {};\n"
-        << "#pragma unroll " << unroll << "\n"
-        << "    for (long long c = 0; c < cols; ++c) {\n"
-        << "        const " << vector << " v = in[c * stride];\n"
-        << "        " << eachLane("squares@ += v@ * v@;") << "\n"
-        << "    }\n"
-        << "    " << vector << " scale;\n"
-        << "    " << eachLane("scale@ = rsqrtf(squares@ / (float)cols + " + floatLiteral(recipe.eps) + ");") << "\n"
-        << "#pragma unroll " << unroll << "\n"
-        << "    for (long long c = 0; c < cols; ++c) {\n"
-        << "        " << vector << " v = in[c * stride];\n";
-    if (weighted(op))
-        out << "        " << eachLane("v@ = v@ * scale@ * " + weight + "[c];") << "\n";
-    else
-        out << "        " << eachLane("v@ = v@ * scale@;") << "\n";
-    out << "        result[c * stride] = v;\n"
-        << "    }\n"
-        << "}\n";
+        << "    " << vector << " squares = {};\n";
+    const std::string scaled = eachLane(weighted(op) ? "v@ = v@ * scale@ * " + weight + "[c];" : "v@ = v@ * scale@;");
+    const std::string scale = "    " + vector + " scale;\n    "
+                              + eachLane("scale@ = rsqrtf(squares@ / (float)cols + " + floatLiteral(recipe.eps) + ");")
+                              + "\n";
+    if (cache) {
+        out << "    // The column stays in registers (cols <= MAXC in every shape set): x is read from DRAM once.\n"
+            << "    " << vector << " values[MAXC];\n"
+            << "#pragma unroll\n"
+            << "    for (int c = 0; c < MAXC; ++c) {\n"
+            << "        if (c < cols) {\n"
+            << "            const " << vector << " v = in[c * stride];\n"
+            << "            values[c] = v;\n"
+            << "            " << eachLane("squares@ += v@ * v@;") << "\n"
+            << "        }\n"
+            << "    }\n"
+            << scale
+            << "#pragma unroll\n"
+            << "    for (int c = 0; c < MAXC; ++c) {\n"
+            << "        if (c < cols) {\n"
+            << "            " << vector << " v = values[c];\n"
+            << "            " << scaled << "\n"
+            << "            result[c * stride] = v;\n"
+            << "        }\n"
+            << "    }\n"
+            << "}\n";
+    } else {
+        out << "#pragma unroll " << unroll << "\n"
+            << "    for (long long c = 0; c < cols; ++c) {\n"
+            << "        const " << vector << " v = in[c * stride];\n"
+            << "        " << eachLane("squares@ += v@ * v@;") << "\n"
+            << "    }\n"
+            << scale
+            << "#pragma unroll " << unroll << "\n"
+            << "    for (long long c = 0; c < cols; ++c) {\n"
+            << "        " << vector << " v = in[c * stride];\n"
+            << "        " << scaled << "\n"
+            << "        result[c * stride] = v;\n"
+            << "    }\n"
+            << "}\n";
+    }
 
     auto args = nlohmann::json::array({inputArg(input)});
     if (weighted(op))

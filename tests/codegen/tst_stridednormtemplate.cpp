@@ -49,32 +49,46 @@ TEST_CASE("supports rmsnorm over a middle dimension only; the row templates leav
     CHECK_FALSE(kTemplate.supports(lastDimension, recipeFor(lastDimension)));
 }
 
-TEST_CASE("defaults take the widest vector every inner size allows")
+TEST_CASE("defaults hold the column in registers where it fits, with the widest vector the sizes allow")
 {
     const auto ops = stridedOps();
-    CHECK(kTemplate.defaults(ops[0], recipeFor(ops[0])).at("vec") == 4); // inner 65536 and 12
+    // 64 channels x 2 lanes fill the 128 registers a cached column may take; 4 lanes would not fit.
+    CHECK(kTemplate.defaults(ops[0], recipeFor(ops[0])) == (Params{{"block", 256}, {"vec", 2}, {"unroll", 1}, {"cache", 1}}));
     CHECK(kTemplate.defaults(ops[1], recipeFor(ops[1])).at("vec") == 1); // 1001 is odd
-    CHECK(kTemplate.check(ops[1], recipeFor(ops[1]), {{"block", 256}, {"vec", 2}, {"unroll", 4}}).find("multiple")
+    CHECK(kTemplate.check(ops[1], recipeFor(ops[1]), {{"block", 256}, {"vec", 2}, {"unroll", 4}, {"cache", 0}})
+              .find("multiple")
           != std::string::npos);
+    CHECK(kTemplate.check(ops[0], recipeFor(ops[0]), {{"block", 256}, {"vec", 4}, {"unroll", 1}, {"cache", 1}})
+              .find("registers")
+          != std::string::npos);
+    Op wide = ops[0];
+    wide.shapeSets[0]["features"] = 200;
+    CHECK(kTemplate.defaults(wide, recipeFor(wide)).at("cache") == 0);
 }
 
 TEST_CASE("the plan: one thread per VEC inner positions of each outer index")
 {
     const Op op = stridedOps()[1];
-    const auto kernel = kTemplate.generate(op, recipeFor(op), {{"block", 128}, {"vec", 1}, {"unroll", 8}});
+    const Params params{{"block", 128}, {"vec", 1}, {"unroll", 8}, {"cache", 0}};
+    const auto kernel = kTemplate.generate(op, recipeFor(op), params);
     const auto plan = nlohmann::json::parse(kernel.launchPlan);
     REQUIRE(plan["steps"].size() == 1);
     CHECK(plan["steps"][0]["grid"][0] == "ceil_div(O * (I / 1), 128)");
     CHECK(kernel.source.find("v = v * scale * w[c];") != std::string::npos);
-    const std::string unstated = unstatedParameters(kTemplate, op, {{"block", 128}, {"vec", 1}, {"unroll", 8}}, kernel.source);
+    const std::string unstated = unstatedParameters(kTemplate, op, params, kernel.source);
     CHECK_MESSAGE(unstated.empty(), unstated);
+    // The cached column is as long as the longest channel count, rounded up to 4.
+    const auto cached = kTemplate.generate(op, recipeFor(op), {{"block", 128}, {"vec", 1}, {"unroll", 1}, {"cache", 1}});
+    CHECK(cached.source.find("#define MAXC 36") != std::string::npos);
+    CHECK(cached.source.find("values[c] = v;") != std::string::npos);
 }
 
 TEST_CASE("every valid combination compiles and resolves" * needsNvrtc())
 {
     const SpaceVerification space = verifyWholeSpace(kTemplate, stridedOps(), 3);
     CHECK_MESSAGE(space.problem.empty(), space.problem);
-    // 4 blocks x 3 unrolls x 3 widths per op; inner 12 refuses none, inner 1001 refuses widths 2 and 4.
-    CHECK(space.compiled == 36 + 12);
-    CHECK(space.rejected == 24);
+    // 4 blocks x 3 widths x 3 unrolls x cached or not per op. Cached columns take unroll 1 and at most 128 floats
+    // (64 channels: widths 1 and 2; 33: width 1, as inner 1001 allows only width 1 anyway).
+    CHECK(space.compiled == (36 + 8) + (12 + 4));
+    CHECK(space.rejected == (24 + 4) + (24 + 24 + 8));
 }
