@@ -1,5 +1,6 @@
 // The diff engine (dtl line and character diffs), the side-by-side pane and the diff page.
 #include "screenshotsupport.h"
+#include "ui/common/archivereader.h"
 #include "ui/diff/diffengine.h"
 #include "ui/diff/diffpane.h"
 #include "ui/diff/diffview.h"
@@ -262,7 +263,7 @@ void TestDiffView::comparesWithFirstParent()
     view.resize(1200, 700);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setArchivePath(m_archivePath);
+    view.setArchive(archiveRef(m_archivePath));
     QSignalSpy loaded(&view, &DiffView::loaded);
     view.showCandidate(QString::fromLatin1(kChild));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
@@ -308,7 +309,7 @@ void TestDiffView::comparesWithFirstParent()
 void TestDiffView::comparesChosenCandidates()
 {
     DiffView view;
-    view.setArchivePath(m_archivePath);
+    view.setArchive(archiveRef(m_archivePath));
     QSignalSpy loaded(&view, &DiffView::loaded);
     const QString crossover = QStringLiteral("e8fbd32f7a1f58b1aa0d14118d7d47b10721acd5d22040e47e5925b3194f450c");
     view.compare(QString::fromLatin1(kParent), crossover);
@@ -325,13 +326,13 @@ void TestDiffView::comparesChosenCandidates()
 }
 
 // The choosers list the op's kernels: a selection within the op does not read them again (at 30k kernels that
-// cost a second a click); after archiveChanged() (a reload) the next comparison does.
+// cost a second a click); after reload() the next comparison does.
 void TestDiffView::choicesAreReadOncePerOp()
 {
     const QString path = m_dir.filePath(QStringLiteral("choices.kxdb"));
     QVERIFY(importSample(path));
     DiffView view;
-    view.setArchivePath(path);
+    view.setArchive(archiveRef(path));
     QSignalSpy loaded(&view, &DiffView::loaded);
     const QString crossover = QStringLiteral("e8fbd32f7a1f58b1aa0d14118d7d47b10721acd5d22040e47e5925b3194f450c");
     view.showCandidate(crossover);
@@ -354,7 +355,7 @@ void TestDiffView::choicesAreReadOncePerOp()
     QCOMPARE(right->count(), listed); // not read again
     QCOMPARE(right->currentData().toString(), QString::fromLatin1(kParent));
 
-    view.archiveChanged();
+    view.reload();
     view.showCandidate(crossover);
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 10000);
     QCOMPARE(right->count(), listed + 1);
@@ -364,14 +365,14 @@ void TestDiffView::choicesAreReadOncePerOp()
 void TestDiffView::unknownCandidateIsReported()
 {
     DiffView view;
-    view.setArchivePath(m_archivePath);
+    view.setArchive(archiveRef(m_archivePath));
     QSignalSpy loaded(&view, &DiffView::loaded);
     view.showCandidate(QStringLiteral("0000000000000000"));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QVERIFY(loaded.first().first().toString().contains(QLatin1String("not in the archive")));
 
     DiffView broken;
-    broken.setArchivePath(m_dir.filePath(QStringLiteral("missing.kxdb")));
+    broken.setArchive(archiveRef(m_dir.filePath(QStringLiteral("missing.kxdb"))));
     QSignalSpy failed(&broken, &DiffView::loaded);
     broken.showCandidate(QString::fromLatin1(kChild));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10000);

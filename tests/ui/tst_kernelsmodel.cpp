@@ -2,6 +2,7 @@
 // precision policy, and loading off the GUI thread.
 #include "archivefixture.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/common/baselineformat.h"
 #include "ui/kernels/kernelsmodel.h"
 #include "ui/kernels/kernelspage.h"
@@ -285,7 +286,7 @@ void TestKernelsModel::pageLoadsOffThread()
     KernelsPage page;
     new QAbstractItemModelTester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest, &page);
     QSignalSpy loaded(&page, &KernelsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QVERIFY(page.isLoading());
     QTRY_COMPARE(loaded.size(), 1);
     QCOMPARE(loaded.first().first().toInt(), 5);
@@ -320,8 +321,8 @@ void TestKernelsModel::pageDropsStaleLoads()
     }
     KernelsPage page;
     QSignalSpy loaded(&page, &KernelsPage::loaded);
-    page.setArchivePath(m_path);
-    page.setArchivePath(other); // Supersedes the first load before it can be delivered.
+    page.setArchive(archiveRef(m_path));
+    page.setArchive(archiveRef(other)); // Supersedes the first load before it can be delivered.
     QTRY_COMPARE(loaded.size(), 1);
     QThreadPool::globalInstance()->waitForDone();
     QCoreApplication::processEvents();
@@ -336,9 +337,9 @@ void TestKernelsModel::pageDropsTheLoadOfAClosedArchive()
 {
     KernelsPage page;
     QSignalSpy loaded(&page, &KernelsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QVERIFY(page.isLoading());
-    page.setArchivePath(QString());
+    page.setArchive({});
     QThreadPool::globalInstance()->waitForDone();
     QCoreApplication::processEvents();
     QCoreApplication::processEvents();
@@ -357,7 +358,7 @@ void TestKernelsModel::pageReportsUnreadableArchive()
 
     KernelsPage page;
     QSignalSpy failed(&page, &KernelsPage::loadFailed);
-    page.setArchivePath(bogus);
+    page.setArchive(archiveRef(bogus));
     QTRY_COMPARE(failed.size(), 1);
     QVERIFY(failed.first().first().toString().contains(QLatin1String("not a Kernel Explorer archive")));
     QCOMPARE(page.model()->rowCount(), 0);

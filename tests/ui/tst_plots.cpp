@@ -2,6 +2,7 @@
 // the line to beat, the baselines' samples beside the kernel's), tooltips and export.
 #include "archivefixture.h"
 #include "screenshotsupport.h"
+#include "ui/common/archivereader.h"
 #include "ui/common/format.h"
 #include "ui/plots/plotsdata.h"
 #include "ui/plots/plotspage.h"
@@ -144,7 +145,7 @@ void TestPlots::portabilityTable()
     // On the page, below the plots.
     PlotsPage page;
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QCOMPARE(page.portabilityTable()->rowCount(), table.rowCount());
 }
@@ -227,16 +228,16 @@ void TestPlots::workloadErrors()
 }
 
 // A new kernel of the same op: only its runtime and roofline are read (the op's plots took seconds at 30k
-// kernels); after archiveChanged() (a reload) everything is, and new results show.
+// kernels); after reload() everything is, and new results show.
 void TestPlots::opPlotsStayWhileOnlyTheKernelChanges()
 {
     const QString path = m_dir.filePath(QStringLiteral("kept.kxdb"));
     QVERIFY(importSample(path));
     PlotsPage page;
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(path);
+    page.setArchive(archiveRef(path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
-    page.setCandidate(QString::fromLatin1(kTranslated));
+    page.showCandidate(QString::fromLatin1(kTranslated));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     QCOMPARE(page.data().gpus, (QStringList{kH100, kH200}));
 
@@ -252,7 +253,7 @@ void TestPlots::opPlotsStayWhileOnlyTheKernelChanges()
         archive->addEvaluation(tx, evaluation);
         tx.commit();
     }
-    page.setCandidate(QString::fromLatin1(kCrossover));
+    page.showCandidate(QString::fromLatin1(kCrossover));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 3, 10000);
     QCOMPARE(page.data().candidateId, QString::fromLatin1(kCrossover));
     QCOMPARE(page.data().gpus, (QStringList{kH100, kH200})); // the op's plots were kept
@@ -260,7 +261,7 @@ void TestPlots::opPlotsStayWhileOnlyTheKernelChanges()
                                                 [](const auto &d) { return d.gpu == QLatin1String("NVIDIA B200"); });
     QVERIFY(distributionOnB200); // the kernel's own part was read
 
-    page.archiveChanged();
+    page.reload();
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 4, 10000);
     QCOMPARE(page.data().gpus, (QStringList{QStringLiteral("NVIDIA B200"), kH100, kH200}));
 }
@@ -280,10 +281,10 @@ void TestPlots::rooflineLegendLeavesTheDotsFree()
     page.resize(940, 560); // as in a 1440 x 900 window with its docks
     page.show();
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(path);
+    page.setArchive(archiveRef(path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     const std::string chain = *openArchive(path)->resolveCandidateId("d634353b45ef");
-    page.setCandidate(QString::fromStdString(chain));
+    page.showCandidate(QString::fromStdString(chain));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     QCustomPlot *roofline = page.plot(PlotsPage::RooflinePlot);
     roofline->replot();
@@ -301,9 +302,9 @@ void TestPlots::barAndRuntimeLegendsLeaveTheAxesFree()
     page.resize(940, 560);
     page.show();
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
-    page.setCandidate(QString::fromLatin1(kCrossover));
+    page.showCandidate(QString::fromLatin1(kCrossover));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     for (const auto which : {PlotsPage::SpeedupBarsPlot, PlotsPage::DistributionPlot}) {
         QCustomPlot *plot = page.plot(which);
@@ -378,9 +379,9 @@ void TestPlots::pageDrawsInductorReference()
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(path);
+    page.setArchive(archiveRef(path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
-    page.setCandidate(QString::fromStdString(sample.losesToInductor));
+    page.showCandidate(QString::fromStdString(sample.losesToInductor));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
 
     const QString lineName = QStringLiteral("Inductor on %1").arg(kH100);
@@ -420,9 +421,9 @@ void TestPlots::pageBuildsPlotsWithToolTips()
     page.show();
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
-    page.setCandidate(QString::fromStdString(m_impossible));
+    page.showCandidate(QString::fromStdString(m_impossible));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     QVERIFY(!page.isLoading());
 
@@ -488,7 +489,7 @@ void TestPlots::exportsPngAndPdf()
     PlotsPage page;
     page.resize(1200, 800);
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     const QString png = m_dir.filePath(QStringLiteral("bars.png"));
     const QString pdf = m_dir.filePath(QStringLiteral("progress.pdf"));
@@ -544,9 +545,9 @@ void TestPlots::boxPlotsUseThePalettesInk()
     dark.setColor(QPalette::WindowText, QColor(230, 230, 230));
     page.setPalette(dark);
     QSignalSpy loaded(&page, &PlotsPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
-    page.setCandidate(QString::fromStdString(m_impossible));
+    page.showCandidate(QString::fromStdString(m_impossible));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 2, 10000);
     QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
     QVERIFY(distribution->plottableCount() >= 2);

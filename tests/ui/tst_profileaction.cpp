@@ -1,5 +1,6 @@
 // The Review page's Profile action: `kx profile` as a child process (with a fake ncu, so no GPU is needed), its
 // output shown, the stored metrics shown with the evidence, cancelling, a missing ncu, read-only archives.
+#include "ui/common/archivereader.h"
 #include "ui/review/profileevidence.h"
 #include "ui/review/profilerunner.h"
 #include "ui/review/reviewpage.h"
@@ -81,7 +82,7 @@ void TestProfileAction::openPage(ReviewPage &page, bool readOnly)
 {
     page.profileRunner()->setProgram(QStringLiteral(KX_BINARY_DIR "/kx"));
     QSignalSpy loaded(&page, &ReviewPage::loaded);
-    page.setArchivePath(m_path, readOnly);
+    page.setArchive(archiveRef(m_path, readOnly ? ArchiveMode::ReadOnly : ArchiveMode::ReadWrite));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QTRY_VERIFY(!page.isLoading());
     QCOMPARE(page.currentCandidateId(), QString::fromStdString(m_id));

@@ -3,6 +3,7 @@
 #include "screenshotsupport.h"
 #include "archivefixture.h"
 
+#include "ui/common/archivereader.h"
 #include "ui/common/archivesession.h"
 #include "ui/common/baselineformat.h"
 #include "ui/common/format.h"
@@ -145,7 +146,7 @@ void TestReview::queueIsOrderedBySuspicion()
     ReviewPage page;
     QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy loaded(&page, &ReviewPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QCOMPARE(loaded.first().first().toInt(), 3);
     ReviewQueueModel *model = page.model();
@@ -169,7 +170,7 @@ void TestReview::evidenceShowsFloorTimingAndChecks()
     ReviewPage page;
     page.resize(1100, 600);
     QSignalSpy loaded(&page, &ReviewPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QTRY_VERIFY(!page.isLoading());
     const QString html = page.evidenceHtml();
@@ -265,7 +266,7 @@ void TestReview::queueAndEvidenceShowBothBaselines()
     ReviewPage page;
     QAbstractItemModelTester tester(page.model(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy loaded(&page, &ReviewPage::loaded);
-    page.setArchivePath(m_path);
+    page.setArchive(archiveRef(m_path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     ReviewQueueModel *model = page.model();
     QCOMPARE(model->rowCount(), 4);
@@ -483,7 +484,7 @@ void TestReview::batchVerdictsOnASelection()
     const auto ids = ReviewArchive::write(path);
     ReviewPage page;
     QSignalSpy loaded(&page, &ReviewPage::loaded);
-    page.setArchivePath(path);
+    page.setArchive(archiveRef(path));
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QCOMPARE(page.model()->rowCount(), 3);
     QTableView *view = page.view();

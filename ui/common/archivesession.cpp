@@ -154,7 +154,8 @@ Expected<bool> ArchiveSession::addCandidate(const Candidate &candidate, int gene
     } catch (const std::exception &error) {
         return Error{error.what()};
     }
-    emit candidateAdded(QString::fromStdString(stored.id));
+    if (added)
+        emit candidateAdded(stored, generation);
     return added;
 }
 

@@ -12,8 +12,9 @@ namespace kx::ui {
 
 /**
  * The archive the window works on: its path and the one writable connection (UI writes go through
- * core's API on it). Background readers open their own read-only connections from path().
+ * core's API on it). Background readers open their own read-only connections from ref().
  * Opening replaces the current archive only on success, so a failed open leaves everything as it was.
+ * Pages subscribe to its signals themselves (see ArchivePage).
  */
 class ArchiveSession : public QObject
 {
@@ -55,8 +56,8 @@ signals:
     void archiveChanged();
     /// A verdict of the candidate was recorded or retracted.
     void verdictsChanged(const QString &candidateId);
-    /// A candidate was stored.
-    void candidateAdded(const QString &candidateId);
+    /// A candidate was stored (as a member of its run at generation, when it names one).
+    void candidateAdded(const kx::Candidate &candidate, int generation);
 
 private:
     Status writable() const;

@@ -77,7 +77,7 @@ QString choiceLabel(const CandidateSummary &candidate)
 } // namespace
 
 DiffView::DiffView(QWidget *parent)
-    : QWidget(parent)
+    : ArchivePage(parent)
     , m_leftCombo(new QComboBox(this))
     , m_rightCombo(new QComboBox(this))
     , m_summary(new QLabel(this))
@@ -163,9 +163,9 @@ DiffPane *DiffView::currentPane() const
     return m_tabs->currentWidget() == m_planPane ? m_planPane : m_sourcePane;
 }
 
-void DiffView::setArchivePath(const QString &path)
+void DiffView::setArchive(const ArchiveRef &archive)
 {
-    m_archivePath = path;
+    m_archive = archive;
     m_load.invalidate();
     m_loading = false;
     m_leftId.clear();
@@ -197,7 +197,7 @@ void DiffView::compare(const QString &leftId, const QString &rightId)
 
 void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFirstParent)
 {
-    if (m_archivePath.isEmpty() || rightId.isEmpty())
+    if (m_archive.empty() || rightId.isEmpty())
         return;
     m_requestedRightId = rightId;
     if (m_deferWhileHidden && !isVisible()) {
@@ -208,7 +208,7 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
     m_loading = true;
     const std::string right = rightId.toStdString();
     const std::string left = leftId.toStdString();
-    readArchiveAsync(m_archivePath, [left, right, leftIsFirstParent, shownOp = m_choicesOp](const Archive &archive) {
+    readArchiveAsync(m_archive, [left, right, leftIsFirstParent, shownOp = m_choicesOp](const Archive &archive) {
         Loaded loaded;
         loaded.right = archive.candidate(right);
         if (!loaded.right)
@@ -281,7 +281,7 @@ void DiffView::selectChoice(QComboBox *combo, const QString &selectedId)
     m_updatingChoices = false;
 }
 
-void DiffView::archiveChanged()
+void DiffView::reload()
 {
     m_choicesOp.clear(); // new kernels: the next comparison reads the op's choices again
 }

@@ -1,11 +1,10 @@
 #pragma once
 
+#include "ui/common/archivepage.h"
 #include "ui/common/latestjob.h"
 
 #include "core/archive/archive.h"
 #include "core/domain/candidate.h"
-
-#include <QWidget>
 
 #include <optional>
 #include <vector>
@@ -24,18 +23,20 @@ class DiffPane;
  * selection it compares the candidate with its first parent; either side can be changed. Candidates
  * are read off the GUI thread; a newer request supersedes an older one.
  */
-class DiffView : public QWidget
+class DiffView : public ArchivePage
 {
     Q_OBJECT
 
 public:
     explicit DiffView(QWidget *parent = nullptr);
 
-    void setArchivePath(const QString &path);
+    void setArchive(const ArchiveRef &archive) override;
     /// The archive has new kernels (a reload): the choices are read again with the next comparison.
-    void archiveChanged();
+    void reload() override;
     /// Compares the candidate with its first parent (or with itself when it has none).
-    void showCandidate(const QString &candidateId);
+    void showCandidate(const QString &candidateId) override;
+    /// Previous and next change.
+    QList<QAction *> pageActions() const override { return {m_previousAction, m_nextAction}; }
     /// Compares two candidates; the choices offered are the candidates of the right one's op.
     void compare(const QString &leftId, const QString &rightId);
 
@@ -77,7 +78,7 @@ private:
     void updateSummary();
     void showMessage(const QString &message);
 
-    QString m_archivePath;
+    ArchiveRef m_archive;
     QString m_leftId;
     QString m_rightId;
     QString m_requestedRightId;             // Of the latest request, loaded or not.

@@ -34,7 +34,7 @@ constexpr quint32 kStateVersion = 2;
 } // namespace
 
 KernelsPage::KernelsPage(QWidget *parent)
-    : QWidget(parent)
+    : ArchivePage(parent)
     , m_model(new KernelsModel(this))
     , m_proxy(new KernelsProxyModel(this))
     , m_filter(new QLineEdit(this))
@@ -147,10 +147,11 @@ KernelsPage::KernelsPage(QWidget *parent)
     updateCountLabel();
 }
 
-void KernelsPage::setArchivePath(const QString &path)
+void KernelsPage::setArchive(const ArchiveRef &archive)
 {
-    if (path != m_archivePath) {
-        m_archivePath = path;
+    const bool another = archive.path != m_archive.path;
+    m_archive = archive;
+    if (another) {
         m_model->clear();
         updateOpFilter();
         if (!m_currentId.isEmpty()) {
@@ -164,7 +165,7 @@ void KernelsPage::setArchivePath(const QString &path)
 void KernelsPage::reload()
 {
     m_load.invalidate();
-    if (m_archivePath.isEmpty()) {
+    if (m_archive.empty()) {
         m_loading = false;
         m_model->clear();
         updateOpFilter();
@@ -173,7 +174,7 @@ void KernelsPage::reload()
     }
     m_loading = true;
     updateCountLabel();
-    readArchiveAsync(m_archivePath, [](const Archive &archive) {
+    readArchiveAsync(m_archive, [](const Archive &archive) {
         return archive.candidateSummaries();
     }).then(this, m_load.guard([this](ReadResult<std::vector<CandidateSummary>> result) {
         m_loading = false;

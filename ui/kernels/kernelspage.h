@@ -1,8 +1,7 @@
 #pragma once
 
+#include "ui/common/archivepage.h"
 #include "ui/common/latestjob.h"
-
-#include <QWidget>
 
 class QCheckBox;
 class QMenu;
@@ -19,17 +18,17 @@ class KernelsProxyModel;
 
 /// The kernels page: a filter bar over a sortable table of every candidate in the archive.
 /// Rows are read off the GUI thread; a newer load supersedes an older one.
-class KernelsPage : public QWidget
+class KernelsPage : public ArchivePage
 {
     Q_OBJECT
 
 public:
     explicit KernelsPage(QWidget *parent = nullptr);
 
-    /// Loads the candidates of the archive at path (empty: clears the table).
-    void setArchivePath(const QString &path);
-    QString archivePath() const { return m_archivePath; }
-    void reload();
+    /// Loads the candidates of the archive (an empty handle clears the table).
+    void setArchive(const ArchiveRef &archive) override;
+    const ArchiveRef &archive() const { return m_archive; }
+    void reload() override;
 
     /// Selects the candidate, clearing the filters when they hide it. False when it is not loaded.
     bool selectCandidate(const QString &candidateId);
@@ -58,12 +57,17 @@ signals:
     void loaded(int rows);
     void loadFailed(const QString &message);
 
+protected:
+    // A verdict changes a row's badge, a stored candidate adds a row.
+    void onVerdictsChanged(const QString &) override { reload(); }
+    void onCandidateAdded(const kx::Candidate &, int) override { reload(); }
+
 private:
     void updateOpFilter();
     void updateCountLabel();
     void onCurrentRowChanged();
 
-    QString m_archivePath;
+    ArchiveRef m_archive;
     QString m_currentId;
     LatestJob m_load;
     bool m_loading = false;

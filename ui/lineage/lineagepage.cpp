@@ -46,7 +46,7 @@ struct RunEntry
 } // namespace
 
 LineagePage::LineagePage(QWidget *parent)
-    : QWidget(parent)
+    : ArchivePage(parent)
     , m_scene(new LineageScene(this))
     , m_view(new LineageView(this))
     , m_overview(new LineageOverview(m_view, this))
@@ -207,11 +207,12 @@ LineagePage::~LineagePage()
     disconnect(m_scene, nullptr, this, nullptr);
 }
 
-void LineagePage::setArchivePath(const QString &path)
+void LineagePage::setArchive(const ArchiveRef &archive)
 {
-    if (path == m_archivePath)
+    const bool another = archive.path != m_archive.path;
+    m_archive = archive;
+    if (!another)
         return;
-    m_archivePath = path;
     m_runCombo->clear();
     showRun(0);
     reloadRuns();
@@ -220,9 +221,9 @@ void LineagePage::setArchivePath(const QString &path)
 void LineagePage::reloadRuns()
 {
     m_runsRead.invalidate();
-    if (m_archivePath.isEmpty())
+    if (m_archive.empty())
         return;
-    readArchiveAsync(m_archivePath, [](const Archive &archive) {
+    readArchiveAsync(m_archive, [](const Archive &archive) {
         std::vector<RunEntry> entries;
         for (const Run &run : archive.runs()) {
             RunEntry entry;
@@ -280,14 +281,14 @@ void LineagePage::showRun(std::int64_t runId)
     }
     emit runChanged(runId, index >= 0 ? RunState(m_runCombo->itemData(index, Qt::UserRole + 1).toInt())
                                       : RunState::Created);
-    if (runId <= 0 || m_archivePath.isEmpty()) {
+    if (runId <= 0 || m_archive.empty()) {
         m_loading = false;
         updateStatus();
         return;
     }
     m_loading = true;
     updateStatus();
-    readArchiveAsync(m_archivePath, [runId](const Archive &archive) { return readLineage(archive, runId); })
+    readArchiveAsync(m_archive, [runId](const Archive &archive) { return readLineage(archive, runId); })
         .then(this, m_load.guard([this](const ReadResult<LineageGraph> &result) {
             m_loading = false;
             if (!result.ok()) {
@@ -337,9 +338,9 @@ void LineagePage::refreshVerdicts()
 {
     m_verdictsRead.invalidate();
     const std::int64_t runId = m_runId;
-    if (runId <= 0 || m_archivePath.isEmpty())
+    if (runId <= 0 || m_archive.empty())
         return;
-    readArchiveAsync(m_archivePath, [runId](const Archive &archive) {
+    readArchiveAsync(m_archive, [runId](const Archive &archive) {
         CandidateFilter filter;
         filter.runId = runId;
         QHash<QString, std::optional<bool>> verdicts;

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "ui/common/latestjob.h"
+#include "ui/common/archivepage.h"
 #include "ui/lineage/lineagegraph.h"
 
 #include "core/domain/run.h"
 
-#include <QWidget>
 
 class QAction;
 class QComboBox;
@@ -32,7 +32,7 @@ class LineageView;
  * speedup on the chosen GPU. Reads the run off the GUI thread, grows live from the search's events, and
  * lays out off the GUI thread too (a newer layout request makes older results stale; they are dropped).
  */
-class LineagePage : public QWidget
+class LineagePage : public ArchivePage
 {
     Q_OBJECT
 
@@ -43,10 +43,15 @@ public:
     explicit LineagePage(QWidget *parent = nullptr);
     ~LineagePage() override;
 
-    /// The archive to read runs from (empty: nothing to show).
-    void setArchivePath(const QString &path);
+    /// The archive to read runs from (an empty handle: nothing to show).
+    void setArchive(const ArchiveRef &archive) override;
     /// Reads the list of runs again (after a search started or finished).
     void reloadRuns();
+    void reload() override { reloadRuns(); }
+    /// Selects the candidate's node when it is in the lineage shown.
+    void showCandidate(const QString &candidateId) override { selectCandidate(candidateId); }
+    /// The zoom actions.
+    QList<QAction *> pageActions() const override { return zoomActions(); }
     /// Shows a run: reads its lineage from the archive, and keeps adding live events of that run.
     void showRun(std::int64_t runId);
     std::int64_t runId() const { return m_runId; }
@@ -111,6 +116,14 @@ signals:
     /// The badges show the verdicts read by refreshVerdicts().
     void verdictsRefreshed();
 
+protected:
+    void onVerdictsChanged(const QString &) override { refreshVerdicts(); }
+    /// A hand-made candidate joins the lineage of its run.
+    void onCandidateAdded(const kx::Candidate &candidate, int generation) override
+    {
+        addCandidate(candidate, generation);
+    }
+
 private:
     void scheduleLayout();
     void restyle();
@@ -124,7 +137,7 @@ private:
     /// Whether any view hides nodes (results change what they hide).
     bool narrowed() const;
 
-    QString m_archivePath;
+    ArchiveRef m_archive;
     std::int64_t m_runId = 0;
     LineageGraph m_graph;
     QVector<int> m_matches;

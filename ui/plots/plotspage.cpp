@@ -29,7 +29,7 @@
 namespace kx::ui {
 
 PlotsPage::PlotsPage(QWidget *parent)
-    : QWidget(parent)
+    : ArchivePage(parent)
     , m_opCombo(new QComboBox(this))
     , m_runCombo(new QComboBox(this))
     , m_status(new QLabel(this))
@@ -154,30 +154,35 @@ void PlotsPage::showEvent(QShowEvent *event)
 {
     QWidget::showEvent(event);
     if (m_stale)
-        reload();
+        read();
 }
 
-void PlotsPage::archiveChanged()
+void PlotsPage::reload()
 {
     m_opDataCurrent = false;
-    reload();
+    read();
 }
 
-void PlotsPage::setArchivePath(const QString &path)
+QList<QAction *> PlotsPage::pageActions() const
 {
-    m_archivePath = path;
+    return {m_exportMenu->menuAction()};
+}
+
+void PlotsPage::setArchive(const ArchiveRef &archive)
+{
+    m_archive = archive;
     m_opDataCurrent = false;
     m_scope = {};
     m_data = {};
     m_load.invalidate();
     m_loading = false;
-    if (path.isEmpty())
+    if (m_archive.empty())
         showData();
     else
-        reload();
+        read();
 }
 
-void PlotsPage::setCandidate(const QString &candidateId)
+void PlotsPage::showCandidate(const QString &candidateId)
 {
     if (candidateId == m_scope.candidateId)
         return;
@@ -185,19 +190,19 @@ void PlotsPage::setCandidate(const QString &candidateId)
     // Following the selection into another op resets the scope to that op.
     m_scope.opName.clear();
     m_scope.runId.reset();
-    reload();
+    read();
 }
 
 void PlotsPage::setScope(const QString &opName, std::optional<std::int64_t> runId)
 {
     m_scope.opName = opName;
     m_scope.runId = runId;
-    reload();
+    read();
 }
 
-void PlotsPage::reload()
+void PlotsPage::read()
 {
-    if (m_archivePath.isEmpty())
+    if (m_archive.empty())
         return;
     if (m_deferWhileHidden && !isVisible()) {
         m_stale = true;
@@ -211,7 +216,7 @@ void PlotsPage::reload()
     std::optional<PlotsData> kept;
     if (m_opDataCurrent)
         kept = m_data;
-    readArchiveAsync(m_archivePath, [scope, kept](const Archive &archive) {
+    readArchiveAsync(m_archive, [scope, kept](const Archive &archive) {
         if (kept && !scope.candidateId.isEmpty())
             if (const auto selected = archive.candidate(scope.candidateId.toStdString());
                 selected && kept->sameOpData(scope, QString::fromStdString(selected->opName))) {

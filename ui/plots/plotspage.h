@@ -1,10 +1,10 @@
 #pragma once
 
+#include "ui/common/archivepage.h"
 #include "ui/common/latestjob.h"
 #include "ui/plots/plotsdata.h"
 
 #include <QHash>
-#include <QWidget>
 
 class QCheckBox;
 class QComboBox;
@@ -24,7 +24,7 @@ class PortabilityTable;
  * Inductor, and its place under each GPU's roofline. Data is read
  * off the GUI thread; hovering shows the numbers; each plot exports to PNG or PDF.
  */
-class PlotsPage : public QWidget
+class PlotsPage : public ArchivePage
 {
     Q_OBJECT
 
@@ -38,17 +38,18 @@ public:
 
     explicit PlotsPage(QWidget *parent = nullptr);
 
-    void setArchivePath(const QString &path);
+    void setArchive(const ArchiveRef &archive) override;
     /// Shows the candidate in the distribution and roofline plots, and its op in the others.
-    void setCandidate(const QString &candidateId);
+    void showCandidate(const QString &candidateId) override;
     /// Chooses the op and run (nullopt: all runs) for the speedup plots.
     void setScope(const QString &opName, std::optional<std::int64_t> runId);
-    void reload();
+    /// The archive has new results (a reload): everything is read again.
+    void reload() override;
+    /// The Export Plot menu.
+    QList<QAction *> pageActions() const override;
 
     bool isLoading() const { return m_loading; }
     PortabilityTable *portabilityTable() const { return m_portability; }
-    /// The archive has new results (a reload): everything is read again.
-    void archiveChanged();
     /// A page in a tab that is not shown reads nothing: a change of kernel or scope while hidden is read when
     /// the page is shown.
     void setDeferredWhileHidden(bool deferred) { m_deferWhileHidden = deferred; }
@@ -72,6 +73,8 @@ protected:
     void showEvent(QShowEvent *event) override;
 
 private:
+    /// Reads what the scope shows (keeping the op's plots when only the kernel changed).
+    void read();
     void showData();
     void buildSpeedupBars();
     void buildProgress();
@@ -88,7 +91,7 @@ private:
     static QColor seriesColor(int index);
     QColor gpuColor(const QString &gpu) const;
 
-    QString m_archivePath;
+    ArchiveRef m_archive;
     PlotsScope m_scope;
     PlotsData m_data;
     QHash<QString, QColor> m_gpuColors;

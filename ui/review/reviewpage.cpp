@@ -37,7 +37,7 @@ struct EvidenceData
 } // namespace
 
 ReviewPage::ReviewPage(QWidget *parent)
-    : QWidget(parent)
+    : ArchivePage(parent)
     , m_model(new ReviewQueueModel(this))
     , m_view(new QTableView(this))
     , m_count(new QLabel(this))
@@ -126,13 +126,12 @@ ReviewPage::ReviewPage(QWidget *parent)
     onCurrentRowChanged();
 }
 
-void ReviewPage::setArchivePath(const QString &path, bool readOnly)
+void ReviewPage::setArchive(const ArchiveRef &archive)
 {
-    m_archivePath = path;
-    m_readOnly = readOnly;
+    m_archive = archive;
     updateProfileActions();
     m_model->clear();
-    if (path.isEmpty()) {
+    if (archive.empty()) {
         m_queueRead.invalidate();
         m_loading = false;
     } else {
@@ -142,11 +141,11 @@ void ReviewPage::setArchivePath(const QString &path, bool readOnly)
 
 void ReviewPage::reload()
 {
-    if (m_archivePath.isEmpty())
+    if (m_archive.empty())
         return;
     m_loading = true;
     const QString keep = m_currentId;
-    readArchiveAsync(m_archivePath, [](const Archive &archive) { return archive.reviewQueue(); })
+    readArchiveAsync(m_archive, [](const Archive &archive) { return archive.reviewQueue(); })
         .then(this, m_queueRead.guard([this, keep](const ReadResult<std::vector<CandidateSummary>> &result) {
             m_loading = false;
             if (!result.ok()) {
@@ -199,25 +198,26 @@ QString ReviewPage::profileOutput() const
 void ReviewPage::updateProfileActions()
 {
     const bool running = m_profiler->isRunning();
-    m_profile->setEnabled(!m_currentId.isEmpty() && !m_archivePath.isEmpty() && !m_readOnly && !running);
-    m_profile->setToolTip(m_readOnly ? tr("The archive is open read-only, and a profile is stored in it. Open it for "
-                                          "writing (File > Open Archive) to profile kernels.")
-                                     : tr("Run one launch of the selected kernel and of the eager reference under "
-                                          "Nsight Compute (ncu) and store what the hardware measured"));
+    const bool readOnly = !m_archive.empty() && m_archive.isReadOnly();
+    m_profile->setEnabled(!m_currentId.isEmpty() && !m_archive.empty() && !readOnly && !running);
+    m_profile->setToolTip(readOnly ? tr("The archive is open read-only, and a profile is stored in it. Open it for "
+                                        "writing (File > Open Archive) to profile kernels.")
+                                   : tr("Run one launch of the selected kernel and of the eager reference under "
+                                        "Nsight Compute (ncu) and store what the hardware measured"));
     m_cancelProfile->setVisible(running);
     m_gpu->setEnabled(!running);
 }
 
 void ReviewPage::startProfile()
 {
-    if (m_currentId.isEmpty() || m_readOnly || m_profiler->isRunning())
+    if (m_currentId.isEmpty() || m_archive.isReadOnly() || m_profiler->isRunning())
         return;
     m_profileOutput->clear();
     m_profileOutput->setVisible(true);
     m_profileOutput->appendPlainText(tr("Profiling %1 on GPU %2 with Nsight Compute…\n")
                                          .arg(Format::shortId(m_currentId.toStdString()))
                                          .arg(m_gpu->value()));
-    m_profiler->start(m_currentId, m_archivePath, m_gpu->value());
+    m_profiler->start(m_currentId, archiveFilePath(m_archive), m_gpu->value());
     updateProfileActions();
 }
 
@@ -247,14 +247,14 @@ void ReviewPage::onCurrentRowChanged()
 void ReviewPage::loadEvidence()
 {
     m_evidenceRead.invalidate();
-    if (m_currentId.isEmpty() || m_archivePath.isEmpty()) {
+    if (m_currentId.isEmpty() || m_archive.empty()) {
         m_evidenceLoading = false;
         m_evidence->setHtml(QStringLiteral("<p>%1</p>").arg(tr("Select a kernel to see the evidence.")));
         return;
     }
     m_evidenceLoading = true;
     const std::string id = m_currentId.toStdString();
-    readArchiveAsync(m_archivePath, [id](const Archive &archive) {
+    readArchiveAsync(m_archive, [id](const Archive &archive) {
         EvidenceData data;
         if (std::optional<Candidate> candidate = archive.candidate(id)) {
             data.op = archive.op(candidate->opName);

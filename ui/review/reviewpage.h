@@ -1,8 +1,7 @@
 #pragma once
 
+#include "ui/common/archivepage.h"
 #include "ui/common/latestjob.h"
-
-#include <QWidget>
 
 class QLabel;
 class QPlainTextEdit;
@@ -22,15 +21,16 @@ class ReviewQueueModel;
  * the selected kernel and its eager reference under Nsight Compute (`kx profile`, a child process) and shows
  * the stored metrics with the evidence; a read-only archive cannot take a profile.
  */
-class ReviewPage : public QWidget
+class ReviewPage : public ArchivePage
 {
     Q_OBJECT
 
 public:
     explicit ReviewPage(QWidget *parent = nullptr);
 
-    void setArchivePath(const QString &path, bool readOnly = false);
-    void reload();
+    /// Reads the archive's review queue; a read-only handle takes no profile.
+    void setArchive(const ArchiveRef &archive) override;
+    void reload() override;
 
     QString currentCandidateId() const { return m_currentId; }
     /// The kernels of the selected rows, in queue order (Shift or Ctrl selects several for one verdict).
@@ -57,6 +57,10 @@ signals:
     /// A profile run ended (ok: stored and all of it worked); the evidence is being reloaded.
     void profileFinished(bool ok, const QString &message);
 
+protected:
+    /// A judged kernel leaves the queue, a retracted verdict brings it back.
+    void onVerdictsChanged(const QString &) override { reload(); }
+
 private:
     void onCurrentRowChanged();
     void loadEvidence();
@@ -64,8 +68,7 @@ private:
     void onProfileFinished(bool ok, const QString &message);
     void updateProfileActions();
 
-    QString m_archivePath;
-    bool m_readOnly = false;
+    ArchiveRef m_archive;
     QString m_currentId;
     LatestJob m_queueRead;
     LatestJob m_evidenceRead;

@@ -1,6 +1,7 @@
 #include "ui/window/archivestatuswidget.h"
 
 #include "ui/common/archivereader.h"
+#include "ui/common/archivesession.h"
 #include "ui/common/format.h"
 
 #include <QDir>
@@ -31,15 +32,24 @@ ArchiveStatusWidget::ArchiveStatusWidget(QWidget *parent)
     layout->addWidget(m_readOnlyLabel);
     layout->addWidget(m_countsLabel);
     layout->addWidget(m_pathLabel);
-    setArchive({}, false);
+    setArchive({});
 }
 
-void ArchiveStatusWidget::setArchive(const QString &path, bool readOnly)
+void ArchiveStatusWidget::attach(ArchiveSession *session)
 {
-    m_path = path;
+    connect(session, &ArchiveSession::archiveChanged, this, [this, session] { setArchive(session->ref()); });
+    connect(session, &ArchiveSession::verdictsChanged, this, &ArchiveStatusWidget::refresh);
+    connect(session, &ArchiveSession::candidateAdded, this, &ArchiveStatusWidget::refresh);
+    setArchive(session->ref());
+}
+
+void ArchiveStatusWidget::setArchive(const ArchiveRef &archive)
+{
+    m_archive = archive;
+    const QString path = archiveFilePath(archive);
     m_pathLabel->setText(path.isEmpty() ? tr("No archive open") : Format::path(path));
     m_pathLabel->setToolTip(QDir::toNativeSeparators(path));
-    m_readOnlyLabel->setVisible(!path.isEmpty() && readOnly);
+    m_readOnlyLabel->setVisible(!archive.empty() && archive.isReadOnly());
     m_countsLabel->clear();
     refresh();
 }
@@ -47,9 +57,9 @@ void ArchiveStatusWidget::setArchive(const QString &path, bool readOnly)
 void ArchiveStatusWidget::refresh()
 {
     m_read.invalidate();
-    if (m_path.isEmpty())
+    if (m_archive.empty())
         return;
-    readArchiveAsync(m_path, [](const Archive &archive) { return archive.info(); })
+    readArchiveAsync(m_archive, [](const Archive &archive) { return archive.info(); })
         .then(this, m_read.guard([this](const ReadResult<ArchiveInfo> &result) {
             if (!result.ok()) {
                 m_countsLabel->setText(tr("unreadable"));

@@ -2,11 +2,15 @@
 
 #include "ui/common/latestjob.h"
 
+#include "core/archive/archiveref.h"
+
 #include <QWidget>
 
 class QLabel;
 
 namespace kx::ui {
+
+class ArchiveSession;
 
 /// The status bar's permanent part: which archive is open, how much it holds, and whether it is read-only.
 class ArchiveStatusWidget : public QWidget
@@ -16,8 +20,11 @@ class ArchiveStatusWidget : public QWidget
 public:
     explicit ArchiveStatusWidget(QWidget *parent = nullptr);
 
-    /// An empty path shows that no archive is open.
-    void setArchive(const QString &path, bool readOnly);
+    /// Shows the session's archive and follows it: another archive, and new counts after a verdict or a stored
+    /// candidate.
+    void attach(ArchiveSession *session);
+    /// An empty handle shows that no archive is open.
+    void setArchive(const ArchiveRef &archive);
     /// Re-reads the counts (off the GUI thread).
     void refresh();
 
@@ -26,7 +33,7 @@ public:
     bool readOnlyShown() const;
 
 private:
-    QString m_path;
+    ArchiveRef m_archive;
     LatestJob m_read;
     QLabel *m_pathLabel;
     QLabel *m_countsLabel;

@@ -92,6 +92,7 @@ MainWindow::MainWindow(QWidget *parent)
     createMenus();
     createDocks();
     statusBar()->addPermanentWidget(m_archiveStatus);
+    m_archiveStatus->attach(m_session);
     connectSearch();
     createReviewParts();
     connectManualEdits();
@@ -228,7 +229,7 @@ void MainWindow::createMenus()
     m_viewMenu->addSeparator();
     m_viewMenu->addAction(m_filterAction);
     m_viewMenu->addSeparator();
-    m_viewMenu->addActions(m_lineagePage->zoomActions());
+    m_viewMenu->addActions(m_lineagePage->pageActions());
 
     m_searchMenu = menuBar()->addMenu(tr("&Search"));
     for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
@@ -270,7 +271,6 @@ void MainWindow::connectSearch()
         if (!m_kernelsPage->selectCandidate(id))
             showCandidate(id); // A live candidate the kernels table has not read yet.
     });
-    connect(this, &MainWindow::candidateShown, m_lineagePage, &LineagePage::selectCandidate);
     connect(m_searchBridge, &SearchBridge::started, this, [this](qint64 runId) {
         m_lineagePage->showRun(runId);
         m_lineagePage->reloadRuns();
@@ -279,10 +279,7 @@ void MainWindow::connectSearch()
     connect(m_searchBridge, &SearchBridge::candidateProposed, m_lineagePage, &LineagePage::addCandidate);
     connect(m_searchBridge, &SearchBridge::candidateEvaluated, m_lineagePage,
             [this](const Candidate &, const Evaluation &evaluation) { m_lineagePage->addEvaluation(evaluation); });
-    connect(m_searchBridge, &SearchBridge::finished, this, [this] {
-        m_lineagePage->reloadRuns();
-        reload();
-    });
+    connect(m_searchBridge, &SearchBridge::finished, this, &MainWindow::reload);
 }
 
 void MainWindow::createReviewParts()
@@ -297,8 +294,8 @@ void MainWindow::createReviewParts()
 
     connect(this, &MainWindow::candidateShown, this, [this](const QString &id) {
         m_shownCandidateId = id;
-        m_diffView->showCandidate(id);
-        m_plotsPage->setCandidate(id);
+        for (ArchivePage *page : std::as_const(m_archivePages))
+            page->showCandidate(id);
     });
     // Hidden, they read nothing; shown, they catch up with the selection.
     m_diffView->setDeferredWhileHidden(true);
@@ -337,12 +334,8 @@ void MainWindow::createReviewParts()
     });
     connect(m_verdicts, &VerdictController::errorOccurred, this,
             [this](const QString &message) { m_errors.report(tr("Verdict"), message); });
-    // A verdict changes the badges, the queue and the details: read them again.
+    // The pages read their badges and queues again themselves; the docks' details are the window's.
     connect(m_session, &ArchiveSession::verdictsChanged, this, [this](const QString &candidateId) {
-        m_kernelsPage->reload();
-        m_reviewPage->reload();
-        m_archiveStatus->refresh();
-        m_lineagePage->refreshVerdicts();
         if (candidateId == m_shownCandidateId)
             showCandidate(candidateId);
     });
@@ -383,8 +376,7 @@ void MainWindow::createReviewParts()
     reject->setIcon(icon(QStringLiteral("kernel-reject")));
     review->addAction(m_candidateView->newCandidateAction());
     review->addSeparator();
-    review->addAction(m_diffView->previousChangeAction());
-    review->addAction(m_diffView->nextChangeAction());
+    review->addActions(m_diffView->pageActions());
     review->addSeparator();
     QAction *exportAction = review->addAction(tr("&Export Kernel…"), this, [this] {
         const QString id = reviewCandidateId();
@@ -397,7 +389,7 @@ void MainWindow::createReviewParts()
     exportAction->setObjectName(QStringLiteral("exportKernelAction"));
     exportAction->setIcon(icon(QStringLiteral("kernel-export")));
     exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
-    review->addMenu(m_plotsPage->exportMenu());
+    review->addActions(m_plotsPage->pageActions());
     menuBar()->insertMenu(m_viewMenu->menuAction(), review);
 }
 
@@ -414,10 +406,6 @@ void MainWindow::connectManualEdits()
     });
     connect(m_evaluationsPanel, &EvaluationsPanel::currentEvaluationChanged, m_candidateView,
             &CandidateView::selectEvaluation);
-    connect(m_manualEdits, &ManualEdits::candidateStored, this, [this](const Candidate &candidate, int generation) {
-        m_lineagePage->addCandidate(candidate, generation);
-        m_kernelsPage->reload();
-    });
     connect(m_manualEdits, &ManualEdits::evaluated, this, [this](const Candidate &candidate, const Evaluation &evaluation) {
         m_lineagePage->addEvaluation(evaluation);
         m_kernelsPage->reload();
@@ -479,8 +467,10 @@ void MainWindow::openOp()
     }
 }
 
-void MainWindow::addPage(QWidget *page, const QString &title, const QString &iconName)
+void MainWindow::addPage(ArchivePage *page, const QString &title, const QString &iconName)
 {
+    page->attach(m_session);
+    m_archivePages.append(page);
     m_pages->addTab(page, iconName.isEmpty() ? QIcon() : icon(iconName), title);
 }
 
@@ -566,10 +556,9 @@ void MainWindow::reload()
 {
     if (!m_session->isOpen())
         return;
-    m_kernelsPage->reload();
+    for (ArchivePage *page : std::as_const(m_archivePages))
+        page->reload();
     m_archiveStatus->refresh();
-    m_diffView->archiveChanged();
-    m_plotsPage->archiveChanged();
     showCandidate(m_kernelsPage->currentCandidateId());
 }
 
@@ -579,17 +568,11 @@ void MainWindow::onArchiveChanged()
     const bool open = m_session->isOpen();
     setWindowFilePath(open ? path : QString());
     setWindowTitle(open ? QString() : QApplication::applicationDisplayName());
-    m_archiveStatus->setArchive(path, m_session->isReadOnly());
     m_reloadAction->setEnabled(open);
     m_closeAction->setEnabled(open);
     m_loader->clear();
-    m_kernelsPage->setArchivePath(path);
-    m_lineagePage->setArchivePath(path);
     m_searchBridge->setArchive(m_session->ref());
-    m_diffView->setArchivePath(path);
     m_comparisonMark->clear();
-    m_plotsPage->setArchivePath(path);
-    m_reviewPage->setArchivePath(path, m_session->isReadOnly());
     if (open) {
         m_recent->add(path);
         QSettings().setValue(QLatin1String(kLastArchiveKey), path);

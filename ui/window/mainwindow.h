@@ -12,6 +12,7 @@ class QToolBar;
 
 namespace kx::ui {
 
+class ArchivePage;
 class ArchiveStatusWidget;
 class CandidateLoader;
 class CandidateView;
@@ -61,8 +62,9 @@ public:
     /// Replaces the error message box (tests, self-test); an empty handler restores it.
     void setErrorHandler(ErrorReporter::Handler handler);
 
-    /// Adds a page as a central tab (with the bundled icon iconName, if any); pages share the docks.
-    void addPage(QWidget *page, const QString &title, const QString &iconName = {});
+    /// Adds a page as a central tab (with the bundled icon iconName, if any), attached to the archive session;
+    /// pages share the docks.
+    void addPage(ArchivePage *page, const QString &title, const QString &iconName = {});
     /// Adds a dock and its toggle to the View menu.
     void addDock(QDockWidget *dock, Qt::DockWidgetArea area);
 
@@ -124,6 +126,7 @@ private:
     ErrorReporter m_errors;
     CandidateLoader *m_loader;
     QTabWidget *m_pages;
+    QList<ArchivePage *> m_archivePages;    // In tab order.
     KernelsPage *m_kernelsPage;
     CandidateView *m_candidateView;
     EvaluationsPanel *m_evaluationsPanel;
