@@ -229,14 +229,19 @@ TEST_CASE("nothing the problem file starts outlives the import or keeps it waiti
 TEST_CASE("the import has a memory cap and a time limit, both settings")
 {
     skipWithoutTorch();
+    // The caps hold with and without the sandbox; without bubblewrap they are tested unconfined. 4 GiB leaves
+    // room for a CUDA build of PyTorch to import.
+    const bool sandbox = ProblemImporter::sandboxAvailable();
     ImportOptions capped;
-    capped.memoryBytes = std::int64_t(512) << 20;
+    capped.sandbox = sandbox;
+    capped.memoryBytes = std::int64_t(4) << 30;
     const auto hungry = ProblemImporter(capped).importFile(kData + "sandbox/hungry.py");
-    REQUIRE_FALSE_MESSAGE(hungry, "a problem file took 1 GiB under a cap of 512 MiB");
+    REQUIRE_FALSE_MESSAGE(hungry, "a problem file took 6 GiB under a cap of 4 GiB");
     CHECK_MESSAGE(contains(hungry.error().message, "MemoryError"), hungry.error().message);
     CHECK(contains(hungry.error().message, "--max-memory-mb"));
 
     ImportOptions quick;
+    quick.sandbox = sandbox;
     quick.timeout = std::chrono::seconds(2);
     const auto start = Clock::now();
     const auto sleeper = ProblemImporter(quick).importFile(kData + "sandbox/sleeper.py");
@@ -245,11 +250,16 @@ TEST_CASE("the import has a memory cap and a time limit, both settings")
     CHECK_MESSAGE(contains(sleeper.error().message, "did not finish within 2 s"), sleeper.error().message);
 
     TemporaryDir dir;
-    const auto cli = runKx({"import", kData + "sandbox/sleeper.py", "-a", dir.filePath("a.kxdb"), "--timeout", "2"});
+    const std::vector<std::string> confinement = sandbox ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"};
+    std::vector<std::string> sleeperArgs{"import", kData + "sandbox/sleeper.py", "-a", dir.filePath("a.kxdb"), "--timeout", "2"};
+    sleeperArgs.insert(sleeperArgs.end(), confinement.begin(), confinement.end());
+    const auto cli = runKx(sleeperArgs);
     CHECK(cli.exitCode == 3);
     CHECK_MESSAGE(contains(cli.err, "--timeout"), cli.err);
-    const auto memory = runKx({"import", kData + "sandbox/hungry.py", "-a", dir.filePath("a.kxdb"), "--max-memory-mb",
-                               "512"});
+    std::vector<std::string> hungryArgs{"import", kData + "sandbox/hungry.py", "-a", dir.filePath("a.kxdb"),
+                                        "--max-memory-mb", "4096"};
+    hungryArgs.insert(hungryArgs.end(), confinement.begin(), confinement.end());
+    const auto memory = runKx(hungryArgs);
     CHECK(memory.exitCode == 3);
     CHECK_MESSAGE(contains(memory.err, "MemoryError"), memory.err);
 }

@@ -1,8 +1,8 @@
-# A problem file that takes 1 GiB of memory while it loads.
+# A problem file that takes 6 GiB of memory while it loads (the tests cap it at 4 GiB).
 import torch
 import torch.nn as nn
 
-hoard = bytearray(1 << 30)
+hoard = bytearray(6 << 30)
 
 
 class Model(nn.Module):
