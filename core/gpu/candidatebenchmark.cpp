@@ -1,6 +1,8 @@
 #include "core/gpu/candidatebenchmark.h"
 
 #include "core/gpu/candidateverifier.h"
+#include "core/gpu/devicebuffer.h"
+#include "core/gpu/timingsets.h"
 #include "core/gpu/timingflags.h"
 
 #include <algorithm>
@@ -38,8 +40,13 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     BenchmarkOutcome outcome;
     auto &workspace = *rig.workspace;
     const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
-    const int sets = std::max(1, m_settings.timingInputSets);
+    const int requested = std::max(1, m_settings.timingInputSets);
+    const int sets = timingSetsThatFit(requested, DeviceBuffer::freeDeviceBytes(), workspace.inputBytes(),
+                                       workspace.outputBytes());
     outcome.inputSets = sets;
+    if (sets < requested)
+        outcome.note = "timing: " + std::to_string(sets) + " input set" + (sets == 1 ? "" : "s") + " of "
+                       + std::to_string(requested) + " requested (the GPU's free memory holds no more)";
 
     // Every set's reference is computed first and kept sealed, one slot each.
     for (int set = 0; set < sets; ++set) {

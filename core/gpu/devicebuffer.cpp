@@ -33,6 +33,16 @@ DeviceBuffer::DeviceBuffer(std::int64_t bytes)
               "allocating " + std::to_string(bytes) + " bytes of device memory");
 }
 
+std::int64_t DeviceBuffer::freeDeviceBytes()
+{
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+        cudaGetLastError(); // not sticky: clear it
+        return -1;
+    }
+    return std::int64_t(free);
+}
+
 DeviceBuffer::~DeviceBuffer()
 {
     release();

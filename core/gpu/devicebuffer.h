@@ -24,6 +24,9 @@ public:
     DeviceBuffer(const DeviceBuffer &) = delete;
     DeviceBuffer &operator=(const DeviceBuffer &) = delete;
 
+    /// Device memory free now on the current device (cudaMemGetInfo); -1 when it cannot be read.
+    static std::int64_t freeDeviceBytes();
+
     void *data() const { return m_data; }
     std::int64_t bytes() const { return m_bytes; }
     std::int64_t guardBytes() const { return std::int64_t(m_guard.size()); }

@@ -269,6 +269,8 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
     }
     evaluation.correctness.checksPassed.push_back("timed-outputs");
     evaluation.correctness.timingInputSets = timing.inputSets;
+    if (!timing.note.empty())
+        evaluation.correctness.inputs.push_back(timing.note);
     if (evaluation.timing.medianMs > 0 && evaluation.baseline.medianMs > 0)
         evaluation.speedup = evaluation.baseline.medianMs / evaluation.timing.medianMs;
 

@@ -400,4 +400,20 @@ Expected<bool> ShapeWorkspace::outputsSameAsPrevious() const
     return allBitEqual(m_firstRun, m_previousOutputs);
 }
 
+std::int64_t ShapeWorkspace::inputBytes() const
+{
+    std::int64_t bytes = 0;
+    for (const auto &tensor : m_inputs)
+        bytes += tensor.layout.byteCount();
+    return bytes;
+}
+
+std::int64_t ShapeWorkspace::outputBytes() const
+{
+    std::int64_t bytes = 0;
+    for (const auto &tensor : m_outputs)
+        bytes += tensor.layout.byteCount();
+    return bytes;
+}
+
 } // namespace kx

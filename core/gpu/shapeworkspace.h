@@ -83,6 +83,8 @@ public:
     Expected<OutputCheck> checkOutputs(double atol, double rtol, int slot = 0);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
     double referenceScale() const { return m_referenceScale; }
+    std::int64_t inputBytes() const;                    ///< Of one copy of the inputs.
+    std::int64_t outputBytes() const;                   ///< Of one copy of the outputs.
     /// Keeps the candidate's outputs (sealed) as those already checked against reference slot `slot` ...
     void keepVerified(int slot);
     /// ... and tells whether the outputs now are bit-identical to them (false when none were kept).

@@ -7,6 +7,7 @@
 #include "core/gpu/tensorops.h"
 #include "core/gpu/tensorview.h"
 #include "core/gpu/timingflags.h"
+#include "core/gpu/timingsets.h"
 #include "core/ops/builtinops.h"
 
 #include <doctest/doctest.h>
@@ -176,6 +177,20 @@ TEST_CASE("timing flags")
     {
         CHECK(hasFlag(timingFlags({timing(2.0, 1.0), timing(2.0, 2.1), 1.0, floor}, settings), "suspicious"));
     }
+}
+
+TEST_CASE("timing input sets: as many as the GPU's free memory holds, at least one, at most the request")
+{
+    constexpr std::int64_t GiB = std::int64_t(1) << 30;
+    // Small tensors: the request stands.
+    CHECK(timingSetsThatFit(3, 70 * GiB, GiB, GiB) == 3);
+    // KernelBench's RMSNorm at 7.5 GB a tensor on a card with 45 GB free: 45 - 30 of headroom leaves one set.
+    CHECK(timingSetsThatFit(3, 45 * GiB, 15 * GiB / 2, 15 * GiB / 2) == 1);
+    CHECK(timingSetsThatFit(3, 60 * GiB, 15 * GiB / 2, 15 * GiB / 2) == 2);
+    // Never none, never more than asked; an unknown free size keeps the request.
+    CHECK(timingSetsThatFit(3, GiB, 4 * GiB, 4 * GiB) == 1);
+    CHECK(timingSetsThatFit(0, 70 * GiB, GiB, GiB) == 1);
+    CHECK(timingSetsThatFit(3, -1, GiB, GiB) == 3);
 }
 
 TEST_CASE("tolerance comparison on host tensors")
