@@ -44,12 +44,14 @@ int main(int argc, char *argv[])
         QApplication::translate("main", "image"));
     const QCommandLineOption screenshotPage(
         QStringLiteral("page"),
-        QApplication::translate("main", "With --screenshot: the page to show (kernels, lineage, diff, plots or review)."),
+        QApplication::translate("main",
+                                "With --screenshot: the page to show (kernels, lineage, diff, plots or review)."),
         QApplication::translate("main", "page"));
     const QCommandLineOption screenshotCandidate(
         QStringLiteral("candidate"),
-        QApplication::translate("main", "With --screenshot: the kernel to select (an id or a unique prefix; default: the "
-                                        "fastest)."),
+        QApplication::translate("main",
+                                "With --screenshot: the kernel to select (an id or a unique prefix; default: the "
+                                "fastest)."),
         QApplication::translate("main", "id"));
     parser.addOption(selfTest);
     parser.addOption(screenshot);

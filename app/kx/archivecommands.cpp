@@ -45,11 +45,16 @@ int runInfo(const ArchiveOptions &options)
         return BadInput;
     const ArchiveInfo info = archive->info();
     if (options.json) {
-        std::cout << nlohmann::json{{"path", info.path},           {"schemaVersion", info.schemaVersion},
-                                    {"createdBy", info.createdBy}, {"ops", info.ops},
-                                    {"runs", info.runs},           {"candidates", info.candidates},
-                                    {"evaluations", info.evaluations}, {"verdicts", info.verdicts},
-                                    {"gpus", info.gpus},           {"fileBytes", info.fileBytes}}
+        std::cout << nlohmann::json{{"path", info.path},
+                                    {"schemaVersion", info.schemaVersion},
+                                    {"createdBy", info.createdBy},
+                                    {"ops", info.ops},
+                                    {"runs", info.runs},
+                                    {"candidates", info.candidates},
+                                    {"evaluations", info.evaluations},
+                                    {"verdicts", info.verdicts},
+                                    {"gpus", info.gpus},
+                                    {"fileBytes", info.fileBytes}}
                          .dump(2)
                   << '\n';
         return Ok;
@@ -96,18 +101,17 @@ int runList(const ArchiveOptions &options, ListOptions list)
         std::cout << out.dump(2) << '\n';
         return Ok;
     }
-    std::printf("%-12s %-24s %-10s %-14s %9s %10s %5s %-9s\n", "ID", "OP", "ORIGIN", "STATUS", "SPEEDUP",
-                "MEDIAN_MS", "FLAGS", "VERDICT");
+    std::printf("%-12s %-24s %-10s %-14s %9s %10s %5s %-9s\n", "ID", "OP", "ORIGIN", "STATUS", "SPEEDUP", "MEDIAN_MS",
+                "FLAGS", "VERDICT");
     for (const auto &row : rows) {
         const std::string status = row.bestStatus ? toString(*row.bestStatus) : "unevaluated";
         const bool correct = row.bestStatus == EvalStatus::Correct;
         char median[32] = "-";
         if (correct)
             std::snprintf(median, sizeof median, "%.4f", row.bestMedianMs);
-        std::printf("%-12s %-24s %-10s %-14s %9s %10s %5d %-9s\n", row.id.substr(0, 12).c_str(),
-                    row.opName.c_str(), toString(row.origin), status.c_str(),
-                    correct ? formatSpeedup(row.bestSpeedup).c_str() : "-", median, row.flagCount,
-                    verdictText(row.accepted).c_str());
+        std::printf("%-12s %-24s %-10s %-14s %9s %10s %5d %-9s\n", row.id.substr(0, 12).c_str(), row.opName.c_str(),
+                    toString(row.origin), status.c_str(), correct ? formatSpeedup(row.bestSpeedup).c_str() : "-",
+                    median, row.flagCount, verdictText(row.accepted).c_str());
     }
     std::printf("%zu candidate(s)\n", rows.size());
     return Ok;
@@ -132,10 +136,14 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
         out["verdicts"] = verdicts;
         out["profiles"] = profiles;
         if (provenance)
-            out["provenance"] = {{"proposer", provenance->proposer}, {"model", provenance->model},
-                                 {"prompt", provenance->prompt}, {"promptSha256", provenance->promptSha256},
-                                 {"response", provenance->response}, {"promptTokens", provenance->promptTokens},
-                                 {"completionTokens", provenance->completionTokens}, {"cost", provenance->cost},
+            out["provenance"] = {{"proposer", provenance->proposer},
+                                 {"model", provenance->model},
+                                 {"prompt", provenance->prompt},
+                                 {"promptSha256", provenance->promptSha256},
+                                 {"response", provenance->response},
+                                 {"promptTokens", provenance->promptTokens},
+                                 {"completionTokens", provenance->completionTokens},
+                                 {"cost", provenance->cost},
                                  {"note", provenance->note}};
         std::cout << out.dump(2) << '\n';
         return Ok;
@@ -165,8 +173,8 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
         const auto overInductor = speedupOverInductor(evaluation);
         if (evaluation.status == EvalStatus::Correct)
             std::cout << ", " << formatSpeedup(evaluation.speedup) << " vs eager"
-                      << (overInductor ? ", " + formatSpeedup(*overInductor) + " vs Inductor" : std::string())
-                      << " (" << standingText(evaluation.speedup, overInductor) << ")";
+                      << (overInductor ? ", " + formatSpeedup(*overInductor) + " vs Inductor" : std::string()) << " ("
+                      << standingText(evaluation.speedup, overInductor) << ")";
         std::cout << '\n';
         if (!evaluation.message.empty())
             std::cout << "  " << evaluation.message << '\n';
@@ -193,9 +201,9 @@ int runShow(const ArchiveOptions &options, const std::string &idPrefix)
         printProfile(std::cout, profile);
     }
     for (const auto &verdict : verdicts)
-        std::cout << "\nverdict: " << (verdict.accepted ? "accepted" : "rejected") << " (" << verdict.reasonCode
-                  << ")" << (verdict.retracted ? " [retracted]" : "") << (verdict.note.empty() ? "" : ": ")
-                  << verdict.note << '\n';
+        std::cout << "\nverdict: " << (verdict.accepted ? "accepted" : "rejected") << " (" << verdict.reasonCode << ")"
+                  << (verdict.retracted ? " [retracted]" : "") << (verdict.note.empty() ? "" : ": ") << verdict.note
+                  << '\n';
     std::cout << "\n--- source ---\n" << candidate.source << "\n--- launch plan ---\n" << candidate.launchPlan << '\n';
     return Ok;
 }
@@ -301,10 +309,9 @@ int runImport(const ArchiveOptions &options, const std::string &input)
         std::cerr << "kx: " << name << ": " << stats.error().message << " (nothing was imported)\n";
         return exitCodeFor(stats.error());
     }
-    std::cout << "imported into " << archive->path() << ": " << stats->ops << " op(s), " << stats->runs
-              << " run(s), " << stats->candidates << " candidate(s) (" << stats->duplicateCandidates
-              << " already present), " << stats->evaluations << " evaluation(s), " << stats->verdicts
-              << " verdict(s)\n";
+    std::cout << "imported into " << archive->path() << ": " << stats->ops << " op(s), " << stats->runs << " run(s), "
+              << stats->candidates << " candidate(s) (" << stats->duplicateCandidates << " already present), "
+              << stats->evaluations << " evaluation(s), " << stats->verdicts << " verdict(s)\n";
     return Ok;
 }
 
@@ -384,7 +391,8 @@ void addArchiveCommands(CLI::App &app, Action &action)
     auto *importCommand = archive->add_subcommand("import", "Import a JSON export into the archive (all or nothing)");
     addArchiveOption(*importCommand, options->path);
     importCommand->add_option("file", *input, "Export file, or - for standard input")->required();
-    importCommand->callback([&action, options, input] { action = [options, input] { return runImport(*options, *input); }; });
+    importCommand->callback(
+        [&action, options, input] { action = [options, input] { return runImport(*options, *input); }; });
 }
 
 } // namespace kx::cli

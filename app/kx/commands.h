@@ -30,12 +30,12 @@ std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMod
 /// The full id of the candidate an id or unique prefix names, or prints why there is none (nullopt).
 std::optional<std::string> resolveCandidateOrReport(const Archive &archive, const std::string &idOrPrefix);
 
-void addArchiveCommands(CLI::App &app, Action &action);  ///< kx archive info|list|show|export|import
-void addOpCommands(CLI::App &app, Action &action);       ///< kx ops, kx translate OP
-void addSearchCommands(CLI::App &app, Action &action);   ///< kx search OP, kx resume RUN
-void addResultCommands(CLI::App &app, Action &action);   ///< kx best, kx runs
-void addCompileCommand(CLI::App &app, Action &action); ///< kx compile FILE.cu
-void addWorkerCommand(CLI::App &app, Action &action);  ///< kx worker [--device N]
+void addArchiveCommands(CLI::App &app, Action &action);     ///< kx archive info|list|show|export|import
+void addOpCommands(CLI::App &app, Action &action);          ///< kx ops, kx translate OP
+void addSearchCommands(CLI::App &app, Action &action);      ///< kx search OP, kx resume RUN
+void addResultCommands(CLI::App &app, Action &action);      ///< kx best, kx runs
+void addCompileCommand(CLI::App &app, Action &action);      ///< kx compile FILE.cu
+void addWorkerCommand(CLI::App &app, Action &action);       ///< kx worker [--device N]
 void addKernelBenchCommands(CLI::App &app, Action &action); ///< kx import FILE.py, kx coverage DIR
 void addProfileCommands(CLI::App &app, Action &action);     ///< kx profile ID (and its child, kx profile-launch)
 void addVerdictCommand(CLI::App &app, Action &action);      ///< kx verdict ID --accept|--reject|--retract
@@ -44,10 +44,10 @@ void addExportCommand(CLI::App &app, Action &action);       ///< kx export ID -o
 /// How a problem file's Python runs while it is imported: in the sandbox or not, and for how long and how much.
 struct ImportLimits
 {
-    bool sandbox = true;                    ///< false: --no-sandbox
+    bool sandbox = true; ///< false: --no-sandbox
     double timeoutSeconds = 300;
-    double maxMemoryMb = 0;                 ///< 0: 8 GiB, or three times the inputs allowed when that is more.
-    double maxMegabytes = 2048;             ///< Largest total size of a problem's inputs and parameters (MB).
+    double maxMemoryMb = 0;     ///< 0: 8 GiB, or three times the inputs allowed when that is more.
+    double maxMegabytes = 2048; ///< Largest total size of a problem's inputs and parameters (MB).
 };
 
 /// --no-sandbox; with all set, --timeout and --max-memory-mb (import and coverage, which have their own --max-mb);

@@ -30,7 +30,7 @@ struct CompileCommandOptions
     std::string sassPath;
     std::string cubinPath;
     bool json = false;
-    CompileOptions limits;                  // Only the time and memory limits are taken from here.
+    CompileOptions limits; // Only the time and memory limits are taken from here.
 };
 
 Expected<std::string> readFile(const std::string &path)
@@ -146,9 +146,8 @@ void printText(const CompileCommandOptions &options, const CompileResult &result
         std::cout << "  " << signatureText(kernel);
         for (const PtxasFunction &function : functions) {
             if (function.entry && function.name == kernel.name)
-                std::cout << "  [" << function.registers << " registers, " << function.stackFrameBytes
-                          << " B stack, " << function.spillStoreBytes << " B spill stores, " << function.sharedBytes
-                          << " B shared]";
+                std::cout << "  [" << function.registers << " registers, " << function.stackFrameBytes << " B stack, "
+                          << function.spillStoreBytes << " B spill stores, " << function.sharedBytes << " B shared]";
         }
         std::cout << '\n';
     }
@@ -217,7 +216,8 @@ int runCompile(const CompileCommandOptions &options)
                 written = Error{"cannot write " + options.sassPath};
             }
             if (written) {
-                notes.push_back("SASS written to " + options.sassPath + " (" + fs::path(tool).filename().string() + ")");
+                notes.push_back("SASS written to " + options.sassPath + " (" + fs::path(tool).filename().string()
+                                + ")");
             } else {
                 std::cerr << "kx compile: SASS not written: " << written.error().message << '\n';
                 outputsFailed = true;
@@ -255,9 +255,12 @@ void addCompileCommand(CLI::App &app, Action &action)
 void addCompileLimitOptions(CLI::App &command, CompileOptions &options)
 {
     command.add_option("--compile-timeout", options.timeoutSeconds, "Seconds one NVRTC compile may take (0: no limit)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
-    command.add_option("--compile-memory", options.memoryLimitMb, "MB of memory one NVRTC compile may use (0: no limit)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    command
+        .add_option("--compile-memory", options.memoryLimitMb, "MB of memory one NVRTC compile may use (0: no limit)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
 }
 
 } // namespace kx::cli

@@ -18,7 +18,6 @@ constexpr const char *kCsvHeader = "file,op,imported,recipe,translated,searched,
 // Written before the Inductor baseline existed: still read by --resume.
 constexpr const char *kOldCsvHeader = "file,op,imported,recipe,translated,searched,verified,speedup,note";
 
-
 std::string csvField(const std::string &text)
 {
     if (text.find_first_of(",\"\n") == std::string::npos)
@@ -29,11 +28,20 @@ std::string csvField(const std::string &text)
     return quoted + "\"";
 }
 
-std::string yesNo(bool value) { return value ? "yes" : "no"; }
+std::string yesNo(bool value)
+{
+    return value ? "yes" : "no";
+}
 
-std::string number(double value) { return value > 0 ? std::to_string(value) : std::string(); }
+std::string number(double value)
+{
+    return value > 0 ? std::to_string(value) : std::string();
+}
 
-double parsed(const std::string &text) { return text.empty() ? 0 : std::strtod(text.c_str(), nullptr); }
+double parsed(const std::string &text)
+{
+    return text.empty() ? 0 : std::strtod(text.c_str(), nullptr);
+}
 
 // Splits one line of the CSV: fields quoted where they hold a comma or a quote.
 std::vector<std::string> csvFields(const std::string &line)
@@ -83,17 +91,20 @@ void writeCoverageMarkdown(std::ostream &out, const std::vector<CoverageRow> &ro
             const auto ms = [](double value) { return value > 0 ? formatMs(value) : std::string("-"); };
             out << ' ' << (row.searched ? yesNo(row.verified) : "-") << " | " << (row.searched ? row.precision : "-")
                 << " | " << ms(row.eagerMs) << " | " << ms(row.inductorMs) << " | "
-                << (row.verified ? ms(row.bestMs) : "-") << " | "
-                << (row.verified ? formatSpeedup(row.speedup) : "-") << " | "
-                << (row.verified && row.inductorSpeedup > 0 ? formatSpeedup(row.inductorSpeedup) : "-") << " |";
+                << (row.verified ? ms(row.bestMs) : "-") << " | " << (row.verified ? formatSpeedup(row.speedup) : "-")
+                << " | " << (row.verified && row.inductorSpeedup > 0 ? formatSpeedup(row.inductorSpeedup) : "-")
+                << " |";
         }
         out << ' ' << singleLine(row.note) << " |\n";
     }
     const auto count = [&](auto predicate) { return std::count_if(rows.begin(), rows.end(), predicate); };
-    const auto share = [&](std::ptrdiff_t n) { return " (" + std::to_string(int(100.0 * n / rows.size() + 0.5)) + "%)"; };
+    const auto share = [&](std::ptrdiff_t n) {
+        return " (" + std::to_string(int(100.0 * n / rows.size() + 0.5)) + "%)";
+    };
     const auto translated = count([](const CoverageRow &row) { return row.translated; });
-    out << "\n" << rows.size() << " files: " << count([](const CoverageRow &row) { return row.imported; })
-        << " imported, " << translated << " translated" << share(translated);
+    out << "\n"
+        << rows.size() << " files: " << count([](const CoverageRow &row) { return row.imported; }) << " imported, "
+        << translated << " translated" << share(translated);
     if (gpu) {
         const auto verified = count([](const CoverageRow &row) { return row.verified; });
         const auto fasterThanEager = count([](const CoverageRow &row) { return row.verified && row.speedup > 1.0; });

@@ -14,15 +14,15 @@ struct CoverageRow
     std::string op;
     bool imported = false;
     std::string family;
-    bool translated = false;                // the first candidate compiles with NVRTC
+    bool translated = false; // the first candidate compiles with NVRTC
     bool searched = false;
     bool verified = false;
-    std::string precision;                  ///< The search's precision policy.
-    double eagerMs = 0;                     ///< The run's eager PyTorch time on the GPU (median of its measurements).
-    double inductorMs = 0;                  ///< torch.compile's; 0: not measured (note says why).
-    double bestMs = 0;                      ///< The best verified kernel's.
-    double speedup = 0;                     ///< Over eager.
-    double inductorSpeedup = 0;             ///< Over Inductor; 0: no Inductor time.
+    std::string precision;      ///< The search's precision policy.
+    double eagerMs = 0;         ///< The run's eager PyTorch time on the GPU (median of its measurements).
+    double inductorMs = 0;      ///< torch.compile's; 0: not measured (note says why).
+    double bestMs = 0;          ///< The best verified kernel's.
+    double speedup = 0;         ///< Over eager.
+    double inductorSpeedup = 0; ///< Over Inductor; 0: no Inductor time.
     std::string note;
 };
 

@@ -12,12 +12,12 @@ namespace kx::cli {
 /// Exit codes scripts can rely on.
 enum ExitCode : int {
     Ok = 0,
-    Failure = 1,        ///< The operation failed (see stderr).
-    Usage = 2,          ///< Bad command line.
-    BadInput = 3,       ///< A file or archive could not be read or is not what was expected.
-    NoGpu = 4,          ///< The command needs a GPU (or CUDA) and none is available.
-    Unavailable = 5,    ///< A tool the command needs is not available (Nsight Compute, Python, bubblewrap ...).
-    Interrupted = 130,  ///< Stopped by Ctrl-C (SIGINT), as shells report it.
+    Failure = 1,       ///< The operation failed (see stderr).
+    Usage = 2,         ///< Bad command line.
+    BadInput = 3,      ///< A file or archive could not be read or is not what was expected.
+    NoGpu = 4,         ///< The command needs a GPU (or CUDA) and none is available.
+    Unavailable = 5,   ///< A tool the command needs is not available (Nsight Compute, Python, bubblewrap ...).
+    Interrupted = 130, ///< Stopped by Ctrl-C (SIGINT), as shells report it.
 };
 
 /// The exit code of a command that failed with this Error: one code for each kind, so that the reason a script

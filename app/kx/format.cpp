@@ -19,7 +19,10 @@ std::string formatMs(double ms)
     return text;
 }
 
-std::string shortId(const std::string &id) { return id.substr(0, 12); }
+std::string shortId(const std::string &id)
+{
+    return id.substr(0, 12);
+}
 
 std::string singleLine(std::string text)
 {
@@ -28,7 +31,9 @@ std::string singleLine(std::string text)
     return text;
 }
 
-TextTable::TextTable(std::vector<std::string> header) : m_header(std::move(header)) {}
+TextTable::TextTable(std::vector<std::string> header)
+    : m_header(std::move(header))
+{}
 
 void TextTable::addRow(std::vector<std::string> cells)
 {

@@ -5,15 +5,15 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
-#include "core/util/executablepath.h"
 #include "core/baseline/inductorpackager.h"
 #include "core/codegen/oprecipe.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/search/runbest.h"
 #include "core/search/searchsession.h"
 #include "core/search/templateproposer.h"
+#include "core/util/executablepath.h"
 
 #include <algorithm>
 #include <atomic>
@@ -118,8 +118,8 @@ int runImport(const ImportCommandOptions &options)
     }
     printImported(*imported);
     if (!imported->translated() && !options.keepUntranslated) {
-        std::cerr << "kx: the templates cannot generate " << imported->op.name << ": "
-                  << imported->translationError << " (nothing stored; --keep-untranslated stores it anyway)\n";
+        std::cerr << "kx: the templates cannot generate " << imported->op.name << ": " << imported->translationError
+                  << " (nothing stored; --keep-untranslated stores it anyway)\n";
         return Failure;
     }
     auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadWrite);
@@ -145,7 +145,6 @@ std::string compileTranslation(const Op &op)
     return compiled.ok ? std::string() : "NVRTC: " + compiled.error;
 }
 
-
 std::string selfExecutable()
 {
     const std::string path = executablePath();
@@ -160,11 +159,11 @@ struct CoverageOptions
     std::string markdown;
     std::string csv;
     bool gpu = false;
-    std::string device = "cpu";             ///< Where the helper traces the models.
+    std::string device = "cpu"; ///< Where the helper traces the models.
     double maxMegabytes = 2048;
-    int jobs = 0;                           ///< Imports at once; 0: half the hardware threads.
-    bool resume = false;                    ///< Keep the finished rows of the CSV file from an earlier run.
-    EvalSettings eval;                      ///< Precision policy and baselines of the searches.
+    int jobs = 0;        ///< Imports at once; 0: half the hardware threads.
+    bool resume = false; ///< Keep the finished rows of the CSV file from an earlier run.
+    EvalSettings eval;   ///< Precision policy and baselines of the searches.
     ImportLimits limits;
 };
 
@@ -176,7 +175,8 @@ void prebuildInductorPackages(const CoverageOptions &options, const SearchSessio
     if (!options.eval.inductorBaseline)
         return;
     const auto workers = session.workers();
-    const auto builder = std::find_if(workers.begin(), workers.end(), [](const WorkerStatus &w) { return !w.arch.empty(); });
+    const auto builder =
+        std::find_if(workers.begin(), workers.end(), [](const WorkerStatus &w) { return !w.arch.empty(); });
     if (builder == workers.end())
         return;
     std::vector<std::size_t> todo;
@@ -198,9 +198,9 @@ void prebuildInductorPackages(const CoverageOptions &options, const SearchSessio
         if (prepared.outOfMemory)
             outOfMemory.push_back(k);
         std::cerr << "Inductor baseline of " << op.name << ": "
-                  << (prepared.package ? "package ready" : singleLine(prepared.settings.details.empty()
-                                                                        ? prepared.settings.unavailable
-                                                                        : prepared.settings.details))
+                  << (prepared.package ? "package ready"
+                                       : singleLine(prepared.settings.details.empty() ? prepared.settings.unavailable
+                                                                                      : prepared.settings.details))
                   << std::endl;
     };
     const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
@@ -417,15 +417,20 @@ void addImportLimitOptions(CLI::App &command, ImportLimits &limits, bool all)
                      "without the bubblewrap sandbox (it is code that runs with all your rights: only for files you "
                      "trust)");
     if (!all) {
-        command.add_option("--max-mb", limits.maxMegabytes, "Largest total size of a problem file's inputs and parameters (MB)")
-            ->capture_default_str()->check(CLI::PositiveNumber);
+        command
+            .add_option("--max-mb", limits.maxMegabytes,
+                        "Largest total size of a problem file's inputs and parameters (MB)")
+            ->capture_default_str()
+            ->check(CLI::PositiveNumber);
         return;
     }
     command.add_option("--timeout", limits.timeoutSeconds, "Seconds the problem file's Python may run")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    command.add_option("--max-memory-mb", limits.maxMemoryMb,
-                       "Memory the problem file's Python may use (MiB; default: 8192, or three times --max-mb "
-                       "when that is more)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    command
+        .add_option("--max-memory-mb", limits.maxMemoryMb,
+                    "Memory the problem file's Python may use (MiB; default: 8192, or three times --max-mb "
+                    "when that is more)")
         ->check(CLI::PositiveNumber);
 }
 
@@ -433,7 +438,8 @@ Expected<Op> resolveOp(const std::string &nameOrFile, const std::string &archive
 {
     if (nameOrFile.size() > 3 && nameOrFile.ends_with(".py")) {
         std::cerr << "importing " << nameOrFile << " ..." << std::endl;
-        auto imported = ProblemImporter(limitedImport(limits, std::int64_t(limits.maxMegabytes * 1e6))).importFile(nameOrFile);
+        auto imported =
+            ProblemImporter(limitedImport(limits, std::int64_t(limits.maxMegabytes * 1e6))).importFile(nameOrFile);
         if (!imported) {
             std::cerr << "kx: " << imported.error().message << '\n';
             return imported.error();
@@ -451,8 +457,9 @@ Expected<Op> resolveOp(const std::string &nameOrFile, const std::string &archive
             if (auto stored = (*archive)->op(nameOrFile))
                 return std::move(*stored);
     }
-    const Error unknown = Error::badInput("unknown op '" + nameOrFile + "' (kx ops lists the built-in ones, kx archive "
-                                          "list the imported ones; a problem file ends in .py)");
+    const Error unknown = Error::badInput("unknown op '" + nameOrFile
+                                          + "' (kx ops lists the built-in ones, kx archive "
+                                            "list the imported ones; a problem file ends in .py)");
     std::cerr << "kx: " << unknown.message << '\n';
     return unknown;
 }
@@ -461,61 +468,73 @@ void addBaselineOptions(CLI::App &command, EvalSettings &settings)
 {
     static const std::map<std::string, Precision> precisions{
         {"fp32", Precision::Fp32}, {"tf32", Precision::Tf32}, {"kernelbench", Precision::KernelBench}};
-    command.add_option("--precision", settings.precision,
-                       "Precision policy of candidates and baselines: fp32 (no TF32 anywhere, the op's tolerance), "
-                       "tf32 (TF32 allowed in candidates, eager and Inductor; tolerance grows with the reduction "
-                       "length) or kernelbench (KernelBench's atol = rtol = 1e-2, TF32 allowed)")
+    command
+        .add_option("--precision", settings.precision,
+                    "Precision policy of candidates and baselines: fp32 (no TF32 anywhere, the op's tolerance), "
+                    "tf32 (TF32 allowed in candidates, eager and Inductor; tolerance grows with the reduction "
+                    "length) or kernelbench (KernelBench's atol = rtol = 1e-2, TF32 allowed)")
         ->transform(CLI::CheckedTransformer(precisions))
         ->default_str("fp32");
     command.add_flag("!--no-inductor", settings.inductorBaseline,
                      "Compare with eager PyTorch only (no torch.compile baseline: nothing to build)");
-    command.add_option("--baseline-every", settings.baselineEveryEvaluations,
-                       "Re-time the baselines after this many evaluations on a GPU (0: never)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
-    command.add_option("--baseline-minutes", settings.baselineEveryMinutes,
-                       "... or after this many minutes (0: never)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+    command
+        .add_option("--baseline-every", settings.baselineEveryEvaluations,
+                    "Re-time the baselines after this many evaluations on a GPU (0: never)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    command
+        .add_option("--baseline-minutes", settings.baselineEveryMinutes, "... or after this many minutes (0: never)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
 }
 
 void addKernelBenchCommands(CLI::App &app, Action &action)
 {
     auto options = std::make_shared<ImportCommandOptions>();
     auto *import = app.add_subcommand("import", "Import a KernelBench-format problem file (.py) as an op");
-    import->add_option("file", options->file, "Problem file: class Model, get_inputs(), get_init_inputs()")
-        ->required();
+    import->add_option("file", options->file, "Problem file: class Model, get_inputs(), get_init_inputs()")->required();
     addArchiveOption(*import, options->archive);
     import->add_option("--seed", options->seed, "Seed for the model's parameters and the sample inputs")
         ->capture_default_str();
     import->add_option("--device", options->device, "Where the model is traced")
-        ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
     import->add_option("--max-mb", options->maxMegabytes, "Largest total size of inputs and parameters (MB)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     import->add_flag("--keep-untranslated", options->keepUntranslated,
                      "Store the op even when the templates cannot generate it");
     addImportLimitOptions(*import, options->limits);
-    import->callback([&action, options] { action = [options] { return runImport(*options); }; });
+    import->callback([&action, options] { action = [options] { return runImport(*options);
+};
+} // namespace kx::cli
+);
 
-    auto coverage = std::make_shared<CoverageOptions>();
-    auto *command = app.add_subcommand("coverage", "Import every problem file of a folder and report what translates");
-    command->add_option("dir", coverage->dir, "Folder of problem files (searched recursively)")->required();
-    addArchiveOption(*command, coverage->archive);
-    command->add_option("--budget", coverage->budgetSeconds, "Seconds of search per op with --gpu")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    command->add_option("--markdown", coverage->markdown, "Also write the table as Markdown to this file");
-    command->add_option("--csv", coverage->csv, "Also write the table as CSV to this file");
-    command->add_flag("--gpu", coverage->gpu, "Search each translated op briefly and report verified speedups");
-    command->add_option("--device", coverage->device, "Where the models are traced for the import")
-        ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-    command->add_option("--max-mb", coverage->maxMegabytes, "Largest total size of a problem's inputs (MB)")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
-        ->check(CLI::NonNegativeNumber);
-    addBaselineOptions(*command, coverage->eval);
-    addImportLimitOptions(*command, coverage->limits);
-    command->add_flag("--resume", coverage->resume,
-                      "Keep the finished rows of the --csv file of an earlier run, and do the rest")
-        ->needs(command->get_option("--csv"));
-    command->callback([&action, coverage] { action = [coverage] { return runCoverage(*coverage); }; });
+auto coverage = std::make_shared<CoverageOptions>();
+auto *command = app.add_subcommand("coverage", "Import every problem file of a folder and report what translates");
+command->add_option("dir", coverage->dir, "Folder of problem files (searched recursively)")->required();
+addArchiveOption(*command, coverage->archive);
+command->add_option("--budget", coverage->budgetSeconds, "Seconds of search per op with --gpu")
+    ->capture_default_str()
+    ->check(CLI::PositiveNumber);
+command->add_option("--markdown", coverage->markdown, "Also write the table as Markdown to this file");
+command->add_option("--csv", coverage->csv, "Also write the table as CSV to this file");
+command->add_flag("--gpu", coverage->gpu, "Search each translated op briefly and report verified speedups");
+command->add_option("--device", coverage->device, "Where the models are traced for the import")
+    ->check(CLI::IsMember({"cpu", "cuda"}))
+    ->capture_default_str();
+command->add_option("--max-mb", coverage->maxMegabytes, "Largest total size of a problem's inputs (MB)")
+    ->capture_default_str()
+    ->check(CLI::PositiveNumber);
+command->add_option("--jobs,-j", coverage->jobs, "Imports at once (default: half the hardware threads)")
+    ->check(CLI::NonNegativeNumber);
+addBaselineOptions(*command, coverage->eval);
+addImportLimitOptions(*command, coverage->limits);
+command
+    ->add_flag("--resume", coverage->resume,
+               "Keep the finished rows of the --csv file of an earlier run, and do the rest")
+    ->needs(command->get_option("--csv"));
+command->callback([&action, coverage] { action = [coverage] { return runCoverage(*coverage); }; });
 }
 
 } // namespace kx::cli

@@ -4,8 +4,8 @@
 
 #include "core/codegen/oprecipe.h"
 #include "core/domain/domainjson.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/search/templateproposer.h"
 
 #include <nlohmann/json.hpp>
@@ -116,7 +116,8 @@ void addOpCommands(CLI::App &app, Action &action)
 
     auto name = std::make_shared<std::string>();
     auto arch = std::make_shared<std::string>();
-    auto *translate = app.add_subcommand("translate", "Print the first candidate (CUDA source and launch plan) for an op");
+    auto *translate =
+        app.add_subcommand("translate", "Print the first candidate (CUDA source and launch plan) for an op");
     translate->add_option("op", *name, "Op name (see kx ops)")->required();
     translate->add_option("--compile", *arch, "Also compile it with NVRTC for this arch, e.g. sm_90");
     translate->add_flag("--json", *json, "Print the candidate as JSON");

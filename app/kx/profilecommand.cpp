@@ -103,9 +103,9 @@ Expected<Profile> profileOnce(const ProfileOptions &options, const std::string &
     for (const auto &argument : ncuProfileArguments())
         command += ' ' + shellQuoted(argument);
     for (const std::string &argument :
-         {executablePath(), std::string("profile-launch"), std::string("--request"), requestPath,
-          std::string("--what"), std::string(toString(target)), std::string("--device"), std::to_string(options.gpu),
-          std::string("--result"), resultPath})
+         {executablePath(), std::string("profile-launch"), std::string("--request"), requestPath, std::string("--what"),
+          std::string(toString(target)), std::string("--device"), std::to_string(options.gpu), std::string("--result"),
+          resultPath})
         command += ' ' + shellQuoted(argument);
 
     const auto ran = CommandRunner::run(command, "", std::chrono::duration<double>(options.timeoutSeconds), stop);
@@ -295,9 +295,12 @@ void addProfileCommands(CLI::App &app, Action &action)
     addArchiveOption(*command, options->archive);
     command->add_option("id", options->id, "Candidate id or a unique prefix (at least 4 characters)")->required();
     command->add_option("--gpu", options->gpu, "CUDA device ordinal (default 0)")->check(CLI::Range(0, 1023));
-    command->add_option("--ncu", options->ncu, "The ncu program (default: $KX_NCU, else ncu on PATH or in the CUDA "
-                                                "toolkit's bin folder)");
-    command->add_option("--timeout", options->timeoutSeconds, "Longest one profiled run may take, in seconds (default 600)")
+    command->add_option("--ncu", options->ncu,
+                        "The ncu program (default: $KX_NCU, else ncu on PATH or in the CUDA "
+                        "toolkit's bin folder)");
+    command
+        ->add_option("--timeout", options->timeoutSeconds,
+                     "Longest one profiled run may take, in seconds (default 600)")
         ->check(CLI::PositiveNumber);
     command->add_flag("--candidate-only", options->candidateOnly, "Do not profile the eager reference");
     command->add_flag("--json", options->json, "Print the stored profiles as JSON");

@@ -15,10 +15,22 @@ std::string printed(const char *format, double value)
     return text;
 }
 
-std::string megabytes(double bytes) { return printed("%.2f MB", bytes / 1e6); }
-std::string microseconds(double ns) { return printed("%.2f us", ns / 1e3); }
-std::string percent(const std::optional<double> &value) { return value ? printed("%.1f%%", *value) : "-"; }
-std::string orDash(const std::optional<double> &bytes) { return bytes ? megabytes(*bytes) : "-"; }
+std::string megabytes(double bytes)
+{
+    return printed("%.2f MB", bytes / 1e6);
+}
+std::string microseconds(double ns)
+{
+    return printed("%.2f us", ns / 1e3);
+}
+std::string percent(const std::optional<double> &value)
+{
+    return value ? printed("%.1f%%", *value) : "-";
+}
+std::string orDash(const std::optional<double> &bytes)
+{
+    return bytes ? megabytes(*bytes) : "-";
+}
 
 void printTraffic(std::ostream &out, const Profile &profile)
 {

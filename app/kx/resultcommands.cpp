@@ -159,7 +159,8 @@ int runRuns(const ResultOptions &options)
 void addResultCommands(CLI::App &app, Action &action)
 {
     auto options = std::make_shared<ResultOptions>();
-    auto *best = app.add_subcommand("best", "The fastest verified kernel per op and GPU (rejected and impossible ones excluded)");
+    auto *best = app.add_subcommand(
+        "best", "The fastest verified kernel per op and GPU (rejected and impossible ones excluded)");
     best->add_option("op", options->op, "Only this op");
     best->add_option("--gpu", options->gpu, "Only this GPU (exact name)");
     addArchiveOption(*best, options->archive);

@@ -5,15 +5,15 @@
 
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
-#include "core/util/commandline.h"
-#include "core/util/executablepath.h"
-#include "core/plan/devicelist.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerplacement.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/devicelist.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/propose/proposerfactory.h"
 #include "core/search/runbest.h"
 #include "core/search/searchsession.h"
+#include "core/util/commandline.h"
+#include "core/util/executablepath.h"
 
 #include <chrono>
 #include <cstdio>
@@ -21,8 +21,8 @@
 #include <iostream>
 #include <map>
 #include <mutex>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 namespace kx::cli {
 namespace {
@@ -30,19 +30,19 @@ namespace {
 struct SearchOptions
 {
     std::string archive;
-    std::string gpus;                   ///< "0,1"; empty: all
-    std::string time;                   ///< "90", "90s", "10m", "1h"
-    std::string worker;                 ///< Worker program and arguments; empty: this kx's `worker`
-    std::vector<std::string> sshHosts;  ///< "gpu-box:0,1": workers on hosts reached by SSH
-    std::string sshCommand = "ssh";     ///< ssh and its options, split as a shell would
+    std::string gpus;                       ///< "0,1"; empty: all
+    std::string time;                       ///< "90", "90s", "10m", "1h"
+    std::string worker;                     ///< Worker program and arguments; empty: this kx's `worker`
+    std::vector<std::string> sshHosts;      ///< "gpu-box:0,1": workers on hosts reached by SSH
+    std::string sshCommand = "ssh";         ///< ssh and its options, split as a shell would
     std::string remoteWorker = "kx worker"; ///< The worker command on SSH hosts and Slurm nodes
-    int slurmWorkers = 0;               ///< Workers in Slurm jobs (0: none)
+    int slurmWorkers = 0;                   ///< Workers in Slurm jobs (0: none)
     SlurmRequest slurm;
     std::string srunCommand = "srun";
     SearchSettings settings;
     ProposerSettings proposer;
-    ImportLimits importLimits;              ///< For an op given as a problem file.
-    CompileOptions compile;                 ///< Its time and memory limits; the workers give the arch.
+    ImportLimits importLimits; ///< For an op given as a problem file.
+    CompileOptions compile;    ///< Its time and memory limits; the workers give the arch.
 };
 
 Expected<double> parseDuration(const std::string &text)
@@ -118,7 +118,8 @@ public:
             std::string inductor;
             if (const auto over = speedupOverInductor(evaluation))
                 inductor = ", " + formatSpeedup(*over) + " vs Inductor ("
-                           + formatMs(findBaseline(evaluation.baselines, BaselineKind::Inductor)->timing.medianMs) + ")";
+                           + formatMs(findBaseline(evaluation.baselines, BaselineKind::Inductor)->timing.medianMs)
+                           + ")";
             std::printf("new best: %s %s vs eager (%s vs %s)%s - %s\n", shortId(event.candidate->id).c_str(),
                         formatSpeedup(evaluation.speedup).c_str(), formatMs(evaluation.timing.medianMs).c_str(),
                         formatMs(evaluation.baseline.medianMs).c_str(), inductor.c_str(),
@@ -149,8 +150,7 @@ public:
                 std::printf("\n");
             std::printf("%s\n", event.message.c_str());
             break;
-        case SearchEvent::Kind::StateChanged:
-            break;
+        case SearchEvent::Kind::StateChanged: break;
         }
         std::fflush(stdout);
     }
@@ -232,28 +232,37 @@ void addProposerOptions(CLI::App &command, ProposerSettings &settings)
     command.add_option("--model", llm.model, "Model name for the llm and mix proposers");
     command.add_option("--api-key-env", llm.apiKeyEnv, "Environment variable holding the API key (never stored)")
         ->capture_default_str();
-    command.add_option("--temperature", llm.temperature, "Sampling temperature")->capture_default_str()
+    command.add_option("--temperature", llm.temperature, "Sampling temperature")
+        ->capture_default_str()
         ->check(CLI::Range(0.0, 2.0));
-    command.add_option("--max-tokens", llm.maxTokens, "Longest answer in tokens")->capture_default_str()
+    command.add_option("--max-tokens", llm.maxTokens, "Longest answer in tokens")
+        ->capture_default_str()
         ->check(CLI::PositiveNumber);
     command.add_option("--llm-timeout", llm.timeoutSeconds, "Seconds to wait for the model to send anything")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    command.add_option("--llm-deadline", llm.deadlineSeconds,
-                       "Seconds one model request may take in all, the whole answer included")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    command.add_option("--concurrency", llm.concurrency, "Model requests in flight at once")->capture_default_str()
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    command
+        .add_option("--llm-deadline", llm.deadlineSeconds,
+                    "Seconds one model request may take in all, the whole answer included")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    command.add_option("--concurrency", llm.concurrency, "Model requests in flight at once")
+        ->capture_default_str()
         ->check(CLI::PositiveNumber);
     command.add_option("--price-prompt", llm.pricePromptPerMillion, "Price per 1M prompt tokens (cost estimates)")
         ->check(CLI::NonNegativeNumber);
-    command.add_option("--price-completion", llm.priceCompletionPerMillion,
-                       "Price per 1M completion tokens (cost estimates)")
+    command
+        .add_option("--price-completion", llm.priceCompletionPerMillion,
+                    "Price per 1M completion tokens (cost estimates)")
         ->check(CLI::NonNegativeNumber);
     command.add_option("--llm-share", settings.llmShare, "mix: share of candidates asked of the model (or command)")
-        ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
     command.add_option("--command", settings.command.command,
                        "command proposer: shell command reading a prompt on stdin, writing a candidate on stdout");
     command.add_option("--command-timeout", settings.command.timeoutSeconds, "Seconds the command may take")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     command.add_option("--prompts", settings.promptsDir,
                        "Folder with prompt templates (copy the installed ones to edit them)");
 }
@@ -309,7 +318,8 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         return Usage;
     }
     const auto resources = ProposerResources::forSettings(options.proposer);
-    SearchSessionOptions sessionOptions{ArchiveRef::readWrite(archivePath), workerCommand, *devices, {}, options.settings, {}, options.compile, {}};
+    SearchSessionOptions sessionOptions{
+        ArchiveRef::readWrite(archivePath), workerCommand, *devices, {}, options.settings, {}, options.compile, {}};
     if (placement->kind() != WorkerPlacement::Kind::Local)
         sessionOptions.placement = *placement;
     sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined
@@ -317,12 +327,11 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         auto proposer = makeProposer(settings, resources);
         return proposer ? std::move(*proposer) : nullptr;
     };
-    SearchSession session(std::move(sessionOptions),
-                          [printer, &finished](const SearchEvent &event) {
-                              (*printer)(event);
-                              if (event.kind == SearchEvent::Kind::Finished)
-                                  finished.set_value();
-                          });
+    SearchSession session(std::move(sessionOptions), [printer, &finished](const SearchEvent &event) {
+        (*printer)(event);
+        if (event.kind == SearchEvent::Kind::Finished)
+            finished.set_value();
+    });
     // From here on Ctrl-C stops gracefully: compiles in progress end at once, the run can be resumed.
     const InterruptGuard interrupt;
     std::cout << "starting GPU workers ..." << std::endl;
@@ -344,21 +353,23 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
                           : ", on " + worker.gpu.host)
                   << ")\n";
 
-    const auto runId = op ? session.start(*op, std::move(extraStops)) : session.continueRun(*runToContinue, std::move(extraStops));
+    const auto runId =
+        op ? session.start(*op, std::move(extraStops)) : session.continueRun(*runToContinue, std::move(extraStops));
     if (!runId) {
         std::cerr << "kx: " << runId.error().message << '\n';
         return exitCodeFor(runId.error());
     }
-    std::cout << (op ? "searching " + op->name : "continuing run " + std::to_string(*runId)) << " in "
-              << archivePath << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)"
-              << std::endl;
+    std::cout << (op ? "searching " + op->name : "continuing run " + std::to_string(*runId)) << " in " << archivePath
+              << " (run " << *runId << "; Ctrl-C stops, kx resume " << *runId << " continues)" << std::endl;
 
     if (const auto &proposer = options.proposer; proposer.kind != ProposerKind::Template) {
         std::cout << "proposer: " << toString(proposer.kind) << " ("
-                  << (runsCommand(proposer) ? proposer.command.command : proposer.llm.model + " at " + proposer.llm.endpoint)
+                  << (runsCommand(proposer) ? proposer.command.command
+                                            : proposer.llm.model + " at " + proposer.llm.endpoint)
                   << ")"
-                  << (proposer.kind == ProposerKind::Mix ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%"
-                                                         : "")
+                  << (proposer.kind == ProposerKind::Mix
+                          ? ", share " + std::to_string(int(proposer.llmShare * 100 + 0.5)) + "%"
+                          : "")
                   << std::endl;
     }
     bool cancelled = false;
@@ -369,7 +380,9 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
         for (const auto &worker : session.workers())
             if (std::exchange(restarts[worker.device], worker.restarts) < worker.restarts)
                 std::cout << "worker " << worker.device << " restarted"
-                          << (worker.lastError.empty() ? std::string() : ": " + worker.lastError.substr(0, worker.lastError.find('\n'))) << std::endl;
+                          << (worker.lastError.empty() ? std::string()
+                                                       : ": " + worker.lastError.substr(0, worker.lastError.find('\n')))
+                          << std::endl;
         if (interrupt.interrupted() && !cancelled) {
             std::cerr << "\nkx: stopping after the evaluations in flight; continue with: kx resume " << *runId << '\n';
             session.cancel();
@@ -393,22 +406,26 @@ void addBudgetOptions(CLI::App &command, SearchOptions &options)
     addCompileLimitOptions(command, options.compile);
     auto *gpus = command.add_option("--gpus", options.gpus, "GPUs to use, e.g. 0,1 (default: all)");
     command.add_option("--time", options.time, "Stop after this wall time, e.g. 90s, 10m, 1h");
-    auto *worker = command.add_option("--worker", options.worker,
-                       "Worker program and arguments, split as a shell would, given --device N (default: kx worker; "
-                       "for GPUs reachable by SSH: \"ssh gpu-box kx worker\")");
+    auto *worker = command.add_option(
+        "--worker", options.worker,
+        "Worker program and arguments, split as a shell would, given --device N (default: kx worker; "
+        "for GPUs reachable by SSH: \"ssh gpu-box kx worker\")");
     auto *ssh = command.add_option("--ssh", options.sshHosts,
                                    "Run workers on this host by SSH, one per listed CUDA device: HOST or HOST:0,1 "
                                    "(repeat for more hosts; the host needs kx, see --remote-worker)");
     command.add_option("--ssh-command", options.sshCommand, "ssh and its options, split as a shell would")
         ->capture_default_str();
-    command.add_option("--remote-worker", options.remoteWorker,
-                       "The worker command on SSH hosts and Slurm nodes (given --device N)")
+    command
+        .add_option("--remote-worker", options.remoteWorker,
+                    "The worker command on SSH hosts and Slurm nodes (given --device N)")
         ->capture_default_str();
-    auto *slurm = command.add_option("--slurm", options.slurmWorkers,
-                                     "Run this many workers as Slurm job steps (srun), one GPU each")
+    auto *slurm = command
+                      .add_option("--slurm", options.slurmWorkers,
+                                  "Run this many workers as Slurm job steps (srun), one GPU each")
                       ->check(CLI::PositiveNumber);
-    command.add_option("--slurm-gpus", options.slurm.gpusPerWorker,
-                       "GPUs each Slurm worker asks for (--gres=gpu:N; 0: none, for clusters without GRES)")
+    command
+        .add_option("--slurm-gpus", options.slurm.gpusPerWorker,
+                    "GPUs each Slurm worker asks for (--gres=gpu:N; 0: none, for clusters without GRES)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
     command.add_option("--slurm-partition", options.slurm.partition, "Slurm partition (-p)");
@@ -436,22 +453,30 @@ void addSearchCommands(CLI::App &app, Action &action)
     addProposerOptions(*search, options->proposer);
     auto &settings = options->settings;
     search->add_option("--generations", settings.budget.generations, "Generations after the translation")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     search->add_option("--candidates", settings.budget.candidates, "Stop after this many candidates (0: no limit)")
         ->check(CLI::NonNegativeNumber);
-    search->add_option("--no-improvement", settings.budget.noImprovement,
-                       "Stop after this many generations without a new best (0: never)")
+    search
+        ->add_option("--no-improvement", settings.budget.noImprovement,
+                     "Stop after this many generations without a new best (0: never)")
         ->check(CLI::NonNegativeNumber);
-    search->add_option("--seed", settings.seed, "Random seed (the run is reproducible for a seed)")->capture_default_str();
+    search->add_option("--seed", settings.seed, "Random seed (the run is reproducible for a seed)")
+        ->capture_default_str();
     search->add_option("--children", settings.childrenPerGeneration, "Candidates per generation")
-        ->capture_default_str()->check(CLI::PositiveNumber);
-    search->add_option("--retime-top", settings.retimeTop,
-                       "On several GPUs: time the best this many kernels again on every GPU at the end (0: never)")
-        ->capture_default_str()->check(CLI::NonNegativeNumber);
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    search
+        ->add_option("--retime-top", settings.retimeTop,
+                     "On several GPUs: time the best this many kernels again on every GPU at the end (0: never)")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     search->add_option("--trials", settings.eval.trials, "Correctness trials per candidate")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     search->add_option("--timed-runs", settings.eval.timedRuns, "Timed runs per candidate")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     addBaselineOptions(*search, settings.eval);
     addImportLimitOptions(*search, options->importLimits, false);
     search->callback([&action, options, opName] {

@@ -1,4 +1,5 @@
-// kx verdict ID --accept|--reject|--retract: a reviewer's judgement from the command line, as the Review page records it.
+// kx verdict ID --accept|--reject|--retract: a reviewer's judgement from the command line, as the Review page records
+// it.
 #include "commands.h"
 
 #include "core/archive/archive.h"
@@ -51,15 +52,16 @@ int runVerdict(const VerdictOptions &options)
     if (options.retract) {
         // The verdict in force is the newest one not retracted.
         const auto verdicts = archive->verdicts(*id);
-        const auto current = std::find_if(verdicts.rbegin(), verdicts.rend(), [](const Verdict &v) { return !v.retracted; });
+        const auto current =
+            std::find_if(verdicts.rbegin(), verdicts.rend(), [](const Verdict &v) { return !v.retracted; });
         if (current == verdicts.rend()) {
             std::cerr << "kx: " << id->substr(0, 12) << " has no verdict to retract\n";
             return Failure;
         }
         archive->retractVerdict(tx, current->id);
         tx.commit();
-        std::cout << "retracted the verdict on " << id->substr(0, 12) << " (" << (current->accepted ? "accepted" : "rejected")
-                  << ", " << current->reasonCode << ")\n";
+        std::cout << "retracted the verdict on " << id->substr(0, 12) << " ("
+                  << (current->accepted ? "accepted" : "rejected") << ", " << current->reasonCode << ")\n";
         return Ok;
     }
     Verdict verdict;

@@ -85,12 +85,10 @@ int runWorkerCommand(int device)
 
     const std::unique_ptr<Evaluator> evaluator = makeGpuEvaluator(device);
     switch (runWorker(std::cin, protocol, *evaluator, device)) {
-    case WorkerExit::NoGpu:
-        return NoGpu;
+    case WorkerExit::NoGpu: return NoGpu;
     case WorkerExit::Shutdown:
     case WorkerExit::EndOfInput:
-    case WorkerExit::MustExit:
-        break;
+    case WorkerExit::MustExit: break;
     }
     return Ok;
 }
@@ -100,9 +98,8 @@ int runWorkerCommand(int device)
 void addWorkerCommand(CLI::App &app, Action &action)
 {
     auto *command = app.add_subcommand(
-        "worker",
-        "Evaluate candidates on one GPU, speaking the worker protocol (JSON lines) on stdin and stdout. "
-        "Started by the worker pool; exits with code 4 after its hello when the GPU cannot be used.");
+        "worker", "Evaluate candidates on one GPU, speaking the worker protocol (JSON lines) on stdin and stdout. "
+                  "Started by the worker pool; exits with code 4 after its hello when the GPU cannot be used.");
     auto device = std::make_shared<int>(0);
     command->add_option("--device", *device, "CUDA device ordinal")->check(CLI::Range(0, 1023));
     command->callback([&action, device] { action = [device] { return runWorkerCommand(*device); }; });

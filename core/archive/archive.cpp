@@ -20,7 +20,8 @@ namespace kx {
 
 // Transaction ---------------------------------------------------------------------------------------
 
-Transaction::Transaction(Archive *archive) : m_archive(archive)
+Transaction::Transaction(Archive *archive)
+    : m_archive(archive)
 {
     const int rc = sqlite3_exec(m_archive->m_db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr);
     if ((rc & 0xff) == SQLITE_BUSY)
@@ -31,7 +32,9 @@ Transaction::Transaction(Archive *archive) : m_archive(archive)
     m_archive->m_inTransaction = true;
 }
 
-Transaction::Transaction(Transaction &&other) noexcept : m_archive(other.m_archive), m_open(other.m_open)
+Transaction::Transaction(Transaction &&other) noexcept
+    : m_archive(other.m_archive)
+    , m_open(other.m_open)
 {
     other.m_open = false;
 }
@@ -66,20 +69,23 @@ struct Connection
 
 bool fileExists(const std::string &path)
 {
-    struct stat info{};
+    struct stat info
+    {};
     return ::stat(path.c_str(), &info) == 0;
 }
 
 std::int64_t fileSize(const std::string &path)
 {
-    struct stat info{};
+    struct stat info
+    {};
     return ::stat(path.c_str(), &info) == 0 ? std::int64_t(info.st_size) : 0;
 }
 
 // A file without write permission is treated as read-only even for root: its owner marked it so.
 bool isReadOnlyFile(const std::string &path)
 {
-    struct stat info{};
+    struct stat info
+    {};
     return ::access(path.c_str(), W_OK) != 0 || (::stat(path.c_str(), &info) == 0 && (info.st_mode & 0222) == 0);
 }
 
@@ -89,7 +95,10 @@ Error openError(const std::string &path, const std::string &why)
     return Error::badInput("cannot open " + path + ": " + why);
 }
 
-bool isBusy(sqlite3 *db) { return (sqlite3_extended_errcode(db) & 0xff) == SQLITE_BUSY; }
+bool isBusy(sqlite3 *db)
+{
+    return (sqlite3_extended_errcode(db) & 0xff) == SQLITE_BUSY;
+}
 
 // What went wrong in an ArchiveError thrown while opening: a busy lock gets its holders named.
 Error openError(const std::string &path, sqlite3 *db, const ArchiveError &error)
@@ -153,8 +162,9 @@ std::string unreadableWalMessage(const std::string &path)
     return "its write-ahead log " + path + "-wal holds changes that are not in the file yet, and its index " + path
            + "-shm is missing and cannot be created (is " + folder
            + " read-only for you?); reading without them would silently miss committed rows. Fix: have someone who "
-             "may write " + folder + " open the archive once (e.g. kx archive info " + path + "), or copy "
-           + path + " together with " + path + "-wal into a writable folder and open the copy";
+             "may write "
+           + folder + " open the archive once (e.g. kx archive info " + path + "), or copy " + path + " together with "
+           + path + "-wal into a writable folder and open the copy";
 }
 
 // Reading must leave nothing behind: a read-only SQLite connection to a WAL database creates -wal and -shm
@@ -283,18 +293,32 @@ Expected<std::unique_ptr<Archive>> Archive::open(const std::string &path, Archiv
     return std::unique_ptr<Archive>(new Archive(path, mode, connection.release()));
 }
 
-int Archive::currentSchemaVersion() { return schema::currentVersion(); }
-
-Archive::Archive(std::string path, ArchiveMode mode, sqlite3 *db, bool upgradedCopy)
-    : m_path(std::move(path)), m_mode(mode), m_db(db), m_upgradedCopy(upgradedCopy)
+int Archive::currentSchemaVersion()
 {
+    return schema::currentVersion();
 }
 
-Archive::~Archive() { sqlite3_close_v2(m_db); }
+Archive::Archive(std::string path, ArchiveMode mode, sqlite3 *db, bool upgradedCopy)
+    : m_path(std::move(path))
+    , m_mode(mode)
+    , m_db(db)
+    , m_upgradedCopy(upgradedCopy)
+{}
 
-int Archive::schemaVersion() const { return schema::storedVersion(m_db); }
+Archive::~Archive()
+{
+    sqlite3_close_v2(m_db);
+}
 
-void Archive::execute(const char *sql) { executeSql(m_db, sql); }
+int Archive::schemaVersion() const
+{
+    return schema::storedVersion(m_db);
+}
+
+void Archive::execute(const char *sql)
+{
+    executeSql(m_db, sql);
+}
 
 Transaction Archive::begin()
 {
@@ -330,7 +354,8 @@ void Archive::putOp(Transaction &tx, const Op &op, const std::string &sourceText
 bool Archive::addCandidate(Transaction &tx, const Candidate &candidate, int generation)
 {
     requireTransaction(tx);
-    const std::string id = candidate.id.empty() ? makeCandidateId(candidate.source, candidate.launchPlan) : candidate.id;
+    const std::string id =
+        candidate.id.empty() ? makeCandidateId(candidate.source, candidate.launchPlan) : candidate.id;
     Statement insert(m_db, R"sql(
         INSERT OR IGNORE INTO candidates(id, op_name, source, launch_plan, origin, operator, description, run_id,
                                          created_at, genome)
@@ -348,7 +373,8 @@ bool Archive::addCandidate(Transaction &tx, const Candidate &candidate, int gene
             setProvenance(tx, id, *candidate.provenance);
     }
     if (candidate.runId) {
-        Statement member(m_db, "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id, generation) VALUES(?1, ?2, ?3)");
+        Statement member(m_db,
+                         "INSERT OR IGNORE INTO run_candidates(run_id, candidate_id, generation) VALUES(?1, ?2, ?3)");
         member.bind(1, *candidate.runId).bind(2, id).bind(3, generation).run();
     }
     return added;
@@ -452,7 +478,11 @@ std::int64_t Archive::addEvaluation(Transaction &tx, const Evaluation &evaluatio
     const std::int64_t id = sqlite3_last_insert_rowid(m_db);
     Statement flag(m_db, "INSERT INTO flags(evaluation_id, position, kind, evidence) VALUES(?1, ?2, ?3, ?4)");
     for (std::size_t i = 0; i < evaluation.flags.size(); ++i)
-        flag.bind(1, id).bind(2, std::int64_t(i)).bind(3, evaluation.flags[i].kind).bind(4, evaluation.flags[i].evidence).run();
+        flag.bind(1, id)
+            .bind(2, std::int64_t(i))
+            .bind(3, evaluation.flags[i].kind)
+            .bind(4, evaluation.flags[i].evidence)
+            .run();
     return id;
 }
 

@@ -11,8 +11,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,7 +58,7 @@ struct ArchiveInfo
 {
     std::string path;
     int schemaVersion = 0;
-    std::string createdBy;                  ///< Version of the program that created the file.
+    std::string createdBy; ///< Version of the program that created the file.
     std::int64_t ops = 0, runs = 0, candidates = 0, evaluations = 0, verdicts = 0, gpus = 0;
     std::int64_t fileBytes = 0;
 };
@@ -74,26 +74,26 @@ struct CandidateSummary
     std::optional<std::int64_t> runId;
     std::int64_t createdAtMs = 0;
     int evaluationCount = 0;
-    std::optional<EvalStatus> bestStatus;   ///< Status of the most favourable evaluation.
+    std::optional<EvalStatus> bestStatus; ///< Status of the most favourable evaluation.
     std::string bestGpu;
     double bestSpeedup = 0;
     double bestMedianMs = 0;
     Precision bestPrecision = Precision::Fp32; ///< The policy of the most favourable evaluation.
     /// That evaluation's Inductor median over its kernel median (none: no Inductor measurement).
     std::optional<double> bestSpeedupOverInductor;
-    int flagCount = 0;                      ///< Flags over all evaluations.
-    std::optional<bool> accepted;           ///< Current (not retracted) verdict, if any.
+    int flagCount = 0;            ///< Flags over all evaluations.
+    std::optional<bool> accepted; ///< Current (not retracted) verdict, if any.
     std::string verdictReason;
 };
 
 struct CandidateFilter
 {
-    std::string opName;                     ///< Empty: all ops.
+    std::string opName; ///< Empty: all ops.
     std::optional<std::int64_t> runId;
-    std::string gpuName;                    ///< Empty: any GPU.
+    std::string gpuName; ///< Empty: any GPU.
     bool onlyUnreviewed = false;
     bool onlyFlagged = false;
-    int limit = 0;                          ///< 0: no limit.
+    int limit = 0; ///< 0: no limit.
 };
 
 /// The fastest correct kernel of an op on one GPU under one precision policy (not rejected, no "impossible" flag).
@@ -102,13 +102,13 @@ struct BestKernel
     std::string opName;
     std::string gpuName;
     std::string candidateId;
-    double speedup = 0;                     ///< Over eager PyTorch.
+    double speedup = 0; ///< Over eager PyTorch.
     double medianMs = 0;
-    double baselineMs = 0;                  ///< Eager PyTorch.
+    double baselineMs = 0; ///< Eager PyTorch.
     Precision precision = Precision::Fp32;
-    std::optional<double> inductorMs;       ///< torch.compile's time on the same GPU, when it was measured.
-    std::string inductorMethod;             ///< How it was measured (see baselinemethod).
-    std::string inductorNote;               ///< Why there is no Inductor time (empty: none was asked for).
+    std::optional<double> inductorMs; ///< torch.compile's time on the same GPU, when it was measured.
+    std::string inductorMethod;       ///< How it was measured (see baselinemethod).
+    std::string inductorNote;         ///< Why there is no Inductor time (empty: none was asked for).
 
     std::optional<double> speedupOverInductor() const
     {
@@ -123,7 +123,7 @@ struct InductorPackageRecord
     std::string arch;
     std::string torchVersion;
     std::string shapes;
-    std::string details;                    ///< JSON: build times.
+    std::string details; ///< JSON: build times.
     std::int64_t bytes = 0;
     std::int64_t createdAtMs = 0;
 };
@@ -131,7 +131,7 @@ struct InductorPackageRecord
 /// Tokens and estimated cost of the candidates that language models or commands made in a run.
 struct RunCost
 {
-    std::int64_t candidates = 0;            ///< Candidates made by a model or a command (not template fallbacks).
+    std::int64_t candidates = 0; ///< Candidates made by a model or a command (not template fallbacks).
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
     double cost = 0;

@@ -27,9 +27,15 @@ std::string runUid(const Archive &archive, std::map<std::int64_t, std::string> &
 
 json provenanceToJson(const CandidateProvenance &p)
 {
-    return {{"proposer", p.proposer}, {"model", p.model}, {"prompt", p.prompt}, {"promptSha256", p.promptSha256},
-            {"response", p.response}, {"promptTokens", p.promptTokens}, {"completionTokens", p.completionTokens},
-            {"cost", p.cost}, {"note", p.note}};
+    return {{"proposer", p.proposer},
+            {"model", p.model},
+            {"prompt", p.prompt},
+            {"promptSha256", p.promptSha256},
+            {"response", p.response},
+            {"promptTokens", p.promptTokens},
+            {"completionTokens", p.completionTokens},
+            {"cost", p.cost},
+            {"note", p.note}};
 }
 
 CandidateProvenance provenanceFromJson(const json &j)
@@ -164,7 +170,10 @@ std::optional<std::int64_t> lookupRun(const std::map<std::string, std::int64_t> 
 class Place
 {
 public:
-    void enter(const std::string &list, std::size_t index) { m_parts.push_back(list + "[" + std::to_string(index) + "]"); }
+    void enter(const std::string &list, std::size_t index)
+    {
+        m_parts.push_back(list + "[" + std::to_string(index) + "]");
+    }
     void leave() { m_parts.pop_back(); }
     std::string text() const
     {
@@ -207,7 +216,8 @@ public:
     {
         if (!candidate.contains("run"))
             return 0;
-        const auto found = m_generations.find({candidate.at("run").get<std::string>(), candidate.value("id", std::string())});
+        const auto found =
+            m_generations.find({candidate.at("run").get<std::string>(), candidate.value("id", std::string())});
         return found == m_generations.end() ? 0 : found->second;
     }
 
@@ -346,9 +356,8 @@ Status checkExportHeader(const json &document)
     if (!version->is_number_integer() || version->get<std::int64_t>() < 1)
         return Error::badInput("\"version\" is " + version->dump().substr(0, 80) + ", not a positive whole number");
     if (version->get<std::int64_t>() > kExportFormatVersion)
-        return Error::badInput("export format version " + version->dump()
-                               + " is newer than this program understands (" + std::to_string(kExportFormatVersion)
-                               + ")");
+        return Error::badInput("export format version " + version->dump() + " is newer than this program understands ("
+                               + std::to_string(kExportFormatVersion) + ")");
     return {};
 }
 

@@ -165,7 +165,8 @@ ArchiveInfo Archive::info() const
     info.evaluations = count(m_db, "evaluations");
     info.verdicts = count(m_db, "verdicts");
     info.gpus = count(m_db, "gpus");
-    struct stat file{};
+    struct stat file
+    {};
     if (::stat(m_path.c_str(), &file) == 0)
         info.fileBytes = file.st_size;
     return info;
@@ -334,7 +335,10 @@ std::vector<CandidateSummary> Archive::candidateSummaries(const CandidateFilter 
     return querySummaries(m_db, filter, false);
 }
 
-std::vector<CandidateSummary> Archive::reviewQueue() const { return querySummaries(m_db, {}, true); }
+std::vector<CandidateSummary> Archive::reviewQueue() const
+{
+    return querySummaries(m_db, {}, true);
+}
 
 std::optional<CandidateProvenance> Archive::provenance(const std::string &candidateId) const
 {

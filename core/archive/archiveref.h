@@ -15,7 +15,7 @@ namespace kx {
  */
 struct ArchiveRef
 {
-    std::string path;                       ///< Empty: no archive.
+    std::string path;                         ///< Empty: no archive.
     ArchiveMode mode = ArchiveMode::ReadOnly; ///< A handle nobody said may write cannot.
 
     static ArchiveRef readWrite(std::string path) { return {std::move(path), ArchiveMode::ReadWrite}; }

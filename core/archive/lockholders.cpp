@@ -32,7 +32,8 @@ std::vector<std::string> archiveLockHolders(const std::string &path)
     // Inodes are compared without devices: on overlay file systems the two name different devices.
     std::set<unsigned long long> inodes;
     for (const std::string &file : {path, path + "-shm", path + "-wal"}) {
-        struct stat info{};
+        struct stat info
+        {};
         if (::stat(file.c_str(), &info) == 0)
             inodes.insert((unsigned long long)info.st_ino);
     }

@@ -180,7 +180,10 @@ bool hasTable(sqlite3 *db, const char *name)
 
 } // namespace
 
-int currentVersion() { return int(kMigrations.size()); }
+int currentVersion()
+{
+    return int(kMigrations.size());
+}
 
 int storedVersion(sqlite3 *db)
 {

@@ -12,13 +12,17 @@ namespace {
 }
 } // namespace
 
-Statement::Statement(sqlite3 *db, std::string_view sql) : m_db(db)
+Statement::Statement(sqlite3 *db, std::string_view sql)
+    : m_db(db)
 {
     if (sqlite3_prepare_v2(db, sql.data(), int(sql.size()), &m_statement, nullptr) != SQLITE_OK)
         fail(db, "preparing SQL");
 }
 
-Statement::~Statement() { sqlite3_finalize(m_statement); }
+Statement::~Statement()
+{
+    sqlite3_finalize(m_statement);
+}
 
 Statement &Statement::bind(int index, std::int64_t value)
 {
@@ -83,8 +87,14 @@ void Statement::reset()
     sqlite3_clear_bindings(m_statement);
 }
 
-std::int64_t Statement::int64(int column) const { return sqlite3_column_int64(m_statement, column); }
-double Statement::real(int column) const { return sqlite3_column_double(m_statement, column); }
+std::int64_t Statement::int64(int column) const
+{
+    return sqlite3_column_int64(m_statement, column);
+}
+double Statement::real(int column) const
+{
+    return sqlite3_column_double(m_statement, column);
+}
 
 std::string Statement::text(int column) const
 {
@@ -98,7 +108,10 @@ std::string Statement::blob(int column) const
     return data ? std::string(data, std::size_t(sqlite3_column_bytes(m_statement, column))) : std::string();
 }
 
-bool Statement::isNull(int column) const { return sqlite3_column_type(m_statement, column) == SQLITE_NULL; }
+bool Statement::isNull(int column) const
+{
+    return sqlite3_column_type(m_statement, column) == SQLITE_NULL;
+}
 
 std::optional<std::int64_t> Statement::optionalInt64(int column) const
 {

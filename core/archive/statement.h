@@ -44,7 +44,7 @@ public:
     std::optional<std::int64_t> optionalInt64(int column) const;
 
 private:
-    sqlite3 *m_db; // Not owned
+    sqlite3 *m_db;                       // Not owned
     sqlite3_stmt *m_statement = nullptr; // Owned
 };
 

@@ -210,8 +210,7 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
         return unavailable(torchVersion.error().message);
 
     const std::string shapes = shapesText(op.shapeSets.front());
-    const std::string key =
-        sha256Hex(nlohmann::json(op).dump() + '\n' + arch + '\n' + *torchVersion).substr(0, 32);
+    const std::string key = sha256Hex(nlohmann::json(op).dump() + '\n' + arch + '\n' + *torchVersion).substr(0, 32);
     const fs::path dir = cacheDir / "packages" / key;
     fs::create_directories(dir, error);
     const FileLock lock((dir / "lock").string(), stop);
@@ -232,8 +231,8 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
             return fallback(run.error().message); // cancelled or too slow: not remembered, tried again next time
         built = nlohmann::json::parse(run->lastLine, nullptr, false);
         if (!built.is_object())
-            return fallback("the Inductor helper wrote no result (" + run->exit.toString() + "): "
-                            + lastNonEmptyLine(run->stderrText));
+            return fallback("the Inductor helper wrote no result (" + run->exit.toString()
+                            + "): " + lastNonEmptyLine(run->stderrText));
         built["arch"] = arch;
         built["shapes"] = shapes;
         // Failures of the op itself (it does not export) are remembered; the fallback takes over from then on.
@@ -260,14 +259,15 @@ InductorPreparation InductorPackager::prepare(const Op &op, const std::string &a
     settings.command = runner;
     settings.command.insert(settings.command.end(), {"--package", package.path});
     settings.method = baselinemethod::kAotiPackage;
-    settings.details = nlohmann::json{{"package", package.sha256},
-                                      {"arch", arch},
-                                      {"torch", package.torchVersion},
-                                      {"shapes", shapes},
-                                      {"exportSeconds", package.exportSeconds},
-                                      {"compileSeconds", package.compileSeconds},
-                                      {"fromCache", fromCache}}
-                           .dump();
+    settings.details = nlohmann::json{
+        {"package", package.sha256},
+        {"arch", arch},
+        {"torch", package.torchVersion},
+        {"shapes", shapes},
+        {"exportSeconds", package.exportSeconds},
+        {"compileSeconds", package.compileSeconds},
+        {"fromCache",
+         fromCache}}.dump();
     result.package = std::move(package);
     return result;
 }

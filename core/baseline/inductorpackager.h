@@ -16,11 +16,11 @@ namespace kx {
 /// An AOTInductor package of an op for one GPU architecture, kept in the package cache.
 struct InductorPackage
 {
-    std::string path;                       ///< The .pt2 file.
+    std::string path; ///< The .pt2 file.
     std::string sha256;
-    std::string arch;                       ///< e.g. "sm_90".
+    std::string arch; ///< e.g. "sm_90".
     std::string torchVersion;
-    std::string shapes;                     ///< The shape set it was built for, e.g. "N=4096, D=1024".
+    std::string shapes; ///< The shape set it was built for, e.g. "N=4096, D=1024".
     double exportSeconds = 0;
     double compileSeconds = 0;
     bool fromCache = false;

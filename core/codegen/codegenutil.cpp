@@ -6,11 +6,26 @@
 
 namespace kx::codegen {
 
-nlohmann::json inputArg(const std::string &name) { return {{"input", name}}; }
-nlohmann::json outputArg(const std::string &name) { return {{"output", name}}; }
-nlohmann::json scratchArg(const std::string &name) { return {{"scratch", name}}; }
-nlohmann::json intArg(const std::string &expression) { return {{"int", expression}}; }
-nlohmann::json floatArg(double value) { return {{"float", value}}; }
+nlohmann::json inputArg(const std::string &name)
+{
+    return {{"input", name}};
+}
+nlohmann::json outputArg(const std::string &name)
+{
+    return {{"output", name}};
+}
+nlohmann::json scratchArg(const std::string &name)
+{
+    return {{"scratch", name}};
+}
+nlohmann::json intArg(const std::string &expression)
+{
+    return {{"int", expression}};
+}
+nlohmann::json floatArg(double value)
+{
+    return {{"float", value}};
+}
 
 nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::string> &grid,
                           const std::vector<std::string> &block, const nlohmann::json &args,
@@ -49,9 +64,9 @@ std::string headerComment(const Op &op, const KernelTemplate &kernelTemplate, co
 std::string withFastMath(std::string expression)
 {
     static const std::vector<std::pair<std::regex, std::string>> replacements{
-        {std::regex(R"(\bexpf\()"), "__expf("},   {std::regex(R"(\blogf\()"), "__logf("},
-        {std::regex(R"(\bsinf\()"), "__sinf("},   {std::regex(R"(\bcosf\()"), "__cosf("},
-        {std::regex(R"(\bpowf\()"), "__powf("},   {std::regex(R"(\btanf\()"), "__tanf("},
+        {std::regex(R"(\bexpf\()"), "__expf("},          {std::regex(R"(\blogf\()"), "__logf("},
+        {std::regex(R"(\bsinf\()"), "__sinf("},          {std::regex(R"(\bcosf\()"), "__cosf("},
+        {std::regex(R"(\bpowf\()"), "__powf("},          {std::regex(R"(\btanf\()"), "__tanf("},
         {std::regex(R"(\blog1pf\()"), "__logf(1.0f + "}, // same argument, one call
     };
     for (const auto &[pattern, replacement] : replacements)

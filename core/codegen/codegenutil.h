@@ -34,7 +34,10 @@ std::string headerComment(const Op &op, const KernelTemplate &kernelTemplate, co
 std::string withFastMath(std::string expression);
 
 /// Integer expression text for a value (for plan expressions).
-inline std::string text(int value) { return std::to_string(value); }
+inline std::string text(int value)
+{
+    return std::to_string(value);
+}
 
 /// The value of a parameter, or fallback when absent.
 int param(const Params &params, const std::string &name, int fallback = 0);

@@ -69,7 +69,8 @@ std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, co
     const auto &allowed = op.policy.allowedLibraryOps;
     if (!op.policy.allowLibrarySteps || std::find(allowed.begin(), allowed.end(), kLibraryOp) == allowed.end())
         return std::string("the conv-epilogue template runs the convolution as a library step: the op's policy must "
-                           "allow ") + kLibraryOp;
+                           "allow ")
+               + kLibraryOp;
 
     const TensorSpec *bias = biasOf(op, recipe);
     if (!recipe.bias.empty() && !bias)
@@ -92,9 +93,9 @@ std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, co
     if (bias) {
         if (!isIdentifier(bias->name))
             return "the bias name '" + bias->name + "' is not a C identifier";
-        static const std::set<std::string> reserved{"acc", "c", "conv", "out", "total", "channels", "plane",
-                                                    "vectors", "first", "u", "v", "value", "epilogue",
-                                                    "BLOCK", "VEC", "ITEMS", "float", "int", "const"};
+        static const std::set<std::string> reserved{"acc",     "c",     "conv",  "out", "total", "channels", "plane",
+                                                    "vectors", "first", "u",     "v",   "value", "epilogue", "BLOCK",
+                                                    "VEC",     "ITEMS", "float", "int", "const"};
         if (reserved.count(bias->name))
             return "the bias name '" + bias->name + "' clashes with a name of the generated code";
     }
@@ -191,8 +192,8 @@ GeneratedKernel ConvEpilogueTemplate::generate(const Op &op, const OpRecipe &rec
     out << "    }\n}\n";
 
     const std::string count = elementCountExpression(y);
-    const auto convolution = libraryStep(kLibraryOp, nlohmann::json::array({inputArg(x.name), inputArg(weight.name),
-                                                                           scratchArg("conv")}));
+    const auto convolution =
+        libraryStep(kLibraryOp, nlohmann::json::array({inputArg(x.name), inputArg(weight.name), scratchArg("conv")}));
     nlohmann::json args = nlohmann::json::array({scratchArg("conv")});
     if (bias)
         args.push_back(inputArg(bias->name));

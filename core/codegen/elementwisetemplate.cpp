@@ -130,8 +130,9 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
     for (const auto &input : op.inputs) {
         const std::string pointer = "reinterpret_cast<const " + vectorType + " *>(" + input.name + "_ptr)";
         const std::string element = index(input, "i", vec);
-        out << "                " << input.name << "[u] = "
-            << (streaming ? "__ldcs(" + pointer + " + " + element + ")" : pointer + "[" + element + "]") << ";\n";
+        out << "                " << input.name
+            << "[u] = " << (streaming ? "__ldcs(" + pointer + " + " + element + ")" : pointer + "[" + element + "]")
+            << ";\n";
     }
     out << "            }\n        }\n"
         << "#pragma unroll\n        for (int u = 0; u < " << unroll << "; ++u) {\n"

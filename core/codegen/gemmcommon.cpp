@@ -23,8 +23,8 @@ std::string shapeText(const std::vector<std::string> &shape)
 
 const TensorSpec *findInput(const Op &op, const std::string &name)
 {
-    const auto it = std::find_if(op.inputs.begin(), op.inputs.end(),
-                                 [&](const TensorSpec &tensor) { return tensor.name == name; });
+    const auto it =
+        std::find_if(op.inputs.begin(), op.inputs.end(), [&](const TensorSpec &tensor) { return tensor.name == name; });
     return it == op.inputs.end() ? nullptr : &*it;
 }
 
@@ -48,8 +48,8 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
                + std::to_string(tensors.operands) + ")";
 
     const std::vector<std::string> aShape{recipe.m, recipe.k};
-    const std::vector<std::string> bShape = recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k}
-                                                              : std::vector<std::string>{recipe.k, recipe.n};
+    const std::vector<std::string> bShape =
+        recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k} : std::vector<std::string>{recipe.k, recipe.n};
     const std::vector<std::string> outShape{recipe.m, recipe.n};
     if (tensors.a->shape != aShape)
         return "input " + tensors.a->name + " is " + shapeText(tensors.a->shape) + ", the recipe needs "
@@ -61,8 +61,8 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
         return "output " + tensors.out->name + " is " + shapeText(tensors.out->shape) + ", the recipe needs "
                + shapeText(outShape);
     if (tensors.bias && tensors.bias->shape != std::vector<std::string>{recipe.n})
-        return "bias " + tensors.bias->name + " is " + shapeText(tensors.bias->shape) + ", it must be ["
-               + recipe.n + "]";
+        return "bias " + tensors.bias->name + " is " + shapeText(tensors.bias->shape) + ", it must be [" + recipe.n
+               + "]";
     for (const auto *input : tensors.epilogueInputs)
         if (input->shape != outShape)
             return "epilogue input " + input->name + " is " + shapeText(input->shape) + ", it must be "
@@ -154,12 +154,12 @@ std::vector<GemmSizes> gemmSizes(const Op &op, const OpRecipe &recipe)
 
 std::set<std::string> reservedNames(std::initializer_list<const char *> templateNames)
 {
-    std::set<std::string> names{"acc",   "m",        "n",      "M",         "N",     "K",      "i",     "j",
-                                "k",     "kk",       "k0",     "r",         "c",     "s",      "v",     "row",
-                                "rows",  "src",      "dst",    "rowBase",   "colBase", "slices", "shared", "sum",
-                                "epilogue", "BM",    "BN",     "BK",        "THREADS", "size_t", "float", "int",
-                                "long",  "double",   "const",  "return",    "if",    "for",    "auto",  "unsigned",
-                                "bool",  "void",     "inside", "nvcuda",    "wmma"};
+    std::set<std::string> names{"acc",      "m",      "n",      "M",       "N",       "K",      "i",      "j",
+                                "k",        "kk",     "k0",     "r",       "c",       "s",      "v",      "row",
+                                "rows",     "src",    "dst",    "rowBase", "colBase", "slices", "shared", "sum",
+                                "epilogue", "BM",     "BN",     "BK",      "THREADS", "size_t", "float",  "int",
+                                "long",     "double", "const",  "return",  "if",      "for",    "auto",   "unsigned",
+                                "bool",     "void",   "inside", "nvcuda",  "wmma"};
     names.insert(templateNames.begin(), templateNames.end());
     return names;
 }
@@ -183,7 +183,8 @@ void writeEpilogueFunction(std::ostringstream &out, const OpRecipe &recipe, cons
 
 std::string epilogueCall(const GemmTensors &tensors, const std::string &sum, const std::string &index)
 {
-    std::string call = "epilogue(" + sum + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ", m, n";
+    std::string call =
+        "epilogue(" + sum + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ", m, n";
     for (const auto *input : tensors.epilogueInputs)
         call += ", " + input->name + "[" + index + "]";
     return call + ")";

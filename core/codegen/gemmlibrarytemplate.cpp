@@ -61,8 +61,8 @@ GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &reci
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
     out << "// " << formulaComment(recipe, tensors) << "\n"
-        << "// Step 1 (library): product = " << gemmLibraryOp(recipe) << "(" << tensors.a->name << ", " << tensors.b->name
-        << ") into a scratch buffer [M, N].\n"
+        << "// Step 1 (library): product = " << gemmLibraryOp(recipe) << "(" << tensors.a->name << ", "
+        << tensors.b->name << ") into a scratch buffer [M, N].\n"
         << "// Step 2 (this kernel): everything after the product in one pass over it.\n\n"
         << "constexpr int BLOCK = " << block << ", ITEMS = " << items << ";\n";
     writeEpilogueFunction(out, recipe, tensors);
@@ -82,9 +82,9 @@ GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &reci
         << "        " << tensors.out->name << "[i] = " << epilogueCall(tensors, "product[i]", "i") << ";\n"
         << "    }\n}\n";
 
-    const auto product = libraryStep(gemmLibraryOp(recipe), nlohmann::json::array({inputArg(tensors.a->name),
-                                                                               inputArg(tensors.b->name),
-                                                                               scratchArg("product")}));
+    const auto product = libraryStep(
+        gemmLibraryOp(recipe),
+        nlohmann::json::array({inputArg(tensors.a->name), inputArg(tensors.b->name), scratchArg("product")}));
     nlohmann::json args = nlohmann::json::array({scratchArg("product")});
     for (const auto &extra : extraArgs(tensors))
         args.push_back(extra);
@@ -92,8 +92,8 @@ GeneratedKernel GemmLibraryTemplate::generate(const Op &op, const OpRecipe &reci
     args.push_back(intArg(recipe.m));
     args.push_back(intArg(recipe.n));
     const std::string elements = recipe.m + " * " + recipe.n;
-    const auto epilogueStep = kernelStep("gemm_epilogue_kernel", {"ceil_div(" + elements + ", " + text(block * items) + ")"},
-                                         {text(block)}, args);
+    const auto epilogueStep = kernelStep(
+        "gemm_epilogue_kernel", {"ceil_div(" + elements + ", " + text(block * items) + ")"}, {text(block)}, args);
     return {out.str(), planJson(nlohmann::json::array({product, epilogueStep}), {{"product", "4 * " + elements}})};
 }
 

@@ -19,10 +19,33 @@ constexpr int kSplitKBlock = 256;
 
 const std::set<std::string> &reserved()
 {
-    static const std::set<std::string> names = gemm::reservedNames(
-        {"tr", "tc", "as", "bs", "kBegin", "kEnd", "kPerSplit", "current", "next", "partial", "total", "aFrag",
-         "bFrag", "TM", "TN", "PAD", "VEC", "SPLIT_K", "A_STRIDE", "B_STRIDE", "STAGE_FLOATS", "loadTransposedSlice",
-         "loadSlice", "multiplySlice", "gemm_kernel", "gemm_partial_kernel", "splitk_epilogue_kernel"});
+    static const std::set<std::string> names = gemm::reservedNames({"tr",
+                                                                    "tc",
+                                                                    "as",
+                                                                    "bs",
+                                                                    "kBegin",
+                                                                    "kEnd",
+                                                                    "kPerSplit",
+                                                                    "current",
+                                                                    "next",
+                                                                    "partial",
+                                                                    "total",
+                                                                    "aFrag",
+                                                                    "bFrag",
+                                                                    "TM",
+                                                                    "TN",
+                                                                    "PAD",
+                                                                    "VEC",
+                                                                    "SPLIT_K",
+                                                                    "A_STRIDE",
+                                                                    "B_STRIDE",
+                                                                    "STAGE_FLOATS",
+                                                                    "loadTransposedSlice",
+                                                                    "loadSlice",
+                                                                    "multiplySlice",
+                                                                    "gemm_kernel",
+                                                                    "gemm_partial_kernel",
+                                                                    "splitk_epilogue_kernel"});
     return names;
 }
 
@@ -89,7 +112,8 @@ void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transp
            "// shared memory transposed (dst[kk * STRIDE + r]), so that the product loop reads it along the rows.\n"
            "// Global reads run along k (coalesced). Elements past `rows` or kEnd are zeros.\n"
            "template <int ROWS, int STRIDE>\n"
-           "__device__ __forceinline__ void loadTransposedSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
+           "__device__ __forceinline__ void loadTransposedSlice(const float *__restrict__ src, float *__restrict__ "
+           "dst,\n"
            "                                                    int rows, int K, int rowBase, int k0, int kEnd)\n"
            "{\n"
            "    for (int i = threadIdx.x; i < ROWS * (BK / VEC); i += THREADS) {\n"
@@ -100,7 +124,8 @@ void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transp
     out << "    }\n"
            "}\n";
     if (!transposeB) {
-        out << "\n// Copies rows [k0, k0 + BK) x columns [colBase, colBase + BN) of the row-major [K, N] matrix b into\n"
+        out << "\n// Copies rows [k0, k0 + BK) x columns [colBase, colBase + BN) of the row-major [K, N] matrix b "
+               "into\n"
                "// shared memory as it is (dst[kk * B_STRIDE + c]). Elements past N or kEnd are zeros.\n"
                "__device__ __forceinline__ void loadSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
                "                                          int N, int colBase, int k0, int kEnd)\n"
@@ -159,7 +184,8 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
         << "    const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);\n"
         << "    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;\n";
     if (split)
-        out << "    // Split-K: block z sums k in [kBegin, kEnd), a whole number of BK slices; slices past K stay empty\n"
+        out << "    // Split-K: block z sums k in [kBegin, kEnd), a whole number of BK slices; slices past K stay "
+               "empty\n"
                "    // and write zeros, so every partial sum the second kernel reads is initialised.\n"
                "    const int kPerSplit = ((K + SPLIT_K - 1) / SPLIT_K + BK - 1) / BK * BK;\n"
                "    const int kBegin = min(K, (int)blockIdx.z * kPerSplit);\n"
@@ -176,8 +202,8 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
     // The calls that stage the slice starting at k0 into the shared stage `stage`.
     const auto loads = [&](const std::string &indent, const std::string &stage, const std::string &k0) {
         const std::string bStage = stage + " + BK * A_STRIDE";
-        std::string text = indent + "loadTransposedSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, K, rowBase, " + k0
-                           + ", kEnd);\n";
+        std::string text =
+            indent + "loadTransposedSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, K, rowBase, " + k0 + ", kEnd);\n";
         if (recipe.transposeB)
             text += indent + "loadTransposedSlice<BN, B_STRIDE>(" + b + ", " + bStage + ", N, K, colBase, " + k0
                     + ", kEnd);\n";
@@ -193,9 +219,12 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
                "        __syncthreads(); // everyone is done reading before the next slice overwrites it\n"
                "    }\n";
     } else {
-        out << "    // Double buffering: while the block multiplies the slice in one stage, it loads the next slice into\n"
-               "    // the other. One barrier per slice suffices: the stage being loaded was last read in the previous\n"
-               "    // iteration, which ended with a barrier, and the stage being read was loaded before that barrier.\n"
+        out << "    // Double buffering: while the block multiplies the slice in one stage, it loads the next slice "
+               "into\n"
+               "    // the other. One barrier per slice suffices: the stage being loaded was last read in the "
+               "previous\n"
+               "    // iteration, which ended with a barrier, and the stage being read was loaded before that "
+               "barrier.\n"
                "    const int slices = (kEnd - kBegin + BK - 1) / BK;\n"
                "    if (slices > 0) {\n"
             << loads("        ", "shared", "kBegin")
@@ -222,8 +251,8 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
     if (split)
         out << "                partial[((size_t)blockIdx.z * M + m) * N + n] = acc[i][j];\n";
     else
-        out << "                " << tensors.out->name << "[(size_t)m * N + n] = "
-            << epilogueCall(tensors, "acc[i][j]", "(size_t)m * N + n") << ";\n";
+        out << "                " << tensors.out->name
+            << "[(size_t)m * N + n] = " << epilogueCall(tensors, "acc[i][j]", "(size_t)m * N + n") << ";\n";
     out << "        }\n    }\n}\n";
 }
 
@@ -255,20 +284,16 @@ bool GemmTemplate::supports(const Op &, const OpRecipe &recipe) const
 
 std::vector<ParamDef> GemmTemplate::parameters(const Op &, const OpRecipe &) const
 {
-    return {{"bm", {32, 64, 128}, "block tile rows"},
-            {"bn", {32, 64, 128}, "block tile columns"},
-            {"bk", {8, 16, 32}, "k slice per shared tile"},
-            {"tm", {1, 2, 4, 8}, "rows per thread"},
-            {"tn", {1, 2, 4, 8}, "columns per thread"},
-            {"pad", {0, 1}, "shared-memory row padding in floats"},
-            {"vec", {1, 4}, "floats per global load"},
-            {"doubleBuffer", {0, 1}, "double-buffered shared tiles"},
+    return {{"bm", {32, 64, 128}, "block tile rows"},       {"bn", {32, 64, 128}, "block tile columns"},
+            {"bk", {8, 16, 32}, "k slice per shared tile"}, {"tm", {1, 2, 4, 8}, "rows per thread"},
+            {"tn", {1, 2, 4, 8}, "columns per thread"},     {"pad", {0, 1}, "shared-memory row padding in floats"},
+            {"vec", {1, 4}, "floats per global load"},      {"doubleBuffer", {0, 1}, "double-buffered shared tiles"},
             {"splitK", {1, 2, 4}, "split-K factor"}};
 }
 
 Params GemmTemplate::defaults(const Op &, const OpRecipe &) const
 {
-    return {{"bm", 64}, {"bn", 64}, {"bk", 16}, {"tm", 4}, {"tn", 4},
+    return {{"bm", 64}, {"bn", 64}, {"bk", 16},          {"tm", 4},    {"tn", 4},
             {"pad", 0}, {"vec", 1}, {"doubleBuffer", 0}, {"splitK", 1}};
 }
 
@@ -288,8 +313,8 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
                + " does not divide the block tile " + std::to_string(config.bm) + " x " + std::to_string(config.bn);
     const int threads = config.threads();
     const std::string tiling = "(" + std::to_string(config.bm) + "/" + std::to_string(config.tm) + ") x ("
-                               + std::to_string(config.bn) + "/" + std::to_string(config.tn) + ") = "
-                               + std::to_string(threads) + " threads per block";
+                               + std::to_string(config.bn) + "/" + std::to_string(config.tn)
+                               + ") = " + std::to_string(threads) + " threads per block";
     if (threads > 1024)
         return tiling + " exceed 1024";
     if (threads < 32)
@@ -328,11 +353,13 @@ GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, con
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
     out << "// " << formulaComment(recipe, tensors) << "\n"
-        << "// Each block computes a BM x BN tile of the output with (BM / TM) x (BN / TN) threads of TM x TN elements,\n"
+        << "// Each block computes a BM x BN tile of the output with (BM / TM) x (BN / TN) threads of TM x TN "
+           "elements,\n"
            "// walking k in BK-wide slices staged in shared memory. Edges past M, N or K are handled by zero-filled\n"
            "// loads and guarded stores.\n";
     if (split)
-        out << "// Split-K: " << config.splitK << " blocks share each output tile, each summing part of k into a scratch\n"
+        out << "// Split-K: " << config.splitK
+            << " blocks share each output tile, each summing part of k into a scratch\n"
             << "// buffer [SPLIT_K, M, N]; a second kernel adds the parts and applies bias and epilogue.\n";
     out << "\n";
     writeHelpers(out, config, recipe.transposeB);

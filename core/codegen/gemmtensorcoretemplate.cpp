@@ -25,12 +25,61 @@ constexpr int kMaxOptInSharedBytes = 227 * 1024;
 
 const std::set<std::string> &reserved()
 {
-    static const std::set<std::string> names = reservedNames(
-        {"WARPS_M", "WARPS_N", "WM", "WN", "MT", "NT", "STAGES", "GROUP_M", "A_LD", "B_LD", "A_FLOATS", "B_FLOATS",
-         "STAGE_FLOATS", "sharedAddress", "copy16", "copy4", "commitCopies", "waitCopies", "loadTile", "loadStage", "cols",
-         "col", "row0", "col0", "tf32", "splitTf32", "mma", "multiplySlice", "gemm_tc_kernel", "lane", "warp", "warpRow",
-         "warpCol", "stage", "next", "aBig", "aSmall", "bBig", "bSmall", "top", "bottom", "g", "t2", "finish", "value",
-         "pairs", "step", "tilesM", "tilesN", "perGroup", "firstTileM", "groupRows", "inGroup", "half", "first"});
+    static const std::set<std::string> names = reservedNames({"WARPS_M",
+                                                              "WARPS_N",
+                                                              "WM",
+                                                              "WN",
+                                                              "MT",
+                                                              "NT",
+                                                              "STAGES",
+                                                              "GROUP_M",
+                                                              "A_LD",
+                                                              "B_LD",
+                                                              "A_FLOATS",
+                                                              "B_FLOATS",
+                                                              "STAGE_FLOATS",
+                                                              "sharedAddress",
+                                                              "copy16",
+                                                              "copy4",
+                                                              "commitCopies",
+                                                              "waitCopies",
+                                                              "loadTile",
+                                                              "loadStage",
+                                                              "cols",
+                                                              "col",
+                                                              "row0",
+                                                              "col0",
+                                                              "tf32",
+                                                              "splitTf32",
+                                                              "mma",
+                                                              "multiplySlice",
+                                                              "gemm_tc_kernel",
+                                                              "lane",
+                                                              "warp",
+                                                              "warpRow",
+                                                              "warpCol",
+                                                              "stage",
+                                                              "next",
+                                                              "aBig",
+                                                              "aSmall",
+                                                              "bBig",
+                                                              "bSmall",
+                                                              "top",
+                                                              "bottom",
+                                                              "g",
+                                                              "t2",
+                                                              "finish",
+                                                              "value",
+                                                              "pairs",
+                                                              "step",
+                                                              "tilesM",
+                                                              "tilesN",
+                                                              "perGroup",
+                                                              "firstTileM",
+                                                              "groupRows",
+                                                              "inGroup",
+                                                              "half",
+                                                              "first"});
     return names;
 }
 
@@ -100,7 +149,8 @@ void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, boo
         << "constexpr int MT = WM / 16, NT = WN / 8;             // its 16 x 8 mma tiles\n"
         << "constexpr int THREADS = 32 * WARPS_M * WARPS_N;\n"
         << "constexpr int STAGES = " << config.stages << "; // slices in flight in the shared-memory ring\n"
-        << "constexpr int GROUP_M = " << config.groupM << "; // row tiles walked together (their b columns stay in L2)\n"
+        << "constexpr int GROUP_M = " << config.groupM
+        << "; // row tiles walked together (their b columns stay in L2)\n"
         << "// Shared rows are padded so that each fragment load of a warp touches 32 distinct banks.\n"
         << "constexpr int A_LD = BK + 8;  // a slice: [BM][A_LD], k contiguous\n";
     if (transposeB)
@@ -203,10 +253,10 @@ __device__ __forceinline__ void splitTf32(float x, unsigned &big, unsigned &smal
     // The mma's k index of a thread is t (t = lane % 4) for its first value and t + 4 for its second. A sum over
     // k does not care about the order of k, so both operands read k = 2t and 2t + 1 instead: neighbours, one
     // 8-byte load where k is contiguous in shared memory.
-    const std::string loadB = transposeB
-                                  ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
-                                    "            const float b[2] = {pair.x, pair.y};\n"
-                                  : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
+    const std::string loadB =
+        transposeB ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
+                     "            const float b[2] = {pair.x, pair.y};\n"
+                   : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
     out << R"(
 // acc += this warp's WM x WN part of the slice's product, 8 values of k at a time. A thread's k of an mma step
 // are 2t and 2t + 1 (t = lane % 4) for both operands, not t and t + 4 as the instruction names them: the sum
@@ -244,7 +294,8 @@ __device__ __forceinline__ void multiplySlice(const float *as, const float *bs, 
             << "#pragma unroll\n"
             << "            for (int e = 0; e < 4; ++e)\n"
             << "                splitTf32(a[e], aBig[e], aSmall[e]);\n"
-            << "            // The tensor cores do not round their fp32 sums to nearest: over a long k, adding into acc on\n"
+            << "            // The tensor cores do not round their fp32 sums to nearest: over a long k, adding into "
+               "acc on\n"
             << "            // them loses bits in one direction, well beyond fp32 FMA's error. So each k step's three\n"
             << "            // products go into a fresh sum that the CUDA cores add to acc, rounded to nearest.\n"
             << "#pragma unroll\n"
@@ -271,11 +322,12 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     const std::string &b = tensors.b->name;
     const std::string &result = tensors.out->name;
     // a is [M, K]; b is [K, N], or [N, K] (nn.Linear), staged as it is with k contiguous.
-    const std::string loadB = recipe.transposeB ? "loadTile<BN, BK, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
-                                                : "loadTile<BK, BN, B_LD>(" + b + ", stage + A_FLOATS, K, N, k0, colBase);";
+    const std::string loadB = recipe.transposeB
+                                  ? "loadTile<BN, BK, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
+                                  : "loadTile<BK, BN, B_LD>(" + b + ", stage + A_FLOATS, K, N, k0, colBase);";
     out << "\n// Starts copying the slice at k0 of both operands into `stage`.\n"
-        << "__device__ __forceinline__ void loadStage(const float *__restrict__ " << a << ", const float *__restrict__ " << b
-        << ", float *stage, int M, int N, int K, int rowBase, int colBase, int k0)\n{\n"
+        << "__device__ __forceinline__ void loadStage(const float *__restrict__ " << a << ", const float *__restrict__ "
+        << b << ", float *stage, int M, int N, int K, int rowBase, int colBase, int k0)\n{\n"
         << "    loadTile<BM, BK, A_LD>(" << a << ", stage, M, K, rowBase, k0);\n"
         << "    " << loadB << "\n"
         << "}\n";
@@ -387,8 +439,8 @@ Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) co
     // their 112 KiB of shared memory fit sm_80 and sm_90; on sm_86/sm_89 (99 KiB) the plan check refuses it and
     // the search goes on from its mutations.
     const TileChoice tile = defaultTile(gemmSizes(op, recipe));
-    return {{"bm", tile.bm},         {"bn", tile.bn},   {"bk", 32},       {"warpsM", tile.warpsM},
-            {"warpsN", tile.warpsN}, {"stages", 3}, {"products", 3}, {"groupM", 8}};
+    return {{"bm", tile.bm},         {"bn", tile.bn}, {"bk", 32},      {"warpsM", tile.warpsM},
+            {"warpsN", tile.warpsN}, {"stages", 3},   {"products", 3}, {"groupM", 8}};
 }
 
 std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -428,9 +480,12 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
     out << "// " << formulaComment(recipe, tensors) << "\n"
-        << "// On tensor cores: each block computes a BM x BN tile of the output with WARPS_M x WARPS_N warps, each warp\n"
-           "// a WM x WN tile of 16 x 8 mma.sync tiles, walking k in BK-wide slices that cp.async copies into a ring of\n"
-           "// STAGES shared buffers ahead of use. Edges past M, N or K are zero-filled copies and guarded stores; the\n"
+        << "// On tensor cores: each block computes a BM x BN tile of the output with WARPS_M x WARPS_N warps, each "
+           "warp\n"
+           "// a WM x WN tile of 16 x 8 mma.sync tiles, walking k in BK-wide slices that cp.async copies into a ring "
+           "of\n"
+           "// STAGES shared buffers ahead of use. Edges past M, N or K are zero-filled copies and guarded stores; "
+           "the\n"
            "// epilogue works on the accumulators in registers.\n"
         << (config.products == 3
                 ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into a TF32 part and a TF32\n"
@@ -454,8 +509,8 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
     // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group.
     const std::vector<std::string> grid{"ceil_div(" + recipe.m + ", " + text(config.bm) + ") * ceil_div(" + recipe.n
                                         + ", " + text(config.bn) + ")"};
-    nlohmann::json steps = nlohmann::json::array(
-        {kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args, text(config.sharedBytes(recipe.transposeB)))});
+    nlohmann::json steps = nlohmann::json::array({kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args,
+                                                             text(config.sharedBytes(recipe.transposeB)))});
     return {out.str(), planJson(steps)};
 }
 

@@ -14,7 +14,7 @@ struct ParamDef
 {
     std::string name;
     std::vector<int> values;
-    std::string label;                      ///< Words for mutation descriptions: "block size 256 -> 512".
+    std::string label; ///< Words for mutation descriptions: "block size 256 -> 512".
 };
 
 using Params = std::map<std::string, int>;
@@ -33,8 +33,8 @@ Expected<Genome> genomeFromJson(const std::string &json);
 
 struct GeneratedKernel
 {
-    std::string source;                     ///< Device-only CUDA C++, readable, with a header comment.
-    std::string launchPlan;                 ///< JSON, see core/plan/launchplan.h.
+    std::string source;     ///< Device-only CUDA C++, readable, with a header comment.
+    std::string launchPlan; ///< JSON, see core/plan/launchplan.h.
 };
 
 /**

@@ -47,8 +47,8 @@ std::string NormTemplate::check(const Op &op, const OpRecipe &recipe, const Para
     if (inputs == 0)
         return "unknown normalisation '" + recipe.reduction + "'";
     if (op.inputs.size() != inputs)
-        return recipe.reduction + " takes " + std::to_string(inputs) + " inputs (x, weight" +
-               (inputs == 3 ? ", bias)" : ")");
+        return recipe.reduction + " takes " + std::to_string(inputs) + " inputs (x, weight"
+               + (inputs == 3 ? ", bias)" : ")");
     return rows::checkCommon(op, recipe, params, parameters(op, recipe));
 }
 
@@ -63,11 +63,10 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
-    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row, :] = "
-        << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps << "\n\n"
-        << rows::reductionHelpers(layout)
-        << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block << ") norm_kernel(const float *__restrict__ "
-        << input << ", const float *__restrict__ " << weight << ", ";
+    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output
+        << "[row, :] = " << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps << "\n\n"
+        << rows::reductionHelpers(layout) << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
+        << ") norm_kernel(const float *__restrict__ " << input << ", const float *__restrict__ " << weight << ", ";
     if (layerNorm)
         out << "const float *__restrict__ " << bias << ", ";
     out << "float *__restrict__ " << output << ", long long rows, long long cols)\n{\n"

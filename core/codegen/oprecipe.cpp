@@ -62,7 +62,7 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.epilogueInputs = j.value("epilogueInputs", recipe.epilogueInputs);
         if (j.contains("stages"))
             recipe.stages = j["stages"].dump();
-        static const std::set<std::string> families{"elementwise", "reduce",        "softmax", "norm",
+        static const std::set<std::string> families{"elementwise", "reduce",    "softmax",       "norm",
                                                     "gemm",        "transpose", "conv-epilogue", "pipeline"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};

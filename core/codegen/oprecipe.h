@@ -36,13 +36,13 @@ struct OpRecipe
     std::string reduction;
     std::string rows = "R";
     std::string cols = "C";
-    std::string inner = "1";                ///< norm: elements after the normalised dimension.
+    std::string inner = "1"; ///< norm: elements after the normalised dimension.
     double eps = 1e-5;
     std::string m = "M", n = "N", k = "K";
     bool transposeB = false;
     std::string bias;
     std::vector<std::string> epilogueInputs;
-    std::string stages;                     ///< pipeline: the stages as JSON text.
+    std::string stages; ///< pipeline: the stages as JSON text.
 
     bool operator==(const OpRecipe &) const = default;
 };

@@ -32,7 +32,9 @@ const char *kindName(PipelineStage::Kind kind)
 
 nlohmann::json windowJson(const Window &window, bool conv)
 {
-    nlohmann::json j{{"kernel", window.kernel}, {"stride", window.stride}, {"padding", window.padding},
+    nlohmann::json j{{"kernel", window.kernel},
+                     {"stride", window.stride},
+                     {"padding", window.padding},
                      {"dilation", window.dilation}};
     if (conv) {
         j["groups"] = window.groups;
@@ -67,9 +69,9 @@ Expected<Window> windowFrom(const nlohmann::json &json, bool conv)
     const std::size_t rank = window.kernel.size();
     if (rank < 1 || rank > 3)
         return Error{"the window has " + std::to_string(rank) + " dimensions: 1 to 3 are supported"};
-    for (const auto &[name, list] : {std::pair{"stride", &window.stride}, std::pair{"padding", &window.padding},
-                                     std::pair{"dilation", &window.dilation},
-                                     std::pair{"outputPadding", &window.outputPadding}})
+    for (const auto &[name, list] :
+         {std::pair{"stride", &window.stride}, std::pair{"padding", &window.padding},
+          std::pair{"dilation", &window.dilation}, std::pair{"outputPadding", &window.outputPadding}})
         if (list->size() != rank)
             return Error{std::string("the window's ") + name + " has " + std::to_string(list->size())
                          + " entries for a kernel of " + std::to_string(rank) + " dimensions"};
@@ -187,8 +189,9 @@ Expected<std::vector<PipelineStage>> pipelineFromJson(const nlohmann::json &json
                     stage.operands.push_back(tensorFrom(operand));
                 const std::size_t fewest = conv ? 2 : 1, most = conv ? 3 : 1;
                 if (stage.operands.size() < fewest || stage.operands.size() > most)
-                    return Error{where + (conv ? ": a conv stage reads x, weight and an optional bias"
-                                               : ": a pool stage reads one input")};
+                    return Error{where
+                                 + (conv ? ": a conv stage reads x, weight and an optional bias"
+                                         : ": a pool stage reads one input")};
                 auto window = windowFrom(entry.at("window"), conv);
                 if (!window)
                     return Error{where + ": " + window.error().message};

@@ -25,10 +25,10 @@ struct Window
 {
     std::vector<std::int64_t> kernel, stride, padding, dilation;
     std::vector<std::int64_t> outputPadding; ///< Transposed convolutions only.
-    std::int64_t groups = 1;                ///< Convolutions only.
-    bool transposed = false;                ///< A transposed convolution (the gradient of one, as a gather).
-    bool ceilMode = false;                  ///< Pooling: the output size rounds up.
-    bool countIncludePad = true;            ///< Average pooling: the padding counts in the divisor.
+    std::int64_t groups = 1;                 ///< Convolutions only.
+    bool transposed = false;                 ///< A transposed convolution (the gradient of one, as a gather).
+    bool ceilMode = false;                   ///< Pooling: the output size rounds up.
+    bool countIncludePad = true;             ///< Average pooling: the padding counts in the divisor.
 
     bool operator==(const Window &) const = default;
 };
@@ -50,20 +50,21 @@ struct PipelineStage
     enum class Kind { Library, Elementwise, Reduce, Conv, Pool };
     Kind kind = Kind::Elementwise;
 
-    std::string op;                         ///< Library: "aten::max_pool2d", "aten::min.dim" ...
+    std::string op;                                ///< Library: "aten::max_pool2d", "aten::min.dim" ...
     nlohmann::json args = nlohmann::json::array(); ///< Library.
 
-    std::vector<PipelineTensor> operands;   ///< Elementwise: a0, a1 ...; Reduce, Pool: the input; Conv: x, weight (, bias).
-    std::string code;                       ///< Elementwise.
-    std::vector<std::string> results;       ///< Elementwise: the variable each output takes.
+    std::vector<PipelineTensor>
+        operands;                     ///< Elementwise: a0, a1 ...; Reduce, Pool: the input; Conv: x, weight (, bias).
+    std::string code;                 ///< Elementwise.
+    std::vector<std::string> results; ///< Elementwise: the variable each output takes.
 
-    std::string reduction;                  ///< Reduce: sum, mean, max, min, logsumexp; Pool: max, avg.
+    std::string reduction;                              ///< Reduce: sum, mean, max, min, logsumexp; Pool: max, avg.
     std::string outer = "1", extent = "1", inner = "1"; ///< Reduce: size expressions.
 
-    Window window;                          ///< Conv and Pool.
+    Window window; ///< Conv and Pool.
 
-    std::vector<PipelineTensor> outputs;    ///< Library, Reduce, Conv, Pool: one; Elementwise: one or more (same shape).
-    std::string outputDtype = "float32";    ///< Library: what its (only) output holds.
+    std::vector<PipelineTensor> outputs; ///< Library, Reduce, Conv, Pool: one; Elementwise: one or more (same shape).
+    std::string outputDtype = "float32"; ///< Library: what its (only) output holds.
 
     bool operator==(const PipelineStage &) const = default;
 };

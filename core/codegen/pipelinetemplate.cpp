@@ -64,7 +64,7 @@ std::vector<std::size_t> keptDimensions(const PipelineTensor &operand, std::size
 struct Reduction
 {
     const char *init;
-    const char *combine;                    // over acc and x
+    const char *combine; // over acc and x
 };
 
 // NVRTC compiles without the host math headers, so INFINITY is not defined: spell the bit patterns.
@@ -146,7 +146,8 @@ std::string reduceKernel(const PipelineStage &stage, std::size_t index, int bloc
     out << "// Stage " << index + 1 << ": " << stage.outputs.front().name << " = " << stage.reduction << " of "
         << stage.operands.front().name << " over the middle dimension of [outer, extent, inner].\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << name
-        << "(const float *__restrict__ in, float *__restrict__ out, long long outer, long long extent, long long inner)\n{\n";
+        << "(const float *__restrict__ in, float *__restrict__ out, long long outer, long long extent, long long "
+           "inner)\n{\n";
     if (stage.inner == "1") {
         // Rows are contiguous: one warp per row, lanes stride along it, shuffles combine the lanes.
         out << "    const int lane = threadIdx.x & 31;\n"
@@ -223,7 +224,8 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &r
                                       {"fastMath", {0, 1}, "fast-math intrinsics"}};
     // Window stages bring their own knobs; pipelines without them keep the three above.
     const auto stages = windowStagesOf(recipe);
-    if (std::any_of(stages.begin(), stages.end(), [](const PipelineStage &s) { return s.kind == PipelineStage::Kind::Conv; }))
+    if (std::any_of(stages.begin(), stages.end(),
+                    [](const PipelineStage &s) { return s.kind == PipelineStage::Kind::Conv; }))
         definitions.push_back({"convChannels", {1, 2, 4, 8}, "output channels per thread of the convolutions"});
     if (!stages.empty())
         definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
@@ -360,7 +362,8 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
     std::ostringstream source;
     source << headerComment(op, *this, params, parameters(op, recipe));
     if (stages.size() > 1)
-        source << "// The op runs as " << stages.size() << " stages; library stages run through LibTorch between the "
+        source << "// The op runs as " << stages.size()
+               << " stages; library stages run through LibTorch between the "
                   "kernels below.\n\n";
     else
         source << "\n";
@@ -373,12 +376,13 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
                 scratch.emplace_back(output.name, "4*" + shapeProduct(output.shape));
         switch (stage.kind) {
         case PipelineStage::Kind::Library: {
-            source << "// Stage " << s + 1 << " (library): " << stage.outputs.front().name << " = " << stage.op << "\n\n";
+            source << "// Stage " << s + 1 << " (library): " << stage.outputs.front().name << " = " << stage.op
+                   << "\n\n";
             auto args = nlohmann::json::array();
             for (const auto &arg : stage.args) {
                 if (arg.is_object() && arg.contains("tensor"))
-                    args.push_back(tensorArg(op, {arg["tensor"].get<std::string>(),
-                                                  arg["shape"].get<std::vector<std::string>>()}, true));
+                    args.push_back(tensorArg(
+                        op, {arg["tensor"].get<std::string>(), arg["shape"].get<std::vector<std::string>>()}, true));
                 else
                     args.push_back(arg);
             }
@@ -411,11 +415,12 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
             auto args = nlohmann::json::array({tensorArg(op, stage.operands.front(), false),
                                                tensorArg(op, stage.outputs.front(), false), intArg(stage.outer),
                                                intArg(stage.extent), intArg(stage.inner)});
-            const std::string threads = stage.inner == "1" ? "(" + stage.outer + ") * 32"
-                                                           : "(" + stage.outer + ") * (" + stage.inner + ")";
-            steps.push_back(kernelStep("stage" + std::to_string(s + 1) + "_reduce",
-                                       {"ceil_div(" + threads + ", " + text(block * (stage.inner == "1" ? 1 : items)) + ")"},
-                                       {text(block)}, args));
+            const std::string threads =
+                stage.inner == "1" ? "(" + stage.outer + ") * 32" : "(" + stage.outer + ") * (" + stage.inner + ")";
+            steps.push_back(
+                kernelStep("stage" + std::to_string(s + 1) + "_reduce",
+                           {"ceil_div(" + threads + ", " + text(block * (stage.inner == "1" ? 1 : items)) + ")"},
+                           {text(block)}, args));
             break;
         }
         case PipelineStage::Kind::Conv:
@@ -428,10 +433,10 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
             args.push_back(tensorArg(op, stage.outputs.front(), false));
             for (const auto &size : windowstages::sizeArguments(stage))
                 args.push_back(intArg(size));
-            steps.push_back(kernelStep(windowstages::kernelName(stage, s),
-                                       {"ceil_div(" + windowstages::threadCount(stage, knobs) + ", "
-                                        + text(block * items) + ")"},
-                                       {text(block)}, args));
+            steps.push_back(
+                kernelStep(windowstages::kernelName(stage, s),
+                           {"ceil_div(" + windowstages::threadCount(stage, knobs) + ", " + text(block * items) + ")"},
+                           {text(block)}, args));
             break;
         }
         }

@@ -47,11 +47,20 @@ __device__ void blockArgMax(float &value, long long &index, float *shared)
 
 } // namespace
 
-bool ReduceTemplate::supports(const Op &, const OpRecipe &recipe) const { return recipe.family == "reduce"; }
+bool ReduceTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "reduce";
+}
 
-std::vector<ParamDef> ReduceTemplate::parameters(const Op &, const OpRecipe &) const { return rows::commonParameters(); }
+std::vector<ParamDef> ReduceTemplate::parameters(const Op &, const OpRecipe &) const
+{
+    return rows::commonParameters();
+}
 
-Params ReduceTemplate::defaults(const Op &, const OpRecipe &) const { return rows::commonDefaults(); }
+Params ReduceTemplate::defaults(const Op &, const OpRecipe &) const
+{
+    return rows::commonDefaults();
+}
 
 std::string ReduceTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
@@ -74,19 +83,20 @@ GeneratedKernel ReduceTemplate::generate(const Op &op, const OpRecipe &recipe, c
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
-    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row] = "
-        << recipe.reduction << " of " << input << "[row, :]\n\n"
+    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row] = " << recipe.reduction
+        << " of " << input << "[row, :]\n\n"
         << rows::reductionHelpers(layout);
     if (argmax)
         out << kArgMaxHelpers << (layout.warpPerRow ? "" : kBlockArgMax);
-    out << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block << ") reduce_kernel(const float *__restrict__ "
-        << input << ", " << (argmax ? "long long" : "float") << " *__restrict__ " << output
-        << ", long long rows, long long cols)\n{\n"
+    out << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
+        << ") reduce_kernel(const float *__restrict__ " << input << ", " << (argmax ? "long long" : "float")
+        << " *__restrict__ " << output << ", long long rows, long long cols)\n{\n"
         << rows::rowPrologue(layout, input);
     if (argmax) {
         out << "    float best = negativeInfinity();\n    long long bestIndex = 0x7fffffffffffffffLL;\n"
             << rows::forEachElement(layout, "in", "if (v > best) { best = v; bestIndex = c; }")
-            << (layout.warpPerRow ? "    warpArgMax(best, bestIndex);\n" : "    blockArgMax(best, bestIndex, shared);\n")
+            << (layout.warpPerRow ? "    warpArgMax(best, bestIndex);\n"
+                                  : "    blockArgMax(best, bestIndex, shared);\n")
             << "    if (lane == 0)\n        " << output << "[row] = bestIndex;\n}\n";
     } else {
         const bool max = recipe.reduction == "max";
@@ -97,7 +107,8 @@ GeneratedKernel ReduceTemplate::generate(const Op &op, const OpRecipe &recipe, c
             << (recipe.reduction == "mean" ? " / (float)cols" : "") << ";\n}\n";
     }
     const std::string shared = argmax ? (layout.warpPerRow ? "0" : "384") : rows::sharedBytes(layout);
-    const auto args = nlohmann::json::array({inputArg(input), outputArg(output), intArg(recipe.rows), intArg(recipe.cols)});
+    const auto args =
+        nlohmann::json::array({inputArg(input), outputArg(output), intArg(recipe.rows), intArg(recipe.cols)});
     const auto steps = nlohmann::json::array(
         {kernelStep("reduce_kernel", {rows::gridExpression(layout, recipe.rows)}, {text(layout.block)}, args, shared)});
     return {out.str(), planJson(steps)};

@@ -15,7 +15,10 @@ std::vector<ParamDef> commonParameters()
             {"reduction", {0, 1}, "block reduction (0: warp shuffles, 1: shared-memory tree)"}};
 }
 
-Params commonDefaults() { return {{"mapping", 1}, {"block", 256}, {"vec", 1}, {"unroll", 1}, {"reduction", 0}}; }
+Params commonDefaults()
+{
+    return {{"mapping", 1}, {"block", 256}, {"vec", 1}, {"unroll", 1}, {"reduction", 0}};
+}
 
 std::string checkCommon(const Op &op, const OpRecipe &recipe, const Params &params,
                         const std::vector<ParamDef> &definitions)
@@ -151,8 +154,8 @@ std::string forEachElement(const RowLayout &layout, const std::string &pointer, 
     const std::string unroll =
         layout.unroll > 1 ? indent + "#pragma unroll " + std::to_string(layout.unroll) + "\n" : std::string();
     if (layout.vec == 1)
-        return unroll + indent + "for (long long c = lane; c < cols; c += " + step + ") {\n" + indent + "    const float v = "
-               + pointer + "[c];\n" + indent + "    " + body + "\n" + indent + "}\n";
+        return unroll + indent + "for (long long c = lane; c < cols; c += " + step + ") {\n" + indent
+               + "    const float v = " + pointer + "[c];\n" + indent + "    " + body + "\n" + indent + "}\n";
     return unroll + indent + "for (long long c4 = lane * 4; c4 < cols; c4 += " + step + " * 4) {\n" + indent
            + "    const float4 v4 = *reinterpret_cast<const float4 *>(" + pointer + " + c4);\n" + indent
            + "    const float lanes[4] = {v4.x, v4.y, v4.z, v4.w};\n" + indent + "#pragma unroll\n" + indent

@@ -20,7 +20,7 @@ struct RowLayout
     bool warpPerRow = false;
     int block = 256;
     int vec = 1;
-    int unroll = 1;     ///< Loop iterations unrolled: loads in flight per thread.
+    int unroll = 1; ///< Loop iterations unrolled: loads in flight per thread.
     bool sharedTree = false;
 };
 RowLayout layoutOf(const Params &params);

@@ -8,7 +8,10 @@ namespace kx {
 
 using namespace codegen;
 
-bool SoftmaxTemplate::supports(const Op &, const OpRecipe &recipe) const { return recipe.family == "softmax"; }
+bool SoftmaxTemplate::supports(const Op &, const OpRecipe &recipe) const
+{
+    return recipe.family == "softmax";
+}
 
 std::vector<ParamDef> SoftmaxTemplate::parameters(const Op &, const OpRecipe &) const
 {
@@ -49,10 +52,9 @@ GeneratedKernel SoftmaxTemplate::generate(const Op &op, const OpRecipe &recipe, 
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
-    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row, :] = "
-        << recipe.reduction << "(" << input << "[row, :])\n\n"
-        << rows::reductionHelpers(layout)
-        << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
+    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output
+        << "[row, :] = " << recipe.reduction << "(" << input << "[row, :])\n\n"
+        << rows::reductionHelpers(layout) << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
         << ") softmax_kernel(const float *__restrict__ " << input << ", float *__restrict__ " << output
         << ", long long rows, long long cols)\n{\n"
         << rows::rowPrologue(layout, input) << "    float *__restrict__ result = " << output << " + row * cols;\n";
@@ -82,7 +84,8 @@ GeneratedKernel SoftmaxTemplate::generate(const Op &op, const OpRecipe &recipe, 
             << rows::forEachElement(layout, "in", "result[c] = " + exp + "(v - m) * inverse;");
     out << "}\n";
 
-    const auto args = nlohmann::json::array({inputArg(input), outputArg(output), intArg(recipe.rows), intArg(recipe.cols)});
+    const auto args =
+        nlohmann::json::array({inputArg(input), outputArg(output), intArg(recipe.rows), intArg(recipe.cols)});
     const auto steps = nlohmann::json::array({kernelStep("softmax_kernel", {rows::gridExpression(layout, recipe.rows)},
                                                          {text(layout.block)}, args, rows::sharedBytes(layout))});
     return {out.str(), planJson(steps)};

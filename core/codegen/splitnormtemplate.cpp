@@ -131,7 +131,8 @@ std::string SplitNormTemplate::check(const Op &op, const OpRecipe &recipe, const
         if (!cols)
             return "the shape set does not bind " + recipe.cols;
         if (layout.vec == 4 && *cols % 4 != 0)
-            return "vector width 4 needs " + recipe.cols + " to be a multiple of 4 (it is " + std::to_string(*cols) + ")";
+            return "vector width 4 needs " + recipe.cols + " to be a multiple of 4 (it is " + std::to_string(*cols)
+                   + ")";
         if ((*cols + layout.chunk - 1) / layout.chunk > kMaxChunks)
             return "chunks of " + std::to_string(layout.chunk) + " make more than " + std::to_string(kMaxChunks)
                    + " blocks a row";
@@ -150,11 +151,13 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
-    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row, :] = "
-        << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps << ", for rows too long for one block.\n"
+    out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output
+        << "[row, :] = " << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps
+        << ", for rows too long for one block.\n"
         << "// Each row is cut into chunks of CHUNK elements, one block a chunk. The first kernel sums each chunk ("
         << (layout.layerNorm ? "values less the row's first value and their squares: shifted sums keep the variance "
-                               "accurate" : "squares")
+                               "accurate"
+                             : "squares")
         << ")\n// into `partials`; the second adds a row's partials in double and normalises its chunk. Blocks of\n"
         << "// one chunk of every row run together (rows are gridDim.x), so the weights of a chunk are read once.\n\n"
         << "#define CHUNK " << layout.chunk << "\n\n"
@@ -162,8 +165,9 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
         << blockPairSum("double", "blockSum2d", layout.block) << "\n";
 
     // Kernel 1: partial sums of each chunk.
-    out << "extern \"C\" __global__ void __launch_bounds__(" << layout.block << ") norm_partials_kernel(const float *__restrict__ "
-        << input << ", float *__restrict__ partials, long long cols)\n{\n"
+    out << "extern \"C\" __global__ void __launch_bounds__(" << layout.block
+        << ") norm_partials_kernel(const float *__restrict__ " << input
+        << ", float *__restrict__ partials, long long cols)\n{\n"
         << "    const long long row = blockIdx.x;\n"
         << "    const long long begin = (long long)blockIdx.y * CHUNK;\n"
         << "    const long long end = min(begin + CHUNK, cols);\n"
@@ -184,8 +188,9 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
 
     // Kernel 2: statistics of the row, then its chunk normalised.
     out << "// partials is only read here (plan scratch buffers are passed as non-const pointers).\n"
-        << "extern \"C\" __global__ void __launch_bounds__(" << layout.block << ") norm_apply_kernel(const float *__restrict__ "
-        << input << ", const float *__restrict__ " << weight << ", ";
+        << "extern \"C\" __global__ void __launch_bounds__(" << layout.block
+        << ") norm_apply_kernel(const float *__restrict__ " << input << ", const float *__restrict__ " << weight
+        << ", ";
     if (layout.layerNorm)
         out << "const float *__restrict__ " << bias << ", ";
     out << "float *__restrict__ partials, float *__restrict__ " << output << ", long long cols)\n{\n"

@@ -19,7 +19,10 @@ std::string floatLiteral(double value)
     return out.str();
 }
 
-bool weighted(const Op &op) { return op.inputs.size() == 2; }
+bool weighted(const Op &op)
+{
+    return op.inputs.size() == 2;
+}
 
 // Registers a thread may spend on a cached column (cols x vector width floats).
 constexpr long long kMaxCachedFloats = 128;
@@ -117,13 +120,14 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[o, c, i] = " << input
         << "[o, c, i] * rsqrt(mean over c of " << input << "[o, c, i]^2 + " << recipe.eps << ")"
-        << (weighted(op) ? " * " + weight + "[c]" : std::string()) << ", over the middle dimension of [outer, cols, inner].\n"
+        << (weighted(op) ? " * " + weight + "[c]" : std::string())
+        << ", over the middle dimension of [outer, cols, inner].\n"
         << "// A thread owns VEC neighbouring positions i of one o and walks c: the warp's loads are neighbours in i,\n"
         << "// so they are coalesced. Without the cached column it walks c twice, the second pass mostly from L2.\n\n"
         << "#define VEC " << vec << "\n"
         << (cache ? "#define MAXC " + std::to_string(cachedColumnLength(op, recipe)) + "\n" : std::string()) << "\n"
-        << "extern \"C\" __global__ void __launch_bounds__(" << block << ") strided_rmsnorm_kernel(const float *__restrict__ "
-        << input << ", ";
+        << "extern \"C\" __global__ void __launch_bounds__(" << block
+        << ") strided_rmsnorm_kernel(const float *__restrict__ " << input << ", ";
     if (weighted(op))
         out << "const float *__restrict__ " << weight << ", ";
     out << "float *__restrict__ " << output << ", long long outer, long long cols, long long inner)\n{\n"
@@ -154,8 +158,7 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
             << "            " << eachLane("squares@ += v@ * v@;") << "\n"
             << "        }\n"
             << "    }\n"
-            << scale
-            << "#pragma unroll\n"
+            << scale << "#pragma unroll\n"
             << "    for (int c = 0; c < MAXC; ++c) {\n"
             << "        if (c < cols) {\n"
             << "            " << vector << " v = values[c];\n"
@@ -170,8 +173,7 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
             << "        const " << vector << " v = in[c * stride];\n"
             << "        " << eachLane("squares@ += v@ * v@;") << "\n"
             << "    }\n"
-            << scale
-            << "#pragma unroll " << unroll << "\n"
+            << scale << "#pragma unroll " << unroll << "\n"
             << "    for (long long c = 0; c < cols; ++c) {\n"
             << "        " << vector << " v = in[c * stride];\n"
             << "        " << scaled << "\n"
@@ -188,8 +190,8 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
     args.push_back(intArg(recipe.cols));
     args.push_back(intArg(recipe.inner));
     const std::string threads = recipe.rows + " * (" + recipe.inner + " / " + text(vec) + ")";
-    const auto steps = nlohmann::json::array(
-        {kernelStep("strided_rmsnorm_kernel", {"ceil_div(" + threads + ", " + text(block) + ")"}, {text(block)}, args)});
+    const auto steps = nlohmann::json::array({kernelStep(
+        "strided_rmsnorm_kernel", {"ceil_div(" + threads + ", " + text(block) + ")"}, {text(block)}, args)});
     return {out.str(), planJson(steps)};
 }
 

@@ -3,8 +3,8 @@
 
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
-#include "core/codegen/gemmtemplate.h"
 #include "core/codegen/gemmlibrarytemplate.h"
+#include "core/codegen/gemmtemplate.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
@@ -31,8 +31,9 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
-    static const std::vector<const KernelTemplate *> all{
-        &elementwise, &reduce, &softmax, &splitNorm, &norm, &stridedNorm, &gemm, &gemmTensorCore, &gemmLibrary, &transpose, &convEpilogue, &pipeline};
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,      &softmax,      &splitNorm,
+                                                         &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
+                                                         &gemmLibrary, &transpose,   &convEpilogue, &pipeline};
     return all;
 }
 

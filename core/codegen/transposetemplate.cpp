@@ -144,13 +144,12 @@ GeneratedKernel TransposeTemplate::generate(const Op &op, const OpRecipe &recipe
     }
     out << "}\n";
 
-    const auto args = nlohmann::json::array(
-        {inputArg(input.name), outputArg(output.name), intArg(recipe.rows), intArg(recipe.cols)});
-    const auto steps = nlohmann::json::array(
-        {kernelStep("transpose_kernel",
-                    {"ceil_div(" + recipe.cols + ", " + text(config.tile) + ")",
-                     "ceil_div(" + recipe.rows + ", " + text(config.tile) + ")"},
-                    {text(config.tile), text(config.rows)}, args)});
+    const auto args =
+        nlohmann::json::array({inputArg(input.name), outputArg(output.name), intArg(recipe.rows), intArg(recipe.cols)});
+    const auto steps = nlohmann::json::array({kernelStep("transpose_kernel",
+                                                         {"ceil_div(" + recipe.cols + ", " + text(config.tile) + ")",
+                                                          "ceil_div(" + recipe.rows + ", " + text(config.tile) + ")"},
+                                                         {text(config.tile), text(config.rows)}, args)});
     return {out.str(), planJson(steps)};
 }
 

@@ -16,9 +16,15 @@ constexpr std::int64_t kMaxInt = 2147483647;
 // NVRTC compiles without the host math headers, so INFINITY is not defined: spell the bit pattern.
 constexpr const char *kMinusInfinity = "__int_as_float(0xff800000)";
 
-bool isConv(const PipelineStage &stage) { return stage.kind == PipelineStage::Kind::Conv; }
+bool isConv(const PipelineStage &stage)
+{
+    return stage.kind == PipelineStage::Kind::Conv;
+}
 
-std::size_t rankOf(const PipelineStage &stage) { return stage.window.kernel.size(); }
+std::size_t rankOf(const PipelineStage &stage)
+{
+    return stage.window.kernel.size();
+}
 
 // Spatial dimension names: w is always the innermost (fastest) one.
 std::vector<std::string> dimensionNames(std::size_t rank)
@@ -44,7 +50,10 @@ std::string list(const std::vector<std::int64_t> &values)
     return values.size() == 1 ? text : "(" + text + ")";
 }
 
-std::string capitalized(const std::string &name) { return upper(name.substr(0, 1)) + name.substr(1); }
+std::string capitalized(const std::string &name)
+{
+    return upper(name.substr(0, 1)) + name.substr(1);
+}
 
 // What the stage computes, in one comment line.
 std::string summary(const PipelineStage &stage, std::size_t index)
@@ -222,16 +231,18 @@ std::string convSource(const PipelineStage &stage, std::size_t index, const Knob
     std::string tap = "k" + names[0];
     for (std::size_t d = 1; d < names.size(); ++d)
         tap = (d == 1 ? tap : "(" + tap + ")") + " * KERNEL_" + upper(names[d]) + " + k" + names[d];
-    const std::string body = "const int tap = " + tap + ";\n#pragma unroll\nfor (int j = 0; j < CHANNELS; ++j)\n"
-                             "    acc[j] += value * taps[j * " + channelStride + " + tap];";
+    const std::string body = "const int tap = " + tap
+                             + ";\n#pragma unroll\nfor (int j = 0; j < CHANNELS; ++j)\n"
+                               "    acc[j] += value * taps[j * "
+                             + channelStride + " + tap];";
     writeTapLoops(out, stage, knobs, body, "            ");
     out << "        }\n"
         << "        const long long position = " << planeOffset(names, "o", "out") << ";\n"
         << "#pragma unroll\n"
         << "        for (int j = 0; j < CHANNELS; ++j) {\n"
         << "            const int channel = firstChannel + j;\n"
-        << "            out[(n * outChannels + channel) * outPlane + position] = acc[j]" << (bias ? " + bias[channel]" : "")
-        << ";\n"
+        << "            out[(n * outChannels + channel) * outPlane + position] = acc[j]"
+        << (bias ? " + bias[channel]" : "") << ";\n"
         << "        }\n    }\n}\n\n";
     return out.str();
 }
@@ -252,7 +263,8 @@ std::string poolSource(const PipelineStage &stage, std::size_t index, const Knob
         << "        const float *xPlane = x + plane * inPlane;\n";
     if (max) {
         out << "        float best = " << kMinusInfinity << "; // padding never wins\n";
-        writeTapLoops(out, stage, knobs, "if (value > best || value != value)\n    best = value; // NaN propagates, as in PyTorch",
+        writeTapLoops(out, stage, knobs,
+                      "if (value > best || value != value)\n    best = value; // NaN propagates, as in PyTorch",
                       "        ");
         out << "        out[plane * outPlane + " << planeOffset(names, "o", "out") << "] = best;\n    }\n}\n\n";
         return out.str();
@@ -284,7 +296,8 @@ std::string poolSource(const PipelineStage &stage, std::size_t index, const Knob
         indent += "    ";
     }
     out << indent << "sum += xPlane[" << planeOffset(names, "i", "in") << "];\n"
-        << "        out[plane * outPlane + " << planeOffset(names, "o", "out") << "] = sum / (float)divisor;\n    }\n}\n\n";
+        << "        out[plane * outPlane + " << planeOffset(names, "o", "out")
+        << "] = sum / (float)divisor;\n    }\n}\n\n";
     return out.str();
 }
 
@@ -380,8 +393,7 @@ std::string check(const PipelineStage &stage, const std::vector<ShapeSet> &shape
             for (const auto &dimension : tensor->shape) {
                 const auto value = dimensionValue(dimension, shapeSets[s]);
                 if (!value || *value <= 0 || *value > kMaxInt)
-                    return where + " gives " + tensor->name + "'s dimension " + dimension
-                           + " no positive 32-bit size";
+                    return where + " gives " + tensor->name + "'s dimension " + dimension + " no positive 32-bit size";
                 sizes.back().push_back(*value);
             }
         }
@@ -408,7 +420,8 @@ std::string check(const PipelineStage &stage, const std::vector<ShapeSet> &shape
                            + std::to_string(d + 1) + " differs from the traced " + std::to_string(w.kernel[d])
                            + " (the kernel is compiled in)";
             if (sizes[3].size() == 1 && sizes[3][0] != outChannels)
-                return where + ": the bias must hold one value per output channel (" + std::to_string(outChannels) + ")";
+                return where + ": the bias must hold one value per output channel (" + std::to_string(outChannels)
+                       + ")";
             if ((outChannels / w.groups) % knobs.channels != 0)
                 return std::to_string(knobs.channels) + " output channels per thread do not divide the "
                        + std::to_string(outChannels / w.groups) + " output channels of a group (" + where + ")";

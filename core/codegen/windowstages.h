@@ -18,10 +18,10 @@ std::optional<std::int64_t> outputSize(const PipelineStage &stage, std::size_t d
 /// The knobs of the generated window kernels, from the pipeline's parameters.
 struct Knobs
 {
-    int block = 256;                        ///< Threads per block.
-    int items = 1;                          ///< Outputs per thread (grid-stride steps).
-    int channels = 1;                       ///< Convolution: output channels per thread.
-    int unroll = 4;                         ///< Unrolling of the innermost kernel-tap loop.
+    int block = 256;  ///< Threads per block.
+    int items = 1;    ///< Outputs per thread (grid-stride steps).
+    int channels = 1; ///< Convolution: output channels per thread.
+    int unroll = 4;   ///< Unrolling of the innermost kernel-tap loop.
 };
 
 /// The output channels per group of a conv stage in every shape set (for the channels-per-thread knob).

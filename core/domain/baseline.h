@@ -13,8 +13,8 @@ namespace kx {
 
 /// What a user would run instead of a candidate.
 enum class BaselineKind {
-    Eager,      ///< The op's PyTorch code as it is (LibTorch in the worker).
-    Inductor,   ///< torch.compile's Inductor: an AOTInductor package, or the compiled module in Python.
+    Eager,    ///< The op's PyTorch code as it is (LibTorch in the worker).
+    Inductor, ///< torch.compile's Inductor: an AOTInductor package, or the compiled module in Python.
 };
 
 const char *toString(BaselineKind kind);
@@ -22,9 +22,9 @@ BaselineKind baselineKindFromString(const std::string &text); ///< Throws std::i
 
 /// How a baseline was run and timed (recorded with every measurement).
 namespace baselinemethod {
-inline constexpr const char *kLibTorchEager = "libtorch-eager";     ///< The worker's reference, eager LibTorch.
-inline constexpr const char *kAotiPackage = "aoti-package";         ///< An AOTInductor package, loaded in C++.
-inline constexpr const char *kTorchCompile = "torch-compile";       ///< torch.compile, timed in Python.
+inline constexpr const char *kLibTorchEager = "libtorch-eager"; ///< The worker's reference, eager LibTorch.
+inline constexpr const char *kAotiPackage = "aoti-package";     ///< An AOTInductor package, loaded in C++.
+inline constexpr const char *kTorchCompile = "torch-compile";   ///< torch.compile, timed in Python.
 } // namespace baselinemethod
 
 /**
@@ -35,25 +35,25 @@ inline constexpr const char *kTorchCompile = "torch-compile";       ///< torch.c
  */
 struct BaselineMeasurement
 {
-    std::int64_t id = 0;                    ///< Archive row id (0 until stored).
-    std::string uid;                        ///< Stable identity, given where it was measured.
+    std::int64_t id = 0; ///< Archive row id (0 until stored).
+    std::string uid;     ///< Stable identity, given where it was measured.
     BaselineKind kind = BaselineKind::Eager;
-    std::string method;                     ///< See baselinemethod.
+    std::string method; ///< See baselinemethod.
     std::string opName;
     std::optional<std::int64_t> runId;
     GpuInfo gpu;
     Precision precision = Precision::Fp32;
-    int shapeSet = 0;                       ///< Index into the op's shape sets (timing uses the first).
+    int shapeSet = 0; ///< Index into the op's shape sets (timing uses the first).
     TimingSummary timing;
     std::vector<double> samplesMs;
     std::vector<double> wallSamplesMs;
-    double maxAbsError = 0;                 ///< Against the fp32 reference (TF32 shows here under tf32).
+    double maxAbsError = 0; ///< Against the fp32 reference (TF32 shows here under tf32).
     double maxRelError = 0;
     /// The median's change against the first measurement of the same run, GPU and kind, in percent (0 for the
     /// first): how much the baseline drifted while the run went on.
     double driftPercent = 0;
-    std::string error;                      ///< Non-empty: no usable measurement, and why.
-    std::string details;                    ///< JSON: package, compile seconds, versions, the Python eager time ...
+    std::string error;   ///< Non-empty: no usable measurement, and why.
+    std::string details; ///< JSON: package, compile seconds, versions, the Python eager time ...
     std::int64_t createdAtMs = 0;
 
     bool usable() const { return error.empty() && timing.runs > 0 && timing.medianMs > 0; }

@@ -3,7 +3,7 @@
 namespace kx {
 namespace {
 // Reads j[key] into value when present; absent keys keep the default (older files stay readable).
-template<typename T>
+template <typename T>
 void read(const nlohmann::json &j, const char *key, T &value)
 {
     if (const auto it = j.find(key); it != j.end() && !it->is_null())
@@ -185,15 +185,9 @@ void from_json(const nlohmann::json &j, PrecisionAudit &v)
 
 void to_json(nlohmann::json &j, const CorrectnessReport &v)
 {
-    j = {{"trials", v.trials},
-         {"shapeSets", v.shapeSets},
-         {"maxAbsError", v.maxAbsError},
-         {"maxRelError", v.maxRelError},
-         {"mismatches", v.mismatches},
-         {"checksPassed", v.checksPassed},
-         {"failure", v.failure},
-         {"inputs", v.inputs},
-         {"timingInputSets", v.timingInputSets}};
+    j = {{"trials", v.trials},           {"shapeSets", v.shapeSets},   {"maxAbsError", v.maxAbsError},
+         {"maxRelError", v.maxRelError}, {"mismatches", v.mismatches}, {"checksPassed", v.checksPassed},
+         {"failure", v.failure},         {"inputs", v.inputs},         {"timingInputSets", v.timingInputSets}};
     if (v.precisionAudit)
         j["precisionAudit"] = *v.precisionAudit;
 }
@@ -229,7 +223,10 @@ void from_json(const nlohmann::json &j, TimingSummary &v)
     read(j, "runs", v.runs);
 }
 
-void to_json(nlohmann::json &j, const Flag &v) { j = {{"kind", v.kind}, {"evidence", v.evidence}}; }
+void to_json(nlohmann::json &j, const Flag &v)
+{
+    j = {{"kind", v.kind}, {"evidence", v.evidence}};
+}
 void from_json(const nlohmann::json &j, Flag &v)
 {
     j.at("kind").get_to(v.kind);
@@ -319,12 +316,8 @@ void from_json(const nlohmann::json &j, Evaluation &v)
 
 void to_json(nlohmann::json &j, const Verdict &v)
 {
-    j = {{"candidate", v.candidateId},
-         {"accepted", v.accepted},
-         {"reason", v.reasonCode},
-         {"note", v.note},
-         {"createdAt", v.createdAtMs},
-         {"retracted", v.retracted}};
+    j = {{"candidate", v.candidateId}, {"accepted", v.accepted},  {"reason", v.reasonCode}, {"note", v.note},
+         {"createdAt", v.createdAtMs}, {"retracted", v.retracted}};
 }
 void from_json(const nlohmann::json &j, Verdict &v)
 {

@@ -14,7 +14,7 @@
 namespace kx {
 namespace {
 
-template<typename Enum, std::size_t N>
+template <typename Enum, std::size_t N>
 const char *nameOf(const std::array<std::pair<Enum, const char *>, N> &table, Enum value)
 {
     for (const auto &[key, name] : table)
@@ -23,9 +23,8 @@ const char *nameOf(const std::array<std::pair<Enum, const char *>, N> &table, En
     return "unknown";
 }
 
-template<typename Enum, std::size_t N>
-Enum valueOf(const std::array<std::pair<Enum, const char *>, N> &table, const std::string &text,
-             std::string_view what)
+template <typename Enum, std::size_t N>
+Enum valueOf(const std::array<std::pair<Enum, const char *>, N> &table, const std::string &text, std::string_view what)
 {
     for (const auto &[key, name] : table)
         if (text == name)
@@ -33,8 +32,8 @@ Enum valueOf(const std::array<std::pair<Enum, const char *>, N> &table, const st
     throw std::invalid_argument("unknown " + std::string(what) + " '" + text + "'");
 }
 
-constexpr std::array<std::pair<SourceKind, const char *>, 3> kSourceKinds{{
-    {SourceKind::BuiltIn, "builtin"}, {SourceKind::KernelBench, "kernelbench"}, {SourceKind::Manual, "manual"}}};
+constexpr std::array<std::pair<SourceKind, const char *>, 3> kSourceKinds{
+    {{SourceKind::BuiltIn, "builtin"}, {SourceKind::KernelBench, "kernelbench"}, {SourceKind::Manual, "manual"}}};
 
 constexpr std::array<std::pair<Origin, const char *>, 5> kOrigins{{{Origin::Translated, "translated"},
                                                                    {Origin::Mutated, "mutated"},
@@ -43,20 +42,20 @@ constexpr std::array<std::pair<Origin, const char *>, 5> kOrigins{{{Origin::Tran
                                                                    {Origin::Imported, "imported"}}};
 
 constexpr std::array<std::pair<EvalStatus, const char *>, 8> kStatuses{{{EvalStatus::Correct, "correct"},
-                                                                       {EvalStatus::Incorrect, "incorrect"},
-                                                                       {EvalStatus::CompileError, "compile-error"},
-                                                                       {EvalStatus::PlanError, "plan-error"},
-                                                                       {EvalStatus::LaunchError, "launch-error"},
-                                                                       {EvalStatus::Fault, "fault"},
-                                                                       {EvalStatus::Timeout, "timeout"},
-                                                                       {EvalStatus::Crashed, "crashed"}}};
+                                                                        {EvalStatus::Incorrect, "incorrect"},
+                                                                        {EvalStatus::CompileError, "compile-error"},
+                                                                        {EvalStatus::PlanError, "plan-error"},
+                                                                        {EvalStatus::LaunchError, "launch-error"},
+                                                                        {EvalStatus::Fault, "fault"},
+                                                                        {EvalStatus::Timeout, "timeout"},
+                                                                        {EvalStatus::Crashed, "crashed"}}};
 
 constexpr std::array<std::pair<RunState, const char *>, 6> kRunStates{{{RunState::Created, "created"},
-                                                                      {RunState::Running, "running"},
-                                                                      {RunState::Paused, "paused"},
-                                                                      {RunState::Finished, "finished"},
-                                                                      {RunState::Cancelled, "cancelled"},
-                                                                      {RunState::Failed, "failed"}}};
+                                                                       {RunState::Running, "running"},
+                                                                       {RunState::Paused, "paused"},
+                                                                       {RunState::Finished, "finished"},
+                                                                       {RunState::Cancelled, "cancelled"},
+                                                                       {RunState::Failed, "failed"}}};
 constexpr std::array<std::pair<BaselineKind, const char *>, 2> kBaselineKinds{{
     {BaselineKind::Eager, "eager"},
     {BaselineKind::Inductor, "inductor"},
@@ -64,15 +63,42 @@ constexpr std::array<std::pair<BaselineKind, const char *>, 2> kBaselineKinds{{
 
 } // namespace
 
-const char *toString(SourceKind kind) { return nameOf(kSourceKinds, kind); }
-SourceKind sourceKindFromString(const std::string &text) { return valueOf(kSourceKinds, text, "source kind"); }
-const char *toString(Origin origin) { return nameOf(kOrigins, origin); }
-Origin originFromString(const std::string &text) { return valueOf(kOrigins, text, "origin"); }
-const char *toString(EvalStatus status) { return nameOf(kStatuses, status); }
-EvalStatus evalStatusFromString(const std::string &text) { return valueOf(kStatuses, text, "evaluation status"); }
-const char *toString(RunState state) { return nameOf(kRunStates, state); }
-RunState runStateFromString(const std::string &text) { return valueOf(kRunStates, text, "run state"); }
-const char *toString(BaselineKind kind) { return nameOf(kBaselineKinds, kind); }
+const char *toString(SourceKind kind)
+{
+    return nameOf(kSourceKinds, kind);
+}
+SourceKind sourceKindFromString(const std::string &text)
+{
+    return valueOf(kSourceKinds, text, "source kind");
+}
+const char *toString(Origin origin)
+{
+    return nameOf(kOrigins, origin);
+}
+Origin originFromString(const std::string &text)
+{
+    return valueOf(kOrigins, text, "origin");
+}
+const char *toString(EvalStatus status)
+{
+    return nameOf(kStatuses, status);
+}
+EvalStatus evalStatusFromString(const std::string &text)
+{
+    return valueOf(kStatuses, text, "evaluation status");
+}
+const char *toString(RunState state)
+{
+    return nameOf(kRunStates, state);
+}
+RunState runStateFromString(const std::string &text)
+{
+    return valueOf(kRunStates, text, "run state");
+}
+const char *toString(BaselineKind kind)
+{
+    return nameOf(kBaselineKinds, kind);
+}
 BaselineKind baselineKindFromString(const std::string &text)
 {
     return valueOf(kBaselineKinds, text, "baseline kind");
@@ -80,9 +106,9 @@ BaselineKind baselineKindFromString(const std::string &text)
 
 const std::vector<std::string> &verdictReasonCodes()
 {
-    static const std::vector<std::string> codes{"verified-speedup", "incorrect",   "suspicious-timing",
-                                                "exploits-harness", "reduced-precision", "not-general",
-                                                "duplicate",        "other"};
+    static const std::vector<std::string> codes{
+        "verified-speedup",  "incorrect",   "suspicious-timing", "exploits-harness",
+        "reduced-precision", "not-general", "duplicate",         "other"};
     return codes;
 }
 

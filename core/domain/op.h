@@ -37,17 +37,17 @@ struct OpPolicy
 /// A PyTorch op to be turned into CUDA kernels.
 struct Op
 {
-    std::string name;                       ///< Unique key, e.g. "relu" or "kb/level1/19_ReLU".
+    std::string name; ///< Unique key, e.g. "relu" or "kb/level1/19_ReLU".
     SourceKind sourceKind = SourceKind::BuiltIn;
     std::string description;
-    std::string referenceSource;            ///< PyTorch text shown to people (module source or expression).
+    std::string referenceSource; ///< PyTorch text shown to people (module source or expression).
     std::vector<TensorSpec> inputs;
     std::vector<TensorSpec> outputs;
-    std::vector<ShapeSet> shapeSets;        ///< The first is the default; more are used for verification.
-    std::string bytesMovedExpr;             ///< Minimal DRAM bytes as an expression over shape symbols.
-    std::string flopsExpr;                  ///< Minimal FLOPs as an expression over shape symbols.
+    std::vector<ShapeSet> shapeSets; ///< The first is the default; more are used for verification.
+    std::string bytesMovedExpr;      ///< Minimal DRAM bytes as an expression over shape symbols.
+    std::string flopsExpr;           ///< Minimal FLOPs as an expression over shape symbols.
     OpPolicy policy;
-    std::string recipe;                     ///< JSON: what the op computes, for code generation (see OpRecipe).
+    std::string recipe; ///< JSON: what the op computes, for code generation (see OpRecipe).
     /// Base64 of a saved TorchScript module whose forward(inputs...) returns the outputs: the reference of an
     /// imported op (parameters of the original model are among the inputs). Empty for built-in ops.
     std::string referenceModule;

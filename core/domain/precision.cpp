@@ -24,16 +24,21 @@ Precision precisionFromString(const std::string &text)
     throw std::invalid_argument("unknown precision policy '" + text + "' (choose " + precisionChoices() + ")");
 }
 
-const char *precisionChoices() { return "fp32, tf32 or kernelbench"; }
+const char *precisionChoices()
+{
+    return "fp32, tf32 or kernelbench";
+}
 
-bool allowsTf32(Precision precision) { return precision != Precision::Fp32; }
+bool allowsTf32(Precision precision)
+{
+    return precision != Precision::Fp32;
+}
 
 Tolerance toleranceFor(const OpPolicy &policy, Precision precision, double reductionLength)
 {
     Tolerance tolerance{policy.atol, policy.rtol};
     switch (precision) {
-    case Precision::Fp32:
-        break;
+    case Precision::Fp32: break;
     case Precision::Tf32:
         if (reductionLength > 1) {
             tolerance.atol = std::max(tolerance.atol, 6 * kTf32UnitRoundoff * std::sqrt(reductionLength));

@@ -12,13 +12,13 @@ namespace {
 using nlohmann::json;
 
 // A metric ncu did not print is null in JSON, never 0: a zero would read as "measured nothing".
-template<typename T>
+template <typename T>
 json optional(const std::optional<T> &value)
 {
     return value ? json(*value) : json(nullptr);
 }
 
-template<typename T>
+template <typename T>
 void readOptional(const json &j, const char *key, std::optional<T> &value)
 {
     if (const auto it = j.find(key); it != j.end() && !it->is_null())
@@ -27,7 +27,7 @@ void readOptional(const json &j, const char *key, std::optional<T> &value)
         value.reset();
 }
 
-template<typename T>
+template <typename T>
 void read(const json &j, const char *key, T &value)
 {
     if (const auto it = j.find(key); it != j.end() && !it->is_null())
@@ -65,7 +65,10 @@ void from_json(const json &j, ProfiledKernel &v)
     readOptional(j, "dramWriteBytes", v.dramWriteBytes);
 }
 
-void to_json(json &j, const StallReason &v) { j = {{"name", v.name}, {"cyclesPerIssue", v.cyclesPerIssue}}; }
+void to_json(json &j, const StallReason &v)
+{
+    j = {{"name", v.name}, {"cyclesPerIssue", v.cyclesPerIssue}};
+}
 void from_json(const json &j, StallReason &v)
 {
     j.at("name").get_to(v.name);
@@ -105,14 +108,10 @@ void from_json(const json &j, ProfileMetrics &v)
 
 void to_json(json &j, const TrafficComparison &v)
 {
-    j = {{"modelBytes", v.modelBytes},
-         {"inputBytes", v.inputBytes},
-         {"l2Bytes", v.l2Bytes},
-         {"measuredBytes", optional(v.measuredBytes)},
-         {"ratio", optional(v.ratio)},
-         {"measuredBandwidthGBs", v.measuredBandwidthGBs},
-         {"judged", v.judged},
-         {"note", v.note}};
+    j = {{"modelBytes", v.modelBytes}, {"inputBytes", v.inputBytes},
+         {"l2Bytes", v.l2Bytes},       {"measuredBytes", optional(v.measuredBytes)},
+         {"ratio", optional(v.ratio)}, {"measuredBandwidthGBs", v.measuredBandwidthGBs},
+         {"judged", v.judged},         {"note", v.note}};
 }
 void from_json(const json &j, TrafficComparison &v)
 {

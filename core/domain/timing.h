@@ -9,7 +9,7 @@ struct TimingSummary
     double medianMs = 0;
     double iqrMs = 0;
     double minMs = 0;
-    double wallMedianMs = 0;                ///< Host wall-clock cross-check per run.
+    double wallMedianMs = 0; ///< Host wall-clock cross-check per run.
     int runs = 0;
 
     bool operator==(const TimingSummary &) const = default;

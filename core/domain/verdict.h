@@ -13,10 +13,10 @@ struct Verdict
     std::int64_t id = 0;
     std::string candidateId;
     bool accepted = false;
-    std::string reasonCode;                 ///< One of verdictReasonCodes().
+    std::string reasonCode; ///< One of verdictReasonCodes().
     std::string note;
     std::int64_t createdAtMs = 0;
-    bool retracted = false;                 ///< Undone by the reviewer; kept as history.
+    bool retracted = false; ///< Undone by the reviewer; kept as history.
 
     bool operator==(const Verdict &) const = default;
 };

@@ -27,7 +27,8 @@ bool BaselineBook::needsMeasurement(const Key &key, const EvalSettings &settings
     const Entry &entry = it->second;
     if (settings.baselineEveryEvaluations > 0 && entry.evaluationsSince >= settings.baselineEveryEvaluations)
         return true;
-    return settings.baselineEveryMinutes > 0 && double(nowMs - entry.measuredAtMs) >= settings.baselineEveryMinutes * 60e3;
+    return settings.baselineEveryMinutes > 0
+           && double(nowMs - entry.measuredAtMs) >= settings.baselineEveryMinutes * 60e3;
 }
 
 void BaselineBook::record(const Key &key, std::vector<BaselineMeasurement> &measurements, std::int64_t nowMs)

@@ -23,11 +23,11 @@ public:
     /// What a measurement is valid for.
     struct Key
     {
-        std::int64_t runId = 0;             ///< 0: evaluations outside a run.
+        std::int64_t runId = 0; ///< 0: evaluations outside a run.
         std::string opName;
-        std::string opHash;                 ///< The op's definition: a changed op is another op.
+        std::string opHash; ///< The op's definition: a changed op is another op.
         Precision precision = Precision::Fp32;
-        std::string inductor;               ///< The Inductor setup (command and method).
+        std::string inductor; ///< The Inductor setup (command and method).
 
         auto tie() const { return std::tie(runId, opName, opHash, precision, inductor); }
         bool operator<(const Key &other) const { return tie() < other.tie(); }

@@ -38,7 +38,8 @@ BaselineMeasurement runBaselineChild(const InductorBaselineSettings &settings, c
 
     const std::string who = "the Inductor baseline (" + settings.method + ")";
     const auto deadline =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(timeoutMs));
+        Clock::now()
+        + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double, std::milli>(timeoutMs));
     auto argv = settings.command;
     argv.push_back("--device");
     argv.push_back(std::to_string(device));
@@ -61,7 +62,8 @@ BaselineMeasurement runBaselineChild(const InductorBaselineSettings &settings, c
             break;
         child.kill();
         if (status == WorkerProcess::ReadStatus::Timeout)
-            return fail(who + " did not finish within " + std::to_string(int(timeoutMs / 1000)) + " s (it was stopped)");
+            return fail(who + " did not finish within " + std::to_string(int(timeoutMs / 1000))
+                        + " s (it was stopped)");
         return fail(who + " wrote a line that is too long");
     }
     const ProcessExit exit = child.waitForExit(deadline);
@@ -93,7 +95,8 @@ BaselineMeasurement runBaselineChild(const InductorBaselineSettings &settings, c
         // The package's own facts (build time, file) and the child's (compile time, Python's eager time) together.
         if (!settings.details.empty()) {
             auto merged = nlohmann::json::parse(settings.details, nullptr, false);
-            const auto own = nlohmann::json::parse(measurement.details.empty() ? "{}" : measurement.details, nullptr, false);
+            const auto own =
+                nlohmann::json::parse(measurement.details.empty() ? "{}" : measurement.details, nullptr, false);
             if (merged.is_object() && own.is_object()) {
                 merged.update(own);
                 measurement.details = merged.dump();

@@ -18,9 +18,9 @@ struct InductorBaselineSettings
     /// The child: reads the baseline request (JSON) on stdin, writes a BaselineMeasurement (JSON) as its last
     /// stdout line. The worker appends "--device" N. Empty: no Inductor baseline.
     std::vector<std::string> command;
-    std::string method;                     ///< See baselinemethod: what the child measures.
-    std::string unavailable;                ///< Why there is no Inductor baseline (with an empty command).
-    std::string details;                    ///< JSON recorded with the measurement (package, build time ...).
+    std::string method;      ///< See baselinemethod: what the child measures.
+    std::string unavailable; ///< Why there is no Inductor baseline (with an empty command).
+    std::string details;     ///< JSON recorded with the measurement (package, build time ...).
 
     bool operator==(const InductorBaselineSettings &) const = default;
 };
@@ -34,18 +34,18 @@ struct EvalSettings
     /// that replays an earlier answer fails.
     int timingInputSets = 3;
     int warmupRuns = 10;
-    int timedRuns = 100;            ///< At least this many timed runs ...
-    double timeBudgetMs = 2000;     ///< ... unless timing alone would exceed this budget (then at least 10).
-    std::uint64_t seed = 0;         ///< Base seed for input generation.
-    double suspiciousSpeedup = 10;  ///< Speedups above this are flagged "suspicious".
-    double timeoutMs = 30000;       ///< Per-candidate wall time before the worker is killed.
+    int timedRuns = 100;                   ///< At least this many timed runs ...
+    double timeBudgetMs = 2000;            ///< ... unless timing alone would exceed this budget (then at least 10).
+    std::uint64_t seed = 0;                ///< Base seed for input generation.
+    double suspiciousSpeedup = 10;         ///< Speedups above this are flagged "suspicious".
+    double timeoutMs = 30000;              ///< Per-candidate wall time before the worker is killed.
     Precision precision = Precision::Fp32; ///< What candidates may round, and the baselines with them.
     /// The baselines are timed once per run, GPU and op, then again after this many evaluations on that GPU
     /// (0: never again) ...
     int baselineEveryEvaluations = 200;
-    double baselineEveryMinutes = 10; ///< ... or once this many minutes have passed (0: never again).
+    double baselineEveryMinutes = 10;  ///< ... or once this many minutes have passed (0: never again).
     double baselineTimeoutMs = 600000; ///< Longest a baseline measurement may take (the Inductor child included).
-    bool inductorBaseline = true;   ///< Compare with torch.compile too (false: eager only).
+    bool inductorBaseline = true;      ///< Compare with torch.compile too (false: eager only).
     InductorBaselineSettings inductor;
 
     bool operator==(const EvalSettings &) const = default;
@@ -54,14 +54,14 @@ struct EvalSettings
 /// What a worker needs to evaluate one candidate: compiled on the host, run on the worker's GPU.
 struct EvaluateRequest
 {
-    std::int64_t id = 0;            ///< Request id, echoed in the result.
+    std::int64_t id = 0; ///< Request id, echoed in the result.
     Op op;
     Candidate candidate;
-    std::string arch;               ///< e.g. "sm_90": what the cubin was compiled for.
-    std::string cubin;              ///< NVRTC output (binary).
+    std::string arch;  ///< e.g. "sm_90": what the cubin was compiled for.
+    std::string cubin; ///< NVRTC output (binary).
     CompileStats compile;
     EvalSettings settings;
-    int device = -1;                ///< Routing only (not sent): >= 0 sends it to that device's worker.
+    int device = -1; ///< Routing only (not sent): >= 0 sends it to that device's worker.
 };
 
 /// A worker's answer. workerMustExit is set after a sticky CUDA error: the context is unusable.

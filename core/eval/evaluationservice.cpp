@@ -13,8 +13,7 @@ EvaluationService::EvaluationService(std::unique_ptr<WorkerPool> pool, Evaluatio
     : m_pool(std::move(pool))
     , m_options(std::move(options))
     , m_observer(observer)
-{
-}
+{}
 
 EvaluationService::~EvaluationService()
 {
@@ -209,7 +208,8 @@ void EvaluationService::process(Job job, std::stop_token stop)
     {
         std::lock_guard lock(m_mutex);
         if (job.generation != m_generation)
-            cancelled = m_stopping ? "cancelled: the evaluation service stopped" : "cancelled before it reached a worker";
+            cancelled =
+                m_stopping ? "cancelled: the evaluation service stopped" : "cancelled before it reached a worker";
     }
     if (!cancelled.empty())
         return finish(job, Error{cancelled});

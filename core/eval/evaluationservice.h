@@ -65,7 +65,7 @@ public:
     /// @p observer is not owned and may be null; it must outlive the service.
     EvaluationService(std::unique_ptr<WorkerPool> pool, EvaluationServiceOptions options = {},
                       EvaluationObserver *observer = nullptr);
-    ~EvaluationService();                   ///< Stops.
+    ~EvaluationService(); ///< Stops.
     EvaluationService(const EvaluationService &) = delete;
     EvaluationService &operator=(const EvaluationService &) = delete;
 
@@ -104,23 +104,22 @@ private:
 
     void runCompiler(std::stop_token stop);
     void process(Job job, std::stop_token stop);
-    Evaluation hostEvaluation(const Job &job, EvalStatus status, std::string message,
-                              const CompileStats &stats) const;
+    Evaluation hostEvaluation(const Job &job, EvalStatus status, std::string message, const CompileStats &stats) const;
     void finish(const Job &job, Expected<Evaluation> result);
 
     std::unique_ptr<WorkerPool> m_pool;
     const EvaluationServiceOptions m_options;
-    EvaluationObserver *m_observer;         // Not owned.
+    EvaluationObserver *m_observer; // Not owned.
     NvrtcCompiler m_compiler;
 
     mutable std::mutex m_mutex;
     std::condition_variable_any m_wake;
     std::deque<Job> m_queue;
     std::string m_arch;
-    GpuInfo m_targetGpu;                    // Reported in evaluations that never reach a worker.
-    std::optional<Error> m_startError;      // Why start() failed; later submissions fail with it.
-    std::uint64_t m_generation = 0;         // Bumped by cancelPending(): older jobs still compiling are dropped.
-    std::stop_source m_cancelCompiles;      // Stops the compiles in progress; replaced by cancelPending().
+    GpuInfo m_targetGpu;               // Reported in evaluations that never reach a worker.
+    std::optional<Error> m_startError; // Why start() failed; later submissions fail with it.
+    std::uint64_t m_generation = 0;    // Bumped by cancelPending(): older jobs still compiling are dropped.
+    std::stop_source m_cancelCompiles; // Stops the compiles in progress; replaced by cancelPending().
     bool m_started = false;
     bool m_stopping = false;
     std::vector<std::jthread> m_threads;

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-template<typename T>
+template <typename T>
 void read(const json &j, const char *key, T &value)
 {
     if (const auto it = j.find(key); it != j.end() && !it->is_null())
@@ -20,7 +20,7 @@ void read(const json &j, const char *key, T &value)
 }
 
 // Runs a conversion that may throw (nlohmann type errors, unknown enum names) and turns it into an Error.
-template<typename T, typename F>
+template <typename T, typename F>
 Expected<T> convert(const char *what, F &&f)
 {
     try {
@@ -84,7 +84,7 @@ Expected<std::pair<json, std::string>> parseEnvelope(std::string_view line)
     return std::pair{std::move(j), std::move(typeName)};
 }
 
-template<typename Variant, typename Message>
+template <typename Variant, typename Message>
 Expected<Variant> widen(Expected<Message> message)
 {
     if (!message)
@@ -175,9 +175,9 @@ std::string base64Encode(std::string_view bytes)
     std::size_t written = 0;
     for (std::size_t pos = 0; pos < bytes.size(); pos += chunk) {
         const std::size_t n = std::min(chunk, bytes.size() - pos);
-        written += static_cast<std::size_t>(
-            EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data() + written),
-                            reinterpret_cast<const unsigned char *>(bytes.data() + pos), static_cast<int>(n)));
+        written += static_cast<std::size_t>(EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data() + written),
+                                                            reinterpret_cast<const unsigned char *>(bytes.data() + pos),
+                                                            static_cast<int>(n)));
     }
     out.resize(written);
     return out;
@@ -203,9 +203,9 @@ Expected<std::string> base64Decode(std::string_view text)
     std::size_t written = 0;
     for (std::size_t pos = 0; pos < text.size(); pos += chunk) {
         const std::size_t n = std::min(chunk, text.size() - pos);
-        const int decoded = EVP_DecodeBlock(reinterpret_cast<unsigned char *>(out.data() + written),
-                                            reinterpret_cast<const unsigned char *>(text.data() + pos),
-                                            static_cast<int>(n));
+        const int decoded =
+            EVP_DecodeBlock(reinterpret_cast<unsigned char *>(out.data() + written),
+                            reinterpret_cast<const unsigned char *>(text.data() + pos), static_cast<int>(n));
         if (decoded < 0)
             return Error{"invalid base64 text"};
         written += static_cast<std::size_t>(decoded);

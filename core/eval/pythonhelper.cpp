@@ -119,8 +119,8 @@ print(json.dumps({"executable": sys.executable, "paths": sorted(os.path.abspath(
         return run.error();
     const auto answer = nlohmann::json::parse(run->lastLine, nullptr, false);
     if (!run->exit.success() || !answer.is_object() || !answer.value("executable", std::string()).starts_with("/"))
-        return Error::unavailable("cannot tell where " + python + " keeps its files (" + run->exit.toString() + "): "
-                                  + lastNonEmptyLine(run->stderrText));
+        return Error::unavailable("cannot tell where " + python + " keeps its files (" + run->exit.toString()
+                                  + "): " + lastNonEmptyLine(run->stderrText));
     PythonLayout layout;
     layout.executable = answer.at("executable").get<std::string>();
     for (const auto &path : answer.value("paths", nlohmann::json::array()))

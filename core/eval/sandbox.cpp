@@ -30,7 +30,7 @@ bool exists(const std::string &path)
 
 // What the dynamic loader, Python and PyTorch read from /etc; the rest of /etc (keys, credentials) stays out.
 const char *const kEtcEntries[] = {
-    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime",
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",  "/etc/alternatives", "/etc/localtime",
     "/etc/passwd",      "/etc/group",      "/etc/nsswitch.conf", "/etc/os-release",
 };
 
@@ -54,8 +54,8 @@ std::string missingSandboxMessage(const std::string &what)
 std::vector<std::string> sandboxedCommand(const std::string &bwrap, const std::vector<std::string> &command,
                                           const SandboxSpec &spec)
 {
-    std::vector<std::string> argv{bwrap, "--unshare-all", "--die-with-parent", "--new-session",
-                                  "--ro-bind", "/usr", "/usr"};
+    std::vector<std::string> argv{bwrap,  "--unshare-all", "--die-with-parent", "--new-session", "--ro-bind",
+                                  "/usr", "/usr"};
     // Merged-/usr systems link /bin, /lib ... into /usr; older ones have them as folders.
     for (const char *top : {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}) {
         std::error_code error;

@@ -16,11 +16,11 @@ namespace kx {
  */
 struct SandboxSpec
 {
-    std::vector<std::string> readOnly;      ///< Files and folders visible read-only, at their own paths.
-    std::vector<std::string> writable;      ///< Folders visible read-write (private temporary ones).
+    std::vector<std::string> readOnly; ///< Files and folders visible read-only, at their own paths.
+    std::vector<std::string> writable; ///< Folders visible read-write (private temporary ones).
     std::vector<std::pair<std::string, std::string>> environment; ///< Set (or replaced) inside.
-    std::string workingDir;                 ///< Where the command starts (created empty when not visible).
-    bool gpu = false;                       ///< The NVIDIA device files and /sys are visible too.
+    std::string workingDir; ///< Where the command starts (created empty when not visible).
+    bool gpu = false;       ///< The NVIDIA device files and /sys are visible too.
 };
 
 /// bubblewrap's bwrap: $KX_BWRAP when set (empty: treated as missing), else bwrap on PATH; empty when missing.

@@ -36,8 +36,7 @@ std::string withStderr(std::string message, std::string tail)
     return message + "; the end of its stderr:\n" + tail;
 }
 
-Evaluation hostEvaluation(const EvaluateRequest &request, const GpuInfo &gpu, EvalStatus status,
-                          std::string message)
+Evaluation hostEvaluation(const EvaluateRequest &request, const GpuInfo &gpu, EvalStatus status, std::string message)
 {
     Evaluation evaluation;
     evaluation.candidateId = request.candidate.id;
@@ -54,8 +53,7 @@ Evaluation hostEvaluation(const EvaluateRequest &request, const GpuInfo &gpu, Ev
 WorkerExchange::WorkerExchange(WorkerProcess &process, Limits limits)
     : m_process(process)
     , m_limits(limits)
-{
-}
+{}
 
 WorkerExchange::Hello WorkerExchange::awaitHello(const std::string &who, std::stop_token stop)
 {
@@ -73,15 +71,14 @@ WorkerExchange::Hello WorkerExchange::awaitHello(const std::string &who, std::st
         if (Clock::now() >= deadline) {
             m_process.kill();
             return {false, false,
-                    withStderr(who + " did not say hello within " + msText(m_limits.startTimeout)
-                                   + "; it was killed",
+                    withStderr(who + " did not say hello within " + msText(m_limits.startTimeout) + "; it was killed",
                                m_process.stderrTail())};
         }
     }
     if (status == WorkerProcess::ReadStatus::Closed) {
         const ProcessExit exit = m_process.waitForExit(Clock::now() + m_limits.exitGrace);
-        return {false, false, withStderr(who + " exited before its hello (" + exit.toString() + ")",
-                                         m_process.stderrTail())};
+        return {false, false,
+                withStderr(who + " exited before its hello (" + exit.toString() + ")", m_process.stderrTail())};
     }
     if (status == WorkerProcess::ReadStatus::TooLong) {
         m_process.kill();
@@ -117,28 +114,29 @@ WorkerExchange::Outcome WorkerExchange::evaluate(const EvaluateRequest &request,
 
     const auto died = [&] {
         const ProcessExit exit = m_process.waitForExit(Clock::now() + m_limits.exitGrace);
-        const bool fromOutside = m_limits.remote
-                                 || (exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP));
+        const bool fromOutside =
+            m_limits.remote
+            || (exit.signaled && (exit.signal == SIGKILL || exit.signal == SIGTERM || exit.signal == SIGHUP));
         return Outcome{hostEvaluation(request, gpu, EvalStatus::Crashed,
-                                        withStderr("the worker died during the evaluation (" + exit.toString()
-                                                       + ") and was restarted",
-                                                   m_process.stderrTail())),
-                         true, fromOutside};
+                                      withStderr("the worker died during the evaluation (" + exit.toString()
+                                                     + ") and was restarted",
+                                                 m_process.stderrTail())),
+                       true, fromOutside};
     };
     const auto garbage = [&](const std::string &what) {
         m_process.kill();
-        return Outcome{hostEvaluation(request, gpu, EvalStatus::Crashed,
-                                        withStderr("the worker broke the protocol (" + what
-                                                       + "); it was killed and restarted",
-                                                   m_process.stderrTail())),
-                         true};
+        return Outcome{
+            hostEvaluation(request, gpu, EvalStatus::Crashed,
+                           withStderr("the worker broke the protocol (" + what + "); it was killed and restarted",
+                                      m_process.stderrTail())),
+            true};
     };
     const auto timedOut = [&] {
         m_process.kill();
         return Outcome{hostEvaluation(request, gpu, EvalStatus::Timeout,
-                                        "no result within " + msText(timeout) + " (waited "
-                                            + msText(Clock::now() - begin) + "); the worker was killed and restarted"),
-                         true};
+                                      "no result within " + msText(timeout) + " (waited " + msText(Clock::now() - begin)
+                                          + "); the worker was killed and restarted"),
+                       true};
     };
     const auto cancelled = [&] {
         m_process.kill();

@@ -23,18 +23,18 @@ class WorkerExchange
 public:
     struct Limits
     {
-        std::chrono::milliseconds startTimeout;  ///< From spawning the worker to its hello.
-        std::chrono::milliseconds exitGrace;     ///< How long a worker told to exit may take before it is killed.
-        bool remote = false;                     ///< Any death mid-evaluation counts as from outside.
+        std::chrono::milliseconds startTimeout; ///< From spawning the worker to its hello.
+        std::chrono::milliseconds exitGrace;    ///< How long a worker told to exit may take before it is killed.
+        bool remote = false;                    ///< Any death mid-evaluation counts as from outside.
     };
 
     /// How the hello went.
     struct Hello
     {
         bool ok = false;
-        bool noGpu = false;                      ///< The worker ran and said it has no usable GPU.
+        bool noGpu = false; ///< The worker ran and said it has no usable GPU.
         std::string error;
-        GpuInfo gpu;                             ///< When ok.
+        GpuInfo gpu; ///< When ok.
     };
 
     /// How one request went.

@@ -70,16 +70,14 @@ WorkerPlacement WorkerPlacement::slurm(std::vector<std::string> srun, SlurmReque
 int WorkerPlacement::workerCount() const
 {
     switch (m_kind) {
-    case Kind::Local:
-        return 0;
+    case Kind::Local: return 0;
     case Kind::Ssh: {
         int count = 0;
         for (const auto &host : m_hosts)
             count += int(host.devices.size());
         return count;
     }
-    case Kind::Slurm:
-        return m_slurm.workers;
+    case Kind::Slurm: return m_slurm.workers;
     }
     return 0;
 }
@@ -132,8 +130,7 @@ std::vector<std::string> WorkerPlacement::commandFor(int device) const
 std::string WorkerPlacement::describe(int device) const
 {
     switch (m_kind) {
-    case Kind::Local:
-        return "device " + std::to_string(device);
+    case Kind::Local: return "device " + std::to_string(device);
     case Kind::Ssh: {
         int index = device;
         for (const auto &host : m_hosts) {
@@ -143,8 +140,7 @@ std::string WorkerPlacement::describe(int device) const
         }
         return "no host for worker " + std::to_string(device);
     }
-    case Kind::Slurm:
-        return "Slurm job step " + std::to_string(device);
+    case Kind::Slurm: return "Slurm job step " + std::to_string(device);
     }
     return {};
 }

@@ -10,7 +10,7 @@ namespace kx {
 /// A host reached by SSH and the CUDA devices of it that get a worker each ("gpu-box:0,1").
 struct SshHost
 {
-    std::string host;                       ///< As ssh takes it: "gpu-box", "user@gpu-box".
+    std::string host; ///< As ssh takes it: "gpu-box", "user@gpu-box".
     std::vector<int> devices{0};
 };
 
@@ -20,11 +20,11 @@ Expected<SshHost> parseSshHost(const std::string &text);
 /// What a worker's Slurm job asks for.
 struct SlurmRequest
 {
-    int workers = 1;                        ///< Job steps, one worker each.
-    int gpusPerWorker = 1;                  ///< --gres=gpu:N (0: no GPU request, for clusters without GRES).
-    std::string partition;                  ///< -p (empty: the cluster's default).
-    std::string account;                    ///< -A
-    std::string timeLimit;                  ///< -t, e.g. "2:00:00"
+    int workers = 1;       ///< Job steps, one worker each.
+    int gpusPerWorker = 1; ///< --gres=gpu:N (0: no GPU request, for clusters without GRES).
+    std::string partition; ///< -p (empty: the cluster's default).
+    std::string account;   ///< -A
+    std::string timeLimit; ///< -t, e.g. "2:00:00"
 };
 
 /**
@@ -60,7 +60,7 @@ public:
 
 private:
     Kind m_kind = Kind::Local;
-    std::vector<std::string> m_wrapper;     // ssh or srun with their options
+    std::vector<std::string> m_wrapper; // ssh or srun with their options
     std::vector<std::string> m_worker;
     std::vector<SshHost> m_hosts;
     SlurmRequest m_slurm;

@@ -53,8 +53,7 @@ std::string archForComputeCapability(const std::string &computeCapability)
 
 WorkerPool::WorkerPool(WorkerPoolOptions options)
     : m_options(std::move(options))
-{
-}
+{}
 
 WorkerPool::~WorkerPool()
 {
@@ -107,8 +106,8 @@ Status WorkerPool::start()
             if (!slot->noGpu)
                 continue; // The device exists but its worker failed: keep it listed as failed, probe on.
             // No device with this ordinal: the probe ends; its slot goes (its thread has finished).
-            const auto it = std::find_if(m_slots.begin(), m_slots.end(),
-                                         [slot](const auto &owned) { return owned.get() == slot; });
+            const auto it =
+                std::find_if(m_slots.begin(), m_slots.end(), [slot](const auto &owned) { return owned.get() == slot; });
             std::unique_ptr<Slot> owned = std::move(*it);
             m_slots.erase(it);
             lock.unlock();

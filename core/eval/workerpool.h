@@ -60,12 +60,12 @@ struct WorkerStatus
 {
     int device = 0;
     WorkerState state = WorkerState::Starting;
-    GpuInfo gpu;                            ///< From the worker's hello.
-    std::string arch;                       ///< "sm_90" etc., derived from gpu.computeCapability.
-    std::int64_t pid = 0;                   ///< Current process (0 when none).
+    GpuInfo gpu;          ///< From the worker's hello.
+    std::string arch;     ///< "sm_90" etc., derived from gpu.computeCapability.
+    std::int64_t pid = 0; ///< Current process (0 when none).
     int restarts = 0;
-    std::int64_t requestsSent = 0;          ///< Evaluations handed to this worker, over all its restarts.
-    std::string lastError;                  ///< Why it last died or failed to start.
+    std::int64_t requestsSent = 0; ///< Evaluations handed to this worker, over all its restarts.
+    std::string lastError;         ///< Why it last died or failed to start.
 };
 
 /// "9.0" -> "sm_90"; empty when the capability is not of the form major.minor.
@@ -78,8 +78,9 @@ std::string archForComputeCapability(const std::string &computeCapability);
  * exception: a hang becomes an Evaluation with status Timeout (the worker is killed and restarted), a crash or
  * unreadable output becomes Crashed (with the exit status and the end of the worker's stderr), a result with
  * workerMustExit is delivered and the worker restarted. A worker killed from outside by SIGKILL, SIGTERM or
- * SIGHUP mid-evaluation is restarted and its request queued again, once (a second such death is Crashed). The completion carries an Error only when the request
- * never reached a worker: it was cancelled, the pool stopped, or no worker can take it.
+ * SIGHUP mid-evaluation is restarted and its request queued again, once (a second such death is Crashed). The
+ * completion carries an Error only when the request never reached a worker: it was cancelled, the pool stopped, or no
+ * worker can take it.
  *
  * Completions run on the pool's threads; they must not block for long nor call stop() or destroy the pool.
  */
@@ -89,7 +90,7 @@ public:
     using Completion = std::function<void(Expected<Evaluation>)>;
 
     explicit WorkerPool(WorkerPoolOptions options);
-    ~WorkerPool();                          ///< Stops.
+    ~WorkerPool(); ///< Stops.
     WorkerPool(const WorkerPool &) = delete;
     WorkerPool &operator=(const WorkerPool &) = delete;
 
@@ -123,12 +124,12 @@ private:
     {
         EvaluateRequest request;
         Completion done;
-        bool requeued = false;              // Its worker was killed from outside once already.
+        bool requeued = false; // Its worker was killed from outside once already.
     };
     struct Slot
     {
-        WorkerStatus status;                // Guarded by m_mutex.
-        bool noGpu = false;                 // Guarded by m_mutex: the hello said there is no such GPU.
+        WorkerStatus status; // Guarded by m_mutex.
+        bool noGpu = false;  // Guarded by m_mutex: the hello said there is no such GPU.
         std::jthread thread;
     };
     using Failures = std::vector<std::pair<Job, std::string>>;
@@ -152,8 +153,8 @@ private:
 
     const WorkerPoolOptions m_options;
     mutable std::mutex m_mutex;
-    std::condition_variable_any m_wakeWorkers;       // New jobs, stop.
-    std::condition_variable m_stateChanged;          // For start().
+    std::condition_variable_any m_wakeWorkers; // New jobs, stop.
+    std::condition_variable m_stateChanged;    // For start().
     std::deque<Job> m_queue;
     std::vector<std::unique_ptr<Slot>> m_slots;
     std::int64_t m_nextRequestId = 0;

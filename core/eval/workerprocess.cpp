@@ -147,9 +147,8 @@ Status WorkerProcess::start(const std::vector<std::string> &argv)
     const ChildEnvironment environment;
     const bool searchPath = argv.front().find('/') == std::string::npos;
     pid_t pid = -1;
-    const int result = searchPath
-                           ? posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment.envp())
-                           : posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environment.envp());
+    const int result = searchPath ? posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environment.envp())
+                                  : posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environment.envp());
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     ::close(in[0]);

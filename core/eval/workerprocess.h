@@ -16,8 +16,8 @@ namespace kx {
 struct ProcessExit
 {
     bool signaled = false;
-    int code = 0;                           ///< Exit code when !signaled.
-    int signal = 0;                         ///< Terminating signal when signaled.
+    int code = 0;   ///< Exit code when !signaled.
+    int signal = 0; ///< Terminating signal when signaled.
 
     bool success() const { return !signaled && code == 0; }
     /// e.g. "exit code 3" or "signal 11 (SIGSEGV)".
@@ -34,17 +34,17 @@ public:
     using Clock = std::chrono::steady_clock;
 
     enum class ReadStatus {
-        Line,       ///< A complete line was read (without its newline).
-        Timeout,    ///< The deadline passed first.
-        Closed,     ///< The child closed stdout (usually: it exited).
-        TooLong,    ///< The child wrote more than kMaxLineBytes without a newline.
+        Line,    ///< A complete line was read (without its newline).
+        Timeout, ///< The deadline passed first.
+        Closed,  ///< The child closed stdout (usually: it exited).
+        TooLong, ///< The child wrote more than kMaxLineBytes without a newline.
     };
 
     static constexpr std::size_t kStderrTailBytes = 8 * 1024;
     static constexpr std::size_t kMaxLineBytes = 256 * 1024 * 1024;
 
     WorkerProcess() = default;
-    ~WorkerProcess();                       ///< Kills and reaps a child that still runs.
+    ~WorkerProcess(); ///< Kills and reaps a child that still runs.
     WorkerProcess(const WorkerProcess &) = delete;
     WorkerProcess &operator=(const WorkerProcess &) = delete;
 

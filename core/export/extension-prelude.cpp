@@ -1,7 +1,7 @@
-#include <torch/extension.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime.h>
+#include <torch/extension.h>
 
 #include <cstdint>
 #include <vector>
@@ -9,9 +9,18 @@
 namespace {
 
 // The plan's expression language: integer arithmetic with min, max and ceil_div.
-inline int64_t min(int64_t a, int64_t b) { return a < b ? a : b; }
-inline int64_t max(int64_t a, int64_t b) { return a > b ? a : b; }
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t min(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
+inline int64_t max(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+inline int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 unsigned int dim(int64_t value)
 {
@@ -25,4 +34,3 @@ void check(cudaError_t error, const char *kernel)
 }
 
 } // namespace
-

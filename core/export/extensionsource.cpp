@@ -123,13 +123,15 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
             case PlanArg::Kind::Int:
                 if (Status status = checkExpression(arg.expr, defaults); !status)
                     return status.error();
-                launches << "        " << type << " " << name << " = static_cast<" << type << ">(" << arg.expr << ");\n";
+                launches << "        " << type << " " << name << " = static_cast<" << type << ">(" << arg.expr
+                         << ");\n";
                 break;
             case PlanArg::Kind::Float: {
                 std::ostringstream value;
                 value.precision(17);
                 value << arg.value;
-                launches << "        " << type << " " << name << " = static_cast<" << type << ">(" << value.str() << ");\n";
+                launches << "        " << type << " " << name << " = static_cast<" << type << ">(" << value.str()
+                         << ");\n";
                 break;
             }
             default:
@@ -144,8 +146,10 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
         if (argNames.empty())
             launches << "nullptr";
         launches << "};\n";
-        launches << "        const dim3 grid(dim(" << dims[0][0] << "), dim(" << dims[0][1] << "), dim(" << dims[0][2] << "));\n";
-        launches << "        const dim3 block(dim(" << dims[1][0] << "), dim(" << dims[1][1] << "), dim(" << dims[1][2] << "));\n";
+        launches << "        const dim3 grid(dim(" << dims[0][0] << "), dim(" << dims[0][1] << "), dim(" << dims[0][2]
+                 << "));\n";
+        launches << "        const dim3 block(dim(" << dims[1][0] << "), dim(" << dims[1][1] << "), dim(" << dims[1][2]
+                 << "));\n";
         launches << "        check(cudaLaunchKernel(reinterpret_cast<const void *>(&" << kernel.kernel
                  << "), grid, block, args, static_cast<size_t>(" << kernel.sharedBytesExpr << "), stream), \""
                  << kernel.kernel << "\");\n";
@@ -165,11 +169,13 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
     out << ")\n"
         << "//\n"
         << "// Limits:\n"
-        << "// - kernel.cu is compiled by nvcc here, not by NVRTC as in Kernel Explorer; flags and results may differ.\n"
+        << "// - kernel.cu is compiled by nvcc here, not by NVRTC as in Kernel Explorer; flags and results may "
+           "differ.\n"
         << "// - Inputs must be contiguous CUDA tensors with the dtypes below; outputs are allocated with the op's\n"
         << "//   shapes and dtypes. No autograd: forward only.\n"
         << "// - Shape symbols are read from the input shapes; a symbol no input carries keeps the value of the op's\n"
-        << "//   default shapes. Grid, block, shared memory and integer arguments are evaluated from them at run time.\n"
+        << "//   default shapes. Grid, block, shared memory and integer arguments are evaluated from them at run "
+           "time.\n"
         << "// - Kernel parameters must be pointers or scalar types the host compiler knows (no half, float4 ...).\n"
         << "// - Only kernel steps: plans with library steps are not exported.\n"
         << kExtensionPrelude;
@@ -212,7 +218,8 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
             if (dimension.empty() || std::isdigit(static_cast<unsigned char>(dimension[0])))
                 continue;
             if (bound.insert(dimension).second)
-                out << "    const int64_t " << dimension << " = " << exportIdentifier(input.name) << ".size(" << d << ");\n";
+                out << "    const int64_t " << dimension << " = " << exportIdentifier(input.name) << ".size(" << d
+                    << ");\n";
             else
                 out << "    TORCH_CHECK(" << exportIdentifier(input.name) << ".size(" << d << ") == " << dimension
                     << ", \"" << input.name << ": dimension " << d << " must equal " << dimension << "\");\n";
@@ -220,13 +227,14 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
     }
     for (const auto &[symbol, value] : defaults) {
         if (bound.insert(symbol).second)
-            out << "    const int64_t " << symbol << " = " << value << "; // not carried by any input: the op's default\n";
+            out << "    const int64_t " << symbol << " = " << value
+                << "; // not carried by any input: the op's default\n";
     }
-    out
-        << "    const c10::cuda::CUDAGuard guard(" << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name)
+    out << "    const c10::cuda::CUDAGuard guard(" << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name)
         << ".device());\n"
         << "    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream();\n"
-        << "    const auto device = " << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name) << ".device();\n";
+        << "    const auto device = " << exportIdentifier(op.inputs.empty() ? "x" : op.inputs[0].name)
+        << ".device();\n";
     for (const TensorSpec &output : op.outputs) {
         const std::string dtype = torchDtype(output.dtype);
         if (dtype.empty())
@@ -239,8 +247,8 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
     for (const ScratchBuffer &scratch : plan.scratch) {
         if (Status status = checkExpression(scratch.bytesExpr, defaults); !status)
             return status.error();
-        out << "    torch::Tensor scratch_" << exportIdentifier(scratch.name) << " = torch::empty({" << scratch.bytesExpr
-            << "}, torch::TensorOptions().dtype(torch::kUInt8).device(device));\n";
+        out << "    torch::Tensor scratch_" << exportIdentifier(scratch.name) << " = torch::empty({"
+            << scratch.bytesExpr << "}, torch::TensorOptions().dtype(torch::kUInt8).device(device));\n";
     }
     out << launches.str();
     if (op.outputs.size() == 1) {

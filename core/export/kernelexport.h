@@ -23,8 +23,7 @@ namespace kx {
  * appears whole or not at all (writeFolderAtOnce()).
  */
 Expected<WrittenFolder> exportKernel(const Candidate &candidate, const Op &op, const std::optional<Verdict> &verdict,
-                                     const std::string &parentFolder,
-                                     ExistingFolder existing = ExistingFolder::Refuse);
+                                     const std::string &parentFolder, ExistingFolder existing = ExistingFolder::Refuse);
 
 /// Whether a kernel with this verdict in force may be exported: accepted and not retracted.
 bool isExportable(const std::optional<Verdict> &verdict);

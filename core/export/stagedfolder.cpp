@@ -17,7 +17,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string systemError() { return std::strerror(errno); }
+std::string systemError()
+{
+    return std::strerror(errno);
+}
 
 /// The outermost folder of path that does not exist yet (empty when path exists): what a failure removes again.
 fs::path outermostMissing(const fs::path &path)

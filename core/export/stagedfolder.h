@@ -17,14 +17,14 @@ struct FolderFile
 /// A folder that was written.
 struct WrittenFolder
 {
-    std::string folder;                     ///< Absolute path.
-    std::vector<std::string> files;         ///< Absolute paths of the files written, in the order given.
+    std::string folder;             ///< Absolute path.
+    std::vector<std::string> files; ///< Absolute paths of the files written, in the order given.
 };
 
 /// What writeFolderAtOnce() does when the folder exists and holds something.
 enum class ExistingFolder {
-    Refuse,                                 ///< Fail and change nothing.
-    ReplaceFiles,                           ///< Replace the files of the same names; leave the others alone.
+    Refuse,       ///< Fail and change nothing.
+    ReplaceFiles, ///< Replace the files of the same names; leave the others alone.
 };
 
 /**

@@ -2,8 +2,8 @@
 
 #include "core/gpu/candidateverifier.h"
 #include "core/gpu/devicebuffer.h"
-#include "core/gpu/timingsets.h"
 #include "core/gpu/timingflags.h"
+#include "core/gpu/timingsets.h"
 
 #include <algorithm>
 #include <chrono>
@@ -41,8 +41,8 @@ BenchmarkOutcome CandidateBenchmark::run(ShapeRig &rig)
     auto &workspace = *rig.workspace;
     const auto tolerance = checkTolerance(m_op, m_settings, workspace.shapes());
     const int requested = std::max(1, m_settings.timingInputSets);
-    const int sets = timingSetsThatFit(requested, DeviceBuffer::freeDeviceBytes(), workspace.inputBytes(),
-                                       workspace.outputBytes());
+    const int sets =
+        timingSetsThatFit(requested, DeviceBuffer::freeDeviceBytes(), workspace.inputBytes(), workspace.outputBytes());
     outcome.inputSets = sets;
     if (sets < requested)
         outcome.note = "timing: " + std::to_string(sets) + " input set" + (sets == 1 ? "" : "s") + " of "

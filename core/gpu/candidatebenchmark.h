@@ -12,12 +12,12 @@ namespace kx {
 
 struct BenchmarkOutcome
 {
-    std::vector<double> candidateMs;        ///< GPU event time of every timed run.
-    std::vector<double> candidateWallMs;    ///< Host wall clock of the same runs.
-    int checkedRuns = 0;                    ///< Runs whose outputs matched the reference (all, when no failure).
-    int inputSets = 0;                      ///< Input sets the runs cycled through.
-    std::string note;                       ///< Why there were fewer input sets than asked for; empty if not.
-    std::string failure;                    ///< A run's outputs, or the inputs, were wrong.
+    std::vector<double> candidateMs;     ///< GPU event time of every timed run.
+    std::vector<double> candidateWallMs; ///< Host wall clock of the same runs.
+    int checkedRuns = 0;                 ///< Runs whose outputs matched the reference (all, when no failure).
+    int inputSets = 0;                   ///< Input sets the runs cycled through.
+    std::string note;                    ///< Why there were fewer input sets than asked for; empty if not.
+    std::string failure;                 ///< A run's outputs, or the inputs, were wrong.
 };
 
 /**

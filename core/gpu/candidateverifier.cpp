@@ -113,8 +113,8 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     auto &inputsText = m_inputs.at(std::size_t(trial));
     const auto fail = [&](const std::string &what) {
         if (report.failure.empty())
-            report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText() + ", "
-                             + inputsText + " inputs): " + what;
+            report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText() + ", " + inputsText
+                             + " inputs): " + what;
     };
     const auto accumulate = [&](const ShapeWorkspace::OutputCheck &check) {
         report.maxAbsError = std::max(report.maxAbsError, check.maxAbsError);
@@ -157,11 +157,10 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
             fail("not deterministic: " + again.failure);
         } else if (!m_nondeterminismFlagged) {
             m_nondeterminismFlagged = true;
-            outcome.flags.push_back({"nondeterministic",
-                                     nlohmann::json{{"trial", trial},
-                                                    {"shapes", workspace.shapesText()},
-                                                    {"maxAbsDifference", again.maxAbsError}}
-                                         .dump()});
+            outcome.flags.push_back({"nondeterministic", nlohmann::json{{"trial", trial},
+                                                                        {"shapes", workspace.shapesText()},
+                                                                        {"maxAbsDifference", again.maxAbsError}}
+                                                             .dump()});
         }
         accumulate(need(workspace.checkOutputs(atol, rtol)));
     }
@@ -169,10 +168,9 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     if (workspace.previousTrial() >= 0) {
         m_sensitivityChecked = true;
         if (need(workspace.outputsSameAsPrevious()) && !workspace.referenceSameAsPrevious()) {
-            outcome.flags.push_back({"input-insensitive",
-                                     nlohmann::json{{"trials", {workspace.previousTrial(), trial}},
-                                                    {"shapes", workspace.shapesText()}}
-                                         .dump()});
+            outcome.flags.push_back({"input-insensitive", nlohmann::json{{"trials", {workspace.previousTrial(), trial}},
+                                                                         {"shapes", workspace.shapesText()}}
+                                                              .dump()});
             fail("input-insensitive: the outputs are bit-identical to those of trial "
                  + std::to_string(workspace.previousTrial())
                  + " although the inputs and the reference's outputs differ");
@@ -210,17 +208,17 @@ void CandidateVerifier::runSpecialValuesTrial(int trial, ShapeRig &rig, Verifica
     rig.runCandidate(2 * trial);
     // Damage to inputs or guards is a failure on any inputs.
     if (const auto broken = need(workspace.checkIntegrity())) {
-        report.failure = "trial " + std::to_string(trial) + " (" + workspace.shapesText()
-                         + ", special-values inputs): " + *broken;
+        report.failure =
+            "trial " + std::to_string(trial) + " (" + workspace.shapesText() + ", special-values inputs): " + *broken;
         return;
     }
     // How an op treats NaN, infinities and subnormals is often left open (fmaxf(x, 0) gives 0 for NaN, relu
     // gives NaN; flush-to-zero drops subnormals): differences are evidence in the report, not a failure, and
     // not a flag either (every fmaxf relu would wait for review).
     const auto check = need(workspace.checkOutputs(tolerance.atol, tolerance.rtol));
-    m_inputs.push_back(std::string(toString(Distribution::Special))
-                       + (check.mismatches > 0 ? " (differs from the reference: " + check.failure + ")"
-                                               : " (matches the reference)"));
+    m_inputs.push_back(
+        std::string(toString(Distribution::Special))
+        + (check.mismatches > 0 ? " (differs from the reference: " + check.failure + ")" : " (matches the reference)"));
 }
 
 } // namespace kx

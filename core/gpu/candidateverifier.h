@@ -14,7 +14,7 @@ namespace kx {
 
 struct VerificationOutcome
 {
-    CorrectnessReport report;               ///< report.failure is empty when every check passed.
+    CorrectnessReport report; ///< report.failure is empty when every check passed.
     /// "input-insensitive", "nondeterministic", "reduced-precision"
     std::vector<Flag> flags;
 };
@@ -59,7 +59,7 @@ private:
     // What the trials found, across shape sets.
     std::set<std::size_t> m_shapeSetsUsed;
     std::set<Distribution> m_distributionsUsed;
-    std::vector<std::string> m_inputs;       // per trial: what its inputs were
+    std::vector<std::string> m_inputs; // per trial: what its inputs were
     bool m_deterministic = true;
     bool m_sensitivityChecked = false;
     bool m_nondeterminismFlagged = false;

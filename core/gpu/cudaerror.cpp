@@ -31,10 +31,8 @@ bool isStickyError(cudaError_t code)
     case cudaErrorInvalidPc:
     case cudaErrorLaunchFailure:
     case cudaErrorECCUncorrectable:
-    case cudaErrorContextIsDestroyed:
-        return true;
-    default:
-        return false;
+    case cudaErrorContextIsDestroyed: return true;
+    default: return false;
     }
 }
 

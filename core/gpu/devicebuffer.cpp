@@ -79,9 +79,9 @@ void DeviceBuffer::fill(unsigned char byte) const
 
 void DeviceBuffer::copyFrom(const DeviceBuffer &source) const
 {
-    checkCuda(cudaMemcpy(m_data, source.m_data, std::size_t(std::min(m_bytes, source.m_bytes)),
-                         cudaMemcpyDeviceToDevice),
-              "copying a device buffer");
+    checkCuda(
+        cudaMemcpy(m_data, source.m_data, std::size_t(std::min(m_bytes, source.m_bytes)), cudaMemcpyDeviceToDevice),
+        "copying a device buffer");
 }
 
 void DeviceBuffer::armGuard() const
@@ -93,9 +93,9 @@ void DeviceBuffer::armGuard() const
 bool DeviceBuffer::guardIntact() const
 {
     std::vector<unsigned char> guard(m_guard.size(), 0);
-    checkCuda(cudaMemcpy(guard.data(), static_cast<const char *>(m_data) + m_bytes, guard.size(),
-                         cudaMemcpyDeviceToHost),
-              "reading a guard zone");
+    checkCuda(
+        cudaMemcpy(guard.data(), static_cast<const char *>(m_data) + m_bytes, guard.size(), cudaMemcpyDeviceToHost),
+        "reading a guard zone");
     return guard == m_guard;
 }
 

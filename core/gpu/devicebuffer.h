@@ -17,7 +17,7 @@ public:
     static constexpr std::int64_t kMaxGuardBytes = 8192;
 
     DeviceBuffer() = default;
-    explicit DeviceBuffer(std::int64_t bytes);     ///< Throws CudaFailure.
+    explicit DeviceBuffer(std::int64_t bytes); ///< Throws CudaFailure.
     ~DeviceBuffer();
     DeviceBuffer(DeviceBuffer &&other) noexcept;
     DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
@@ -31,9 +31,9 @@ public:
     std::int64_t bytes() const { return m_bytes; }
     std::int64_t guardBytes() const { return std::int64_t(m_guard.size()); }
 
-    void fill(unsigned char byte) const;           ///< Every data byte (the guard stays).
+    void fill(unsigned char byte) const; ///< Every data byte (the guard stays).
     void copyFrom(const DeviceBuffer &source) const;
-    void armGuard() const;                         ///< Writes the guard pattern.
+    void armGuard() const; ///< Writes the guard pattern.
     bool guardIntact() const;
 
 private:

@@ -1,8 +1,8 @@
 #include "core/gpu/gpudevice.h"
 
 #include "core/gpu/cudaerror.h"
-#include "core/gpu/gpuarchitecture.h"
 #include "core/gpu/devicebuffer.h"
+#include "core/gpu/gpuarchitecture.h"
 #include "core/gpu/tensorops.h"
 
 #include <nvrtc.h>

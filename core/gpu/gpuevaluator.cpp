@@ -3,7 +3,6 @@
 #include "core/domain/domainjson.h"
 #include "core/eval/baselinebook.h"
 #include "core/eval/baselinechild.h"
-#include "core/plan/launchplan.h"
 #include "core/eval/protocol.h"
 #include "core/gpu/baselinebenchmark.h"
 #include "core/gpu/candidatebenchmark.h"
@@ -16,6 +15,7 @@
 #include "core/gpu/shaperig.h"
 #include "core/gpu/tensorops.h"
 #include "core/gpu/timingflags.h"
+#include "core/plan/launchplan.h"
 #include "core/util/clock.h"
 #include "core/util/hash.h"
 
@@ -209,8 +209,8 @@ void GpuEvaluator::Private::evaluate(const EvaluateRequest &request, Evaluation 
     for (const auto &shapes : op.shapeSets) {
         auto one = resolveLaunchPlan(*plan, op, shapes, kernels, device->limits());
         if (!one)
-            return fail(EvalStatus::PlanError, "launch plan, shape set " + shapeSetText(shapes) + ": "
-                                                   + one.error().message);
+            return fail(EvalStatus::PlanError,
+                        "launch plan, shape set " + shapeSetText(shapes) + ": " + one.error().message);
         resolved.push_back(std::move(*one));
     }
 
@@ -316,7 +316,8 @@ BaselineMeasurement GpuEvaluator::Private::measureEager(const EvaluateRequest &r
 {
     const Op &op = request.op;
     try {
-        auto workspace = need(ShapeWorkspace::create(op, op.shapeSets.front(), ResolvedPlan{}, device->index(), reference));
+        auto workspace =
+            need(ShapeWorkspace::create(op, op.shapeSets.front(), ResolvedPlan{}, device->index(), reference));
         return BaselineBenchmark(op, request.settings, *timer)
             .run(*workspace, *reference, BaselineKind::Eager, baselinemethod::kLibTorchEager);
     } catch (const CudaFailure &) {
@@ -348,7 +349,8 @@ BaselineMeasurement GpuEvaluator::Private::measureInductor(const EvaluateRequest
                                 {"atol", tolerance.atol},
                                 {"rtol", tolerance.rtol},
                                 {"settings", settings}};
-    return runBaselineChild(settings.inductor, childRequest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+    return runBaselineChild(settings.inductor,
+                            childRequest.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                             device->index(), settings.baselineTimeoutMs);
 }
 

@@ -22,9 +22,9 @@ public:
     /// Where the last evaluate() spent its time (host wall clock), for benchmarks.
     struct Phases
     {
-        double prepareMs = 0;   ///< Plan resolution, loading the cubin, allocating and binding buffers.
-        double checkMs = 0;     ///< Correctness trials.
-        double timingMs = 0;    ///< Warmups, timed runs of candidate and reference, the timed-output check.
+        double prepareMs = 0; ///< Plan resolution, loading the cubin, allocating and binding buffers.
+        double checkMs = 0;   ///< Correctness trials.
+        double timingMs = 0;  ///< Warmups, timed runs of candidate and reference, the timed-output check.
     };
 
     explicit GpuEvaluator(int device);

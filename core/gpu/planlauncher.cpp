@@ -87,8 +87,7 @@ Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const Res
                 if (sizes[i] != 4 && sizes[i] != 8)
                     return Error{where + "the kernel parameter takes " + std::to_string(sizes[i]) + " bytes"};
                 break;
-            default:
-                return Error{where + "only library steps take this kind of argument"};
+            default: return Error{where + "only library steps take this kind of argument"};
             }
             step.args.push_back({arg, sizes[i]});
         }
@@ -131,16 +130,16 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
         case PlanArg::Kind::Output: {
             const auto it = bindings.tensors.find(arg.resolved.name);
             if (it == bindings.tensors.end())
-                throw CudaFailure(cudaErrorInvalidValue, stepLabel(index, step.name) + ": no tensor '"
-                                                             + arg.resolved.name + "'");
+                throw CudaFailure(cudaErrorInvalidValue,
+                                  stepLabel(index, step.name) + ": no tensor '" + arg.resolved.name + "'");
             std::memcpy(slot, &it->second.data, sizeof(void *));
             break;
         }
         case PlanArg::Kind::Scratch: {
             const auto it = bindings.scratch.find(arg.resolved.name);
             if (it == bindings.scratch.end())
-                throw CudaFailure(cudaErrorInvalidValue, stepLabel(index, step.name) + ": no scratch buffer '"
-                                                             + arg.resolved.name + "'");
+                throw CudaFailure(cudaErrorInvalidValue,
+                                  stepLabel(index, step.name) + ": no scratch buffer '" + arg.resolved.name + "'");
             std::memcpy(slot, &it->second.data, sizeof(void *));
             break;
         }
@@ -160,8 +159,7 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
                 std::memcpy(slot, &arg.resolved.floatValue, sizeof(double));
             }
             break;
-        default:
-            break; // prepare() admits no other kinds for kernels
+        default: break; // prepare() admits no other kinds for kernels
         }
         pointers[i] = slot;
     }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/plan/launchplan.h"
 #include "core/gpu/tensorview.h"
+#include "core/plan/launchplan.h"
 #include "core/util/expected.h"
 
 #include <cuda_runtime_api.h>
@@ -27,8 +27,8 @@ public:
 /// The device memory a plan's Input, Output and Scratch arguments name.
 struct PlanBindings
 {
-    std::map<std::string, TensorView> tensors;  ///< Inputs and outputs by name.
-    std::map<std::string, TensorView> scratch;  ///< Scratch buffers by name, as flat float32 views.
+    std::map<std::string, TensorView> tensors; ///< Inputs and outputs by name.
+    std::map<std::string, TensorView> scratch; ///< Scratch buffers by name, as flat float32 views.
 };
 
 /**
@@ -50,12 +50,12 @@ private:
     struct Arg
     {
         ResolvedArg resolved;
-        std::size_t size = 0;   ///< Bytes the kernel parameter takes.
+        std::size_t size = 0; ///< Bytes the kernel parameter takes.
     };
     struct Step
     {
         bool library = false;
-        std::string name;       ///< Kernel or ATen op.
+        std::string name; ///< Kernel or ATen op.
         const void *kernel = nullptr;
         dim3 grid;
         dim3 block;

@@ -37,7 +37,9 @@ const std::map<std::string, ReferenceFunction> &references()
             {"add", [](const Tensors &in) { return Tensors{at::add(in[0], in[1])}; }},
             {"scale_bias", [](const Tensors &in) { return Tensors{in[0] * in[1] + in[2]}; }},
             {"chain_scale_add_sigmoid_mul_clamp",
-             [](const Tensors &in) { return Tensors{at::clamp(at::sigmoid(in[0] * 1.5 + in[1]) * in[1] - 0.1, -0.5, 0.5)}; }},
+             [](const Tensors &in) {
+                 return Tensors{at::clamp(at::sigmoid(in[0] * 1.5 + in[1]) * in[1] - 0.1, -0.5, 0.5)};
+             }},
             {"row_sum", [](const Tensors &in) { return Tensors{in[0].sum(1)}; }},
             {"row_mean", [](const Tensors &in) { return Tensors{in[0].mean(1)}; }},
             {"row_max", [](const Tensors &in) { return Tensors{in[0].amax(1)}; }},
@@ -57,7 +59,9 @@ const std::map<std::string, ReferenceFunction> &references()
              [](const Tensors &in) { return Tensors{at::clamp(at::matmul(in[0], in[1]) * 2.0 + in[2], -1.0, 1.0)}; }},
             {"transpose", [](const Tensors &in) { return Tensors{in[0].t().contiguous()}; }},
             {"conv2d_bias_relu",
-             [](const Tensors &in) { return Tensors{at::relu(at::conv2d(in[0], in[1]) + in[2].view({1, -1, 1, 1}))}; }},
+             [](const Tensors &in) {
+                 return Tensors{at::relu(at::conv2d(in[0], in[1]) + in[2].view({1, -1, 1, 1}))};
+             }},
         };
     }();
     return table;
@@ -87,7 +91,9 @@ Expected<Tensors> call(const std::string &opName, const std::vector<TensorView> 
 class BuiltInReference : public OpReference
 {
 public:
-    explicit BuiltInReference(std::string opName) : m_opName(std::move(opName)) {}
+    explicit BuiltInReference(std::string opName)
+        : m_opName(std::move(opName))
+    {}
 
     Status run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override
     {

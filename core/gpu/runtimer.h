@@ -23,7 +23,7 @@ struct TimedRun
 class RunTimer
 {
 public:
-    explicit RunTimer(std::int64_t l2Bytes);    ///< Throws CudaFailure.
+    explicit RunTimer(std::int64_t l2Bytes); ///< Throws CudaFailure.
     ~RunTimer();
     RunTimer(const RunTimer &) = delete;
     RunTimer &operator=(const RunTimer &) = delete;

@@ -57,8 +57,8 @@ Expected<std::shared_ptr<torch::jit::Module>> loadModule(const Op &op, int devic
         cache.modules.emplace(key, module);
         return module;
     } catch (const std::exception &error) {
-        return Error{"reference module of op '" + op.name + "' is not a loadable TorchScript archive: "
-                     + errorText(error)};
+        return Error{"reference module of op '" + op.name
+                     + "' is not a loadable TorchScript archive: " + errorText(error)};
     }
 }
 

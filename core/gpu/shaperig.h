@@ -43,7 +43,7 @@ private:
 };
 
 /// Turns a harness-side Error (LibTorch failed ...) into an exception; the evaluator decides what it means.
-template<typename T>
+template <typename T>
 T need(Expected<T> result)
 {
     if (!result)

@@ -60,7 +60,7 @@ Expected<std::unique_ptr<ShapeWorkspace>> ShapeWorkspace::create(const Op &op, c
 }
 
 Expected<std::vector<TensorLayout>> ShapeWorkspace::layouts(const std::vector<TensorSpec> &specs,
-                                                             const ShapeSet &shapes, const std::string &what)
+                                                            const ShapeSet &shapes, const std::string &what)
 {
     std::vector<TensorLayout> result;
     for (const auto &spec : specs) {
@@ -277,8 +277,8 @@ PlanBindings ShapeWorkspace::bindings() const
     for (const auto &tensor : m_outputs)
         bindings.tensors[tensor.layout.name] = tensor.view(m_device);
     for (const auto &scratch : m_scratch)
-        bindings.scratch[scratch.name] = TensorView{scratch.buffer.data(), {scratch.buffer.bytes() / 4},
-                                                    DType::Float32, m_device};
+        bindings.scratch[scratch.name] =
+            TensorView{scratch.buffer.data(), {scratch.buffer.bytes() / 4}, DType::Float32, m_device};
     return bindings;
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "core/domain/op.h"
-#include "core/plan/launchplan.h"
 #include "core/gpu/devicebuffer.h"
 #include "core/gpu/opreference.h"
 #include "core/gpu/planlauncher.h"
 #include "core/gpu/tensorview.h"
+#include "core/plan/launchplan.h"
 #include "core/util/expected.h"
 
 #include <memory>
@@ -39,7 +39,7 @@ public:
     static Status checkLayouts(const Op &op, const ShapeSet &shapes);
 
     const ShapeSet &shapes() const { return m_shapes; }
-    std::string shapesText() const;                    ///< "N=1000003, D=64"
+    std::string shapesText() const; ///< "N=1000003, D=64"
 
     /// Fills the pristine inputs; floating-point values are multiplied by scale.
     Status generateInputs(std::uint64_t seed, Distribution distribution, double scale = 1.0);
@@ -83,15 +83,15 @@ public:
     Expected<OutputCheck> checkOutputs(double atol, double rtol, int slot = 0);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
     double referenceScale() const { return m_referenceScale; }
-    std::int64_t inputBytes() const;                    ///< Of one copy of the inputs.
-    std::int64_t outputBytes() const;                   ///< Of one copy of the outputs.
+    std::int64_t inputBytes() const;  ///< Of one copy of the inputs.
+    std::int64_t outputBytes() const; ///< Of one copy of the outputs.
     /// Keeps the candidate's outputs (sealed) as those already checked against reference slot `slot` ...
     void keepVerified(int slot);
     /// ... and tells whether the outputs now are bit-identical to them (false when none were kept).
     Expected<bool> sameAsVerified(int slot);
 
-    void keepFirstRun();                                ///< Copies the outputs aside (determinism check).
-    Expected<bool> sameAsFirstRun() const;              ///< Bit-exact.
+    void keepFirstRun();                   ///< Copies the outputs aside (determinism check).
+    Expected<bool> sameAsFirstRun() const; ///< Bit-exact.
     Expected<OutputCheck> compareWithFirstRun(double atol, double rtol) const;
 
     /// Input sensitivity: outputs and reference of the last trial on these shapes, to compare the next one with.
@@ -137,10 +137,10 @@ private:
     ShapeSet m_shapes;
     std::shared_ptr<OpReference> m_opReference;
     std::vector<Tensor> m_pristine;
-    std::vector<Tensor> m_inputs;           // the candidate's copies
-    std::vector<std::optional<Sealed>> m_references;    // per slot
-    std::vector<std::optional<Sealed>> m_verified;      // per slot: outputs that passed the check against it
-    std::vector<Tensor> m_check;            // unsealed reference or outputs, only while a check runs
+    std::vector<Tensor> m_inputs;                    // the candidate's copies
+    std::vector<std::optional<Sealed>> m_references; // per slot
+    std::vector<std::optional<Sealed>> m_verified;   // per slot: outputs that passed the check against it
+    std::vector<Tensor> m_check;                     // unsealed reference or outputs, only while a check runs
     double m_referenceScale = 0;
     bool m_referenceFinite = true;
     std::uint64_t m_referenceFingerprint = 0;

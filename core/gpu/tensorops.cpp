@@ -148,12 +148,8 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
         const auto length = std::min(sliceElements, elements - begin);
         auto slice = flat.narrow(0, begin, length);
         switch (distribution) {
-        case Distribution::Normal:
-            slice.normal_(0.0, 1.0, generator);
-            break;
-        case Distribution::Uniform:
-            slice.uniform_(-1.0, 1.0, generator);
-            break;
+        case Distribution::Normal: slice.normal_(0.0, 1.0, generator); break;
+        case Distribution::Uniform: slice.uniform_(-1.0, 1.0, generator); break;
         case Distribution::Wide: {
             // One element in 16 is 100 times larger.
             slice.normal_(0.0, 10.0, generator);
@@ -167,9 +163,7 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
             slice.fill_(values[seed % std::size(values)]);
             break;
         }
-        case Distribution::IntegerValued:
-            slice.random_(-8, 9, generator);
-            break;
+        case Distribution::IntegerValued: slice.random_(-8, 9, generator); break;
         case Distribution::Sorted:
         case Distribution::ReverseSorted:
             slice.view({-1, row}).copy_(std::get<0>(at::empty({length / row, row}, floatOptions)
@@ -184,12 +178,8 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
                             .add_(0.5));
             break;
         }
-        case Distribution::Positive:
-            slice.normal_(0.0, 1.0, generator).abs_();
-            break;
-        case Distribution::Negative:
-            slice.normal_(0.0, 1.0, generator).abs_().neg_();
-            break;
+        case Distribution::Positive: slice.normal_(0.0, 1.0, generator).abs_(); break;
+        case Distribution::Negative: slice.normal_(0.0, 1.0, generator).abs_().neg_(); break;
         case Distribution::Mixed: {
             slice.normal_(0.0, 1.0, generator);
             auto exponent = at::empty(slice.sizes(), floatOptions).random_(-12, 13, generator);
@@ -200,7 +190,7 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
             slice.normal_(0.0, 1.0, generator);
             const float inf = std::numeric_limits<float>::infinity();
             const float max = std::numeric_limits<float>::max();
-            const std::vector<float> special{0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(),
+            const std::vector<float> special{0.0f,   -0.0f,   inf, -inf, std::numeric_limits<float>::quiet_NaN(),
                                              1e-40f, -1e-40f, max, -max};
             const auto table = at::tensor(special, floatOptions);
             const auto count = std::int64_t(special.size());
@@ -267,7 +257,9 @@ Expected<std::uint64_t> TensorOps::fingerprint(const TensorView &tensor)
         for (std::int64_t begin = 0; begin < elements; begin += kSliceElements / 4) {
             const auto length = std::min(kSliceElements / 4, elements - begin);
             const auto slice = words.narrow(0, begin, length).to(at::kLong);
-            const auto weights = at::arange(begin, begin + length, slice.options()).mul_(std::int64_t(0x9E3779B97F4A7C15ull)).bitwise_or_(1);
+            const auto weights = at::arange(begin, begin + length, slice.options())
+                                     .mul_(std::int64_t(0x9E3779B97F4A7C15ull))
+                                     .bitwise_or_(1);
             weighted += std::uint64_t(slice.mul(weights).sum().item<std::int64_t>());
             plain += std::uint64_t(slice.sum().item<std::int64_t>());
         }
@@ -308,7 +300,8 @@ Expected<std::vector<double>> TensorOps::sample(const TensorView &tensor, std::i
     try {
         const auto flat = wrap(tensor).reshape({-1});
         const std::int64_t elements = flat.numel();
-        const std::int64_t stride = std::max<std::int64_t>(1, (elements + maxSamples - 1) / std::max<std::int64_t>(1, maxSamples));
+        const std::int64_t stride =
+            std::max<std::int64_t>(1, (elements + maxSamples - 1) / std::max<std::int64_t>(1, maxSamples));
         const auto picked = flat.slice(0, 0, elements, stride).to(at::kDouble).cpu().contiguous();
         return std::vector<double>(picked.data_ptr<double>(), picked.data_ptr<double>() + picked.numel());
     } catch (const std::exception &error) {
@@ -316,8 +309,8 @@ Expected<std::vector<double>> TensorOps::sample(const TensorView &tensor, std::i
     }
 }
 
-Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorView &expected, double atol,
-                                        double rtol, std::int64_t sliceElements)
+Expected<Comparison> TensorOps::compare(const TensorView &actual, const TensorView &expected, double atol, double rtol,
+                                        std::int64_t sliceElements)
 {
     if (auto usable = checkUsable(actual); !usable)
         return usable.error();
@@ -415,9 +408,10 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
                 continue;
             // Plan numbers are ints or doubles; the schema says which the op takes (eps = 0 is an int in JSON).
             const auto type = stack.size() < parameters.size() ? parameters[stack.size()].type() : c10::TypePtr();
-            const bool wantsFloat = type && (type->kind() == c10::TypeKind::FloatType
-                                             || (type->kind() == c10::TypeKind::OptionalType
-                                                 && type->containedTypes().at(0)->kind() == c10::TypeKind::FloatType));
+            const bool wantsFloat = type
+                                    && (type->kind() == c10::TypeKind::FloatType
+                                        || (type->kind() == c10::TypeKind::OptionalType
+                                            && type->containedTypes().at(0)->kind() == c10::TypeKind::FloatType));
             const bool wantsBool = type && type->kind() == c10::TypeKind::BoolType;
             switch (args[i].kind) {
             case PlanArg::Kind::Int:
@@ -428,21 +422,11 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
                 else
                     stack.emplace_back(args[i].intValue);
                 break;
-            case PlanArg::Kind::Float:
-                stack.emplace_back(args[i].floatValue);
-                break;
-            case PlanArg::Kind::Ints:
-                stack.emplace_back(std::vector<std::int64_t>(args[i].ints));
-                break;
-            case PlanArg::Kind::Bool:
-                stack.emplace_back(args[i].flag);
-                break;
-            case PlanArg::Kind::None:
-                stack.emplace_back();
-                break;
-            case PlanArg::Kind::String:
-                stack.emplace_back(args[i].text);
-                break;
+            case PlanArg::Kind::Float: stack.emplace_back(args[i].floatValue); break;
+            case PlanArg::Kind::Ints: stack.emplace_back(std::vector<std::int64_t>(args[i].ints)); break;
+            case PlanArg::Kind::Bool: stack.emplace_back(args[i].flag); break;
+            case PlanArg::Kind::None: stack.emplace_back(); break;
+            case PlanArg::Kind::String: stack.emplace_back(args[i].text); break;
             default:
                 if (auto usable = checkUsable(tensorArgs[i]); !usable)
                     return usable;

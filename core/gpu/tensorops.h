@@ -1,7 +1,7 @@
 #pragma once
 
-#include "core/plan/launchplan.h"
 #include "core/gpu/tensorview.h"
+#include "core/plan/launchplan.h"
 #include "core/util/expected.h"
 
 #include <cstdint>
@@ -14,8 +14,8 @@ namespace kx {
 struct Comparison
 {
     std::int64_t elements = 0;
-    std::int64_t mismatches = 0;    ///< Outside atol + rtol * |expected|, or non-finite where expected is not.
-    double maxAbsError = 0;         ///< Over elements where both are finite.
+    std::int64_t mismatches = 0; ///< Outside atol + rtol * |expected|, or non-finite where expected is not.
+    double maxAbsError = 0;      ///< Over elements where both are finite.
     double maxRelError = 0;
     std::int64_t firstMismatch = -1;
     double actualAtFirst = 0;
@@ -30,9 +30,9 @@ struct Comparison
 class TensorOps
 {
 public:
-    static bool haveTorch();                    ///< Built with LibTorch.
-    static bool haveCuda();                     ///< LibTorch can run on the GPU here.
-    static std::string torchVersion();          ///< Empty without LibTorch.
+    static bool haveTorch();           ///< Built with LibTorch.
+    static bool haveCuda();            ///< LibTorch can run on the GPU here.
+    static std::string torchVersion(); ///< Empty without LibTorch.
 
     /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values); floating-point
     /// values are then multiplied by scale (used to bring inputs into the range where the reference is finite).
@@ -58,8 +58,8 @@ public:
 
     /// Elementwise check of actual against expected. Where expected is NaN or infinite, actual must match it.
     /// Works slice by slice, so that outputs of several GiB need little memory besides themselves.
-    static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol,
-                                        double rtol, std::int64_t sliceElements = kSliceElements);
+    static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol, double rtol,
+                                        std::int64_t sliceElements = kSliceElements);
 
     /// The root mean square of a floating-point tensor's finite elements (0 for integer tensors and for none
     /// finite), summed in double slice by slice.
@@ -89,7 +89,11 @@ public:
 class Tf32Scope
 {
 public:
-    explicit Tf32Scope(bool allowed) : m_previous(TensorOps::tf32Allowed()) { TensorOps::setTf32Allowed(allowed); }
+    explicit Tf32Scope(bool allowed)
+        : m_previous(TensorOps::tf32Allowed())
+    {
+        TensorOps::setTf32Allowed(allowed);
+    }
     ~Tf32Scope() { TensorOps::setTf32Allowed(m_previous); }
     Tf32Scope(const Tf32Scope &) = delete;
     Tf32Scope &operator=(const Tf32Scope &) = delete;

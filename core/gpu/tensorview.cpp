@@ -75,9 +75,9 @@ const std::vector<Distribution> &trialDistributions()
 {
     // The random ones first, then the structured ones most likely to break a kernel that assumes random data.
     static const std::vector<Distribution> order{
-        Distribution::Normal,   Distribution::Uniform,       Distribution::Wide,     Distribution::Constant,
-        Distribution::IntegerValued, Distribution::Sorted,   Distribution::Ramp,     Distribution::ReverseSorted,
-        Distribution::Positive, Distribution::Negative,      Distribution::Mixed,
+        Distribution::Normal,        Distribution::Uniform,  Distribution::Wide,  Distribution::Constant,
+        Distribution::IntegerValued, Distribution::Sorted,   Distribution::Ramp,  Distribution::ReverseSorted,
+        Distribution::Positive,      Distribution::Negative, Distribution::Mixed,
     };
     return order;
 }

@@ -23,18 +23,18 @@ bool isFloatingPoint(DType dtype);
  * Integer tensors always get random integers in [-1000, 1000).
  */
 enum class Distribution {
-    Normal,         ///< N(0, 1)
-    Uniform,        ///< U(-1, 1)
-    Wide,           ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
-    Constant,       ///< every element the same value (one of a few exact binary fractions, per tensor)
-    IntegerValued,  ///< whole numbers in [-8, 8]
-    Sorted,         ///< N(0, 1), each row (the last dimension) sorted ascending
-    Ramp,           ///< each row evenly spaced from 0.5 to 2 (linspace; all positive, so sums do not cancel)
-    ReverseSorted,  ///< N(0, 1), each row sorted descending
-    Positive,       ///< |N(0, 1)|
-    Negative,       ///< -|N(0, 1)|
-    Mixed,          ///< N(0, 1) times 2^k, k a whole number in [-12, 12]: magnitudes over seven decades
-    Special,        ///< N(0, 1) with one element in 32 replaced by +-0, +-inf, NaN, a subnormal or +-FLT_MAX
+    Normal,        ///< N(0, 1)
+    Uniform,       ///< U(-1, 1)
+    Wide,          ///< N(0, 10), about one element in 16 scaled by a further 100 (large magnitudes)
+    Constant,      ///< every element the same value (one of a few exact binary fractions, per tensor)
+    IntegerValued, ///< whole numbers in [-8, 8]
+    Sorted,        ///< N(0, 1), each row (the last dimension) sorted ascending
+    Ramp,          ///< each row evenly spaced from 0.5 to 2 (linspace; all positive, so sums do not cancel)
+    ReverseSorted, ///< N(0, 1), each row sorted descending
+    Positive,      ///< |N(0, 1)|
+    Negative,      ///< -|N(0, 1)|
+    Mixed,         ///< N(0, 1) times 2^k, k a whole number in [-12, 12]: magnitudes over seven decades
+    Special,       ///< N(0, 1) with one element in 32 replaced by +-0, +-inf, NaN, a subnormal or +-FLT_MAX
 };
 
 const char *toString(Distribution distribution);
@@ -52,7 +52,7 @@ struct TensorView
     void *data = nullptr;
     std::vector<std::int64_t> shape;
     DType dtype = DType::Float32;
-    int device = 0;                         ///< CUDA device index; -1 for host memory (tests).
+    int device = 0; ///< CUDA device index; -1 for host memory (tests).
 
     std::int64_t elementCount() const;
     std::int64_t byteCount() const;

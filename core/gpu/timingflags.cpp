@@ -43,25 +43,23 @@ std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings
 
     if (evidence.floor && isBelowFloor(candidate.medianMs, *evidence.floor)) {
         const auto &floor = *evidence.floor;
-        flags.push_back({"impossible",
-                         nlohmann::json{{"floorMs", floor.floorMs},
-                                        {"bytes", floor.bytes},
-                                        {"flops", floor.flops},
-                                        {"bandwidthGBs", floor.bandwidthGBs},
-                                        {"peakTflops", floor.peakTflops},
-                                        {"measuredMs", candidate.medianMs},
-                                        {"slack", kFloorSlack}}
-                             .dump()});
+        flags.push_back({"impossible", nlohmann::json{{"floorMs", floor.floorMs},
+                                                      {"bytes", floor.bytes},
+                                                      {"flops", floor.flops},
+                                                      {"bandwidthGBs", floor.bandwidthGBs},
+                                                      {"peakTflops", floor.peakTflops},
+                                                      {"measuredMs", candidate.medianMs},
+                                                      {"slack", kFloorSlack}}
+                                           .dump()});
     }
 
     if (evidence.speedup > settings.suspiciousSpeedup) {
-        flags.push_back({"suspicious",
-                         nlohmann::json{{"reason", "speedup above the threshold"},
-                                        {"speedup", evidence.speedup},
-                                        {"threshold", settings.suspiciousSpeedup},
-                                        {"candidateMs", candidate.medianMs},
-                                        {"baselineMs", evidence.baseline.medianMs}}
-                             .dump()});
+        flags.push_back({"suspicious", nlohmann::json{{"reason", "speedup above the threshold"},
+                                                      {"speedup", evidence.speedup},
+                                                      {"threshold", settings.suspiciousSpeedup},
+                                                      {"candidateMs", candidate.medianMs},
+                                                      {"baselineMs", evidence.baseline.medianMs}}
+                                           .dump()});
     }
 
     // The wall clock also counts launch and sync overhead; the reference shows how much of that is normal.
@@ -75,14 +73,13 @@ std::vector<Flag> timingFlags(const TimingEvidence &evidence, const EvalSettings
     else if (candidate.wallMedianMs < candidate.medianMs * 0.9 - 0.01)
         reason = "GPU event time exceeds the host wall-clock time";
     if (reason) {
-        flags.push_back({"suspicious",
-                         nlohmann::json{{"reason", reason},
-                                        {"eventMedianMs", candidate.medianMs},
-                                        {"wallMedianMs", candidate.wallMedianMs},
-                                        {"referenceEventMedianMs", evidence.baseline.medianMs},
-                                        {"referenceWallMedianMs", evidence.baseline.wallMedianMs},
-                                        {"marginMs", margin}}
-                             .dump()});
+        flags.push_back({"suspicious", nlohmann::json{{"reason", reason},
+                                                      {"eventMedianMs", candidate.medianMs},
+                                                      {"wallMedianMs", candidate.wallMedianMs},
+                                                      {"referenceEventMedianMs", evidence.baseline.medianMs},
+                                                      {"referenceWallMedianMs", evidence.baseline.wallMedianMs},
+                                                      {"marginMs", margin}}
+                                           .dump()});
     }
     return flags;
 }

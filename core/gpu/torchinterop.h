@@ -14,8 +14,8 @@
 namespace kx::torchinterop {
 
 at::ScalarType scalarType(DType dtype);
-at::Device deviceFor(int device);                   ///< -1: the host.
-at::Tensor wrap(const TensorView &view);            ///< The view's memory, not a copy.
+at::Device deviceFor(int device);        ///< -1: the host.
+at::Tensor wrap(const TensorView &view); ///< The view's memory, not a copy.
 
 /// The same tensors with the floating-point ones converted to float64 (integer ones as they are).
 std::vector<at::Tensor> inDouble(const std::vector<at::Tensor> &tensors);

@@ -10,9 +10,9 @@ namespace kx::atencalls {
 // Calls that only change how a value is viewed (no arithmetic).
 const std::set<std::string> &viewKinds()
 {
-    static const std::set<std::string> kinds{"aten::reshape", "aten::view", "aten::contiguous", "aten::flatten",
-                                             "aten::unsqueeze", "aten::squeeze", "aten::dropout", "aten::detach",
-                                             "aten::clone", "aten::alias"};
+    static const std::set<std::string> kinds{"aten::reshape",   "aten::view",    "aten::contiguous", "aten::flatten",
+                                             "aten::unsqueeze", "aten::squeeze", "aten::dropout",    "aten::detach",
+                                             "aten::clone",     "aten::alias"};
     return kinds;
 }
 
@@ -20,16 +20,16 @@ const std::set<std::string> &viewKinds()
 const std::map<std::string, int> &elementwiseKinds()
 {
     static const std::map<std::string, int> kinds{
-        {"aten::relu", 1},       {"aten::relu6", 2},      {"aten::sigmoid", 4},     {"aten::tanh", 4},
-        {"aten::gelu", 8},       {"aten::silu", 5},       {"aten::mish", 6},        {"aten::add", 1},
-        {"aten::sub", 1},        {"aten::rsub", 1},       {"aten::mul", 1},         {"aten::div", 1},
-        {"aten::clamp", 2},      {"aten::clamp_min", 1},  {"aten::clamp_max", 1},   {"aten::hardtanh", 2},
-        {"aten::leaky_relu", 2}, {"aten::elu", 3},        {"aten::selu", 4},        {"aten::softplus", 4},
-        {"aten::exp", 1},        {"aten::log", 1},        {"aten::abs", 1},         {"aten::neg", 1},
-        {"aten::pow", 1},        {"aten::sqrt", 1},       {"aten::rsqrt", 1},       {"aten::sin", 1},
-        {"aten::cos", 1},        {"aten::erf", 1},        {"aten::log1p", 1},       {"aten::expm1", 1},
-        {"aten::reciprocal", 1}, {"aten::square", 1},     {"aten::hardsigmoid", 3}, {"aten::hardswish", 4},
-        {"aten::maximum", 1},    {"aten::minimum", 1},    {"aten::threshold", 1},   {"aten::logsigmoid", 4}};
+        {"aten::relu", 1},       {"aten::relu6", 2},     {"aten::sigmoid", 4},     {"aten::tanh", 4},
+        {"aten::gelu", 8},       {"aten::silu", 5},      {"aten::mish", 6},        {"aten::add", 1},
+        {"aten::sub", 1},        {"aten::rsub", 1},      {"aten::mul", 1},         {"aten::div", 1},
+        {"aten::clamp", 2},      {"aten::clamp_min", 1}, {"aten::clamp_max", 1},   {"aten::hardtanh", 2},
+        {"aten::leaky_relu", 2}, {"aten::elu", 3},       {"aten::selu", 4},        {"aten::softplus", 4},
+        {"aten::exp", 1},        {"aten::log", 1},       {"aten::abs", 1},         {"aten::neg", 1},
+        {"aten::pow", 1},        {"aten::sqrt", 1},      {"aten::rsqrt", 1},       {"aten::sin", 1},
+        {"aten::cos", 1},        {"aten::erf", 1},       {"aten::log1p", 1},       {"aten::expm1", 1},
+        {"aten::reciprocal", 1}, {"aten::square", 1},    {"aten::hardsigmoid", 3}, {"aten::hardswish", 4},
+        {"aten::maximum", 1},    {"aten::minimum", 1},   {"aten::threshold", 1},   {"aten::logsigmoid", 4}};
     return kinds;
 }
 
@@ -41,16 +41,21 @@ const std::set<std::string> &reduceKinds()
 
 const std::set<std::string> &anchorKinds()
 {
-    static const std::set<std::string> kinds{"aten::linear",    "aten::matmul",      "aten::mm",
-                                             "aten::addmm",     "aten::softmax",     "aten::_softmax",
-                                             "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm",
-                                             "aten::t",         "aten::transpose",   "aten::permute",
-                                             "aten::conv2d",    "aten::_convolution"};
+    static const std::set<std::string> kinds{
+        "aten::linear",    "aten::matmul",      "aten::mm",           "aten::addmm",       "aten::softmax",
+        "aten::_softmax",  "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm",  "aten::t",
+        "aten::transpose", "aten::permute",     "aten::conv2d",       "aten::_convolution"};
     return kinds;
 }
 
-bool isView(const std::string &kind) { return viewKinds().count(kind) > 0; }
-bool isElementwise(const std::string &kind) { return elementwiseKinds().count(kind) > 0; }
+bool isView(const std::string &kind)
+{
+    return viewKinds().count(kind) > 0;
+}
+bool isElementwise(const std::string &kind)
+{
+    return elementwiseKinds().count(kind) > 0;
+}
 
 double summationAtol(std::int64_t terms)
 {
@@ -164,8 +169,8 @@ Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand
                                      ? node.inputs[1].constant.get<std::string>()
                                      : "none";
         if (mode == "tanh")
-            return "(0.5f * " + x + " * (1.0f + tanhf(0.7978845608f * (" + x + " + 0.044715f * " + x + " * " + x
-                   + " * " + x + "))))";
+            return "(0.5f * " + x + " * (1.0f + tanhf(0.7978845608f * (" + x + " + 0.044715f * " + x + " * " + x + " * "
+                   + x + "))))";
         if (mode != "none")
             return Error{"aten::gelu with approximate='" + mode + "'"};
         return "(0.5f * " + x + " * (1.0f + erff(" + x + " * 0.70710678118f)))";

@@ -12,11 +12,11 @@ namespace kx {
 /// What importing a problem file produced.
 struct ImportedProblem
 {
-    Op op;                                  ///< Without a recipe when the graph cannot be translated.
+    Op op; ///< Without a recipe when the graph cannot be translated.
     OpGraph graph;
-    std::vector<std::string> notes;         ///< What the helper noted (baked-in constants, a dropped shape set).
-    std::string translationError;           ///< Why the templates cannot generate the op; empty when they can.
-    std::string sha256;                     ///< Of the problem file.
+    std::vector<std::string> notes; ///< What the helper noted (baked-in constants, a dropped shape set).
+    std::string translationError;   ///< Why the templates cannot generate the op; empty when they can.
+    std::string sha256;             ///< Of the problem file.
 
     bool translated() const { return translationError.empty(); }
 };

@@ -127,7 +127,8 @@ Expected<std::string> Translation::chain(std::size_t first, const std::string &s
     for (std::size_t k = first; k < m_nodes.size(); ++k) {
         const GraphNode &node = *m_nodes[k];
         if (node.outputs.size() != 1 || withoutLeadingOnes(node.outputs[0].shape) != withoutLeadingOnes(m_outputShape))
-            return Error{node.kind + " computes " + (node.outputs.empty() ? "nothing" : shapeText(node.outputs[0].shape))
+            return Error{node.kind + " computes "
+                         + (node.outputs.empty() ? "nothing" : shapeText(node.outputs[0].shape))
                          + ", not the output's shape " + shapeText(m_outputShape)};
         const auto operand = [&](std::size_t i) -> Expected<std::string> {
             const auto &argument = node.inputs[i];
@@ -240,8 +241,8 @@ Expected<Op> Translation::gemm()
         if (!used.count(int(i)))
             return Error{"input " + m_op.inputs[i].name + " is not used by " + node.kind + " or its epilogue"};
     if (ia > ib)
-        return Error{"the operands of " + node.kind + " are declared in the other order ("
-                     + specB.name + " before " + specA.name + ")"};
+        return Error{"the operands of " + node.kind + " are declared in the other order (" + specB.name + " before "
+                     + specA.name + ")"};
     // The problem computes the product with cuBLAS: the search may too (the gemm-library template), beside
     // generated products on CUDA cores and tensor cores.
     m_op.policy.allowLibrarySteps = true;
@@ -264,8 +265,9 @@ Expected<Op> Translation::conv()
     const auto groups = integer(constantAt(internal ? 8 : 6));
     if (!allEqual(constantAt(3), 1) || !allEqual(constantAt(4), 0) || !allEqual(constantAt(5), 1) || transposed
         || !groups || *groups != 1)
-        return Error{node.kind + " with stride, padding, dilation or groups other than 1, 0, 1, 1: the "
-                     "conv-epilogue template's library step runs conv2d(x, weight)"};
+        return Error{node.kind
+                     + " with stride, padding, dilation or groups other than 1, 0, 1, 1: the "
+                       "conv-epilogue template's library step runs conv2d(x, weight)"};
     const auto *x = argument(node, 0);
     const auto *weight = argument(node, 1);
     const int ix = x ? inputIndex(*x) : -1, iw = weight ? inputIndex(*weight) : -1;
@@ -328,10 +330,12 @@ Expected<Op> Translation::transpose()
         swaps = swaps && d0 && d1 && ((*d0 + 2) % 2) != ((*d1 + 2) % 2);
     } else if (node.kind == "aten::permute") {
         const auto order = integers(node.inputs.size() > 1 ? node.inputs[1].constant : nlohmann::json());
-        swaps = swaps && order && (*order == std::vector<std::int64_t>{1, 0} || *order == std::vector<std::int64_t>{-1, -2});
+        swaps = swaps && order
+                && (*order == std::vector<std::int64_t>{1, 0} || *order == std::vector<std::int64_t>{-1, -2});
     }
     if (!swaps)
-        return Error{node.kind + " of " + shapeText(shape) + ": the transpose template swaps the two dimensions of a matrix"};
+        return Error{node.kind + " of " + shapeText(shape)
+                     + ": the transpose template swaps the two dimensions of a matrix"};
     if (inputIndex(node.inputs.front()) != 0 || m_op.inputs.size() != 1 || m_op.inputs.front().shape.size() != 2)
         return Error{node.kind + " of something other than the op's only (2-D) input"};
     OpRecipe recipe;

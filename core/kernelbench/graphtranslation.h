@@ -34,7 +34,11 @@ std::string join(const std::vector<std::string> &items, const std::string &separ
 class Translation
 {
 public:
-    Translation(const OpGraph &graph, Op op) : m_graph(graph), m_op(std::move(op)), m_symbols(m_op) {}
+    Translation(const OpGraph &graph, Op op)
+        : m_graph(graph)
+        , m_op(std::move(op))
+        , m_symbols(m_op)
+    {}
 
     Expected<Op> run();
 
@@ -66,7 +70,8 @@ private:
     std::optional<Expected<Op>> rmsNorm();
     Expected<Op> transpose();
     /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
-    Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe, std::size_t columnDimensions = 1);
+    Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe,
+                      std::size_t columnDimensions = 1);
     Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol);
     Expected<std::size_t> lastDimension(const GraphNode &node, const nlohmann::json &dims) const;
     Expected<Op> finish(const OpRecipe &recipe, double atol, double rtol)

@@ -13,7 +13,7 @@ namespace kx {
 /// A tensor value of a traced graph with its concrete shape (at the default sizes).
 struct GraphTensor
 {
-    std::string value;                      ///< The value's name in the graph.
+    std::string value; ///< The value's name in the graph.
     std::vector<std::int64_t> shape;
     std::string dtype = "float32";
     /// The shape at the op's second shape set, where the import traced the model there too (else empty).
@@ -32,7 +32,7 @@ struct GraphArgument
 struct GraphNode
 {
     std::string kind;
-    std::string overload;                   ///< The schema's overload name, e.g. "dim" for aten::min.dim.
+    std::string overload; ///< The schema's overload name, e.g. "dim" for aten::min.dim.
     std::vector<GraphArgument> inputs;
     std::vector<GraphTensor> outputs;
 };
@@ -42,11 +42,11 @@ struct OpGraph
 {
     struct Input
     {
-        std::string value;                  ///< The graph value ...
-        std::string name;                   ///< ... is this input of the op.
+        std::string value; ///< The graph value ...
+        std::string name;  ///< ... is this input of the op.
     };
     std::vector<Input> inputs;
-    std::vector<std::string> outputs;       ///< Graph values the forward returns, in order.
+    std::vector<std::string> outputs; ///< Graph values the forward returns, in order.
     std::vector<GraphNode> nodes;
 };
 

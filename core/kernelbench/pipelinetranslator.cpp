@@ -43,7 +43,9 @@ std::vector<std::string> withoutLeadingOnes(std::vector<std::string> shape)
 class Symbolizer
 {
 public:
-    explicit Symbolizer(std::vector<ShapeSet> &shapeSets) : m_sets(shapeSets) {}
+    explicit Symbolizer(std::vector<ShapeSet> &shapeSets)
+        : m_sets(shapeSets)
+    {}
 
     std::vector<std::string> operator()(const Shape &first, const Shape &second)
     {
@@ -63,7 +65,8 @@ private:
             return std::to_string(first);
         std::vector<std::string> matches;
         for (const auto &[symbol, value] : m_sets.front())
-            if (value == first && (!second || m_sets.size() < 2 || (m_sets[1].count(symbol) && m_sets[1].at(symbol) == *second)))
+            if (value == first
+                && (!second || m_sets.size() < 2 || (m_sets[1].count(symbol) && m_sets[1].at(symbol) == *second)))
                 matches.push_back(symbol);
         // With the second set known, any symbol that follows the size in both sets is right; without it,
         // only a size that one symbol alone has is safely that symbol.
@@ -97,9 +100,11 @@ class Builder
 public:
     /// generateWindows: convolutions and poolings become generated stages instead of library steps.
     Builder(const OpGraph &graph, Op op, bool generateWindows)
-        : m_graph(graph), m_op(std::move(op)), m_symbolize(m_op.shapeSets), m_generateWindows(generateWindows)
-    {
-    }
+        : m_graph(graph)
+        , m_op(std::move(op))
+        , m_symbolize(m_op.shapeSets)
+        , m_generateWindows(generateWindows)
+    {}
 
     Expected<Op> run();
     /// After run(): whether it failed because every call was a library step.
@@ -109,7 +114,7 @@ private:
     struct Chain
     {
         std::vector<const GraphNode *> nodes;
-        std::vector<std::string> shape;            // symbolic, leading ones dropped
+        std::vector<std::string> shape; // symbolic, leading ones dropped
         Shape concrete;
         std::string code;
         std::map<std::string, std::string> variables; // graph value -> variable
@@ -130,19 +135,20 @@ private:
     Status addWindowStage(const GraphNode &node);
     Expected<nlohmann::json> constantArg(const GraphNode &node, const nlohmann::json &constant) const;
     std::string materialize(const std::string &value);
-    Expected<std::string> chainOperand(const GraphArgument &argument, const std::vector<std::string> &shapeOverride = {});
+    Expected<std::string> chainOperand(const GraphArgument &argument,
+                                       const std::vector<std::string> &shapeOverride = {});
     Expected<std::string> batchNormExpression(const GraphNode &node);
     bool usedOutside(const std::string &value, const std::set<const GraphNode *> &inside) const;
 
     const OpGraph &m_graph;
     Op m_op;
     Symbolizer m_symbolize;
-    std::map<std::string, std::string> m_alias;          // views -> the value they view
-    std::map<std::string, std::string> m_inputNames;     // graph input values -> op input names
-    std::map<std::string, std::string> m_tensors;        // computed values -> the tensor that holds them
+    std::map<std::string, std::string> m_alias;      // views -> the value they view
+    std::map<std::string, std::string> m_inputNames; // graph input values -> op input names
+    std::map<std::string, std::string> m_tensors;    // computed values -> the tensor that holds them
     std::map<std::string, std::vector<const GraphNode *>> m_consumers;
-    std::set<std::string> m_names;                       // every tensor name in use
-    std::string m_result;                                // the value the model returns
+    std::set<std::string> m_names; // every tensor name in use
+    std::string m_result;          // the value the model returns
     std::vector<PipelineStage> m_stages;
     std::vector<std::string> m_libraryOps;
     std::optional<Chain> m_chain;
@@ -213,10 +219,12 @@ bool Builder::usedOutside(const std::string &value, const std::set<const GraphNo
     const auto it = m_consumers.find(value);
     if (it == m_consumers.end())
         return false;
-    return std::any_of(it->second.begin(), it->second.end(), [&](const GraphNode *node) { return !inside.count(node); });
+    return std::any_of(it->second.begin(), it->second.end(),
+                       [&](const GraphNode *node) { return !inside.count(node); });
 }
 
-Expected<std::string> Builder::chainOperand(const GraphArgument &argument, const std::vector<std::string> &shapeOverride)
+Expected<std::string> Builder::chainOperand(const GraphArgument &argument,
+                                            const std::vector<std::string> &shapeOverride)
 {
     Chain &chain = *m_chain;
     if (!argument.isTensor) {
@@ -509,7 +517,8 @@ Expected<Op> Builder::run()
             continue;
         }
         // Size queries and the like feed only views (which read no arguments here).
-        if (std::all_of(node.outputs.begin(), node.outputs.end(), [](const GraphTensor &t) { return t.dtype == "none"; }))
+        if (std::all_of(node.outputs.begin(), node.outputs.end(),
+                        [](const GraphTensor &t) { return t.dtype == "none"; }))
             continue;
         calls.push_back(&node);
         for (const auto &argument : node.inputs)
@@ -523,7 +532,8 @@ Expected<Op> Builder::run()
         return Error{"the model computes nothing"};
     for (const GraphNode *node : calls) {
         const bool inference = node->kind == "aten::batch_norm" && node->inputs.size() > 5
-                               && node->inputs[5].constant == false && node->inputs[3].isTensor && node->inputs[4].isTensor;
+                               && node->inputs[5].constant == false && node->inputs[3].isTensor
+                               && node->inputs[4].isTensor;
         const bool floats = !node->outputs.empty() && node->outputs[0].dtype == "float32";
         Status added;
         if ((isElementwise(node->kind) || inference) && floats)

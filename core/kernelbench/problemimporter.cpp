@@ -38,7 +38,9 @@ private:
 
 } // namespace
 
-ProblemImporter::ProblemImporter(ImportOptions options) : m_options(std::move(options)) {}
+ProblemImporter::ProblemImporter(ImportOptions options)
+    : m_options(std::move(options))
+{}
 
 Expected<std::string> ProblemImporter::locateHelper()
 {
@@ -55,7 +57,10 @@ Expected<std::string> ProblemImporter::findPython(std::stop_token stop) const
     return findPythonWithTorch(m_options.python, stop);
 }
 
-bool ProblemImporter::sandboxAvailable() { return !findBubblewrap().empty(); }
+bool ProblemImporter::sandboxAvailable()
+{
+    return !findBubblewrap().empty();
+}
 
 Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, std::stop_token stop) const
 {
@@ -80,8 +85,11 @@ Expected<ImportedProblem> ProblemImporter::importFile(const std::string &path, s
     for (const auto &dir : {bundle, home})
         std::filesystem::create_directory(dir, error);
 
-    std::vector<std::string> argv{*python, *helper, path, bundle, "--seed", std::to_string(m_options.seed),
-                                  "--device", m_options.device, "--max-bytes", std::to_string(m_options.maxBytes)};
+    std::vector<std::string> argv{*python,       *helper,
+                                  path,          bundle,
+                                  "--seed",      std::to_string(m_options.seed),
+                                  "--device",    m_options.device,
+                                  "--max-bytes", std::to_string(m_options.maxBytes)};
     if (!bwrap.empty()) {
         const auto layout = pythonLayout(*python, stop);
         if (!layout)

@@ -13,15 +13,15 @@ namespace kx {
 struct ImportOptions
 {
     int seed = 0;
-    std::string device = "cpu";             ///< Where the helper runs the model: "cpu" or "cuda".
+    std::string device = "cpu";                    ///< Where the helper runs the model: "cpu" or "cuda".
     std::int64_t maxBytes = std::int64_t(2) << 30; ///< Largest total size of inputs and parameters (0: no limit).
-    std::chrono::seconds timeout{300};      ///< For the helper run: it is killed (with all it started) after this.
+    std::chrono::seconds timeout{300}; ///< For the helper run: it is killed (with all it started) after this.
     std::int64_t memoryBytes = std::int64_t(8) << 30; ///< Cap on the helper's memory (its data; 0: none).
     /// Runs the problem file in a bubblewrap sandbox; false (--no-sandbox) runs it unconfined, the user's choice.
     /// With true and no bubblewrap the import is refused.
     bool sandbox = true;
-    std::string python;                     ///< Empty: $KX_PYTHON, else the first python3 that has PyTorch.
-    std::string helper;                     ///< Empty: see ProblemImporter::locateHelper().
+    std::string python; ///< Empty: $KX_PYTHON, else the first python3 that has PyTorch.
+    std::string helper; ///< Empty: see ProblemImporter::locateHelper().
 };
 
 /**

@@ -19,7 +19,8 @@ Expected<std::size_t> Translation::lastDimension(const GraphNode &node, const nl
     const auto rank = std::int64_t(shape.size());
     const std::int64_t d = *dim < 0 ? *dim + rank : *dim;
     if (d < 0 || d >= rank)
-        return Error{node.kind + " over dimension " + std::to_string(*dim) + " of a " + std::to_string(rank) + "-D input"};
+        return Error{node.kind + " over dimension " + std::to_string(*dim) + " of a " + std::to_string(rank)
+                     + "-D input"};
     for (std::int64_t i = d + 1; i < rank; ++i)
         if (shape[std::size_t(i)] != 1)
             return Error{node.kind + " over dimension " + std::to_string(*dim) + " of " + shapeText(shape)
@@ -61,7 +62,8 @@ Status Translation::rowSymbols(const TensorSpec &input, std::size_t dimension, O
         return Error{"input " + input.name + " is declared with fewer dimensions than the graph uses"};
     const auto first = input.shape.begin() + std::ptrdiff_t(dimension);
     const std::vector<std::string> leading(input.shape.begin(), first);
-    if (auto status = derivedSymbol("R", leading.empty() ? std::vector<std::string>{"1"} : leading, recipe.rows); !status)
+    if (auto status = derivedSymbol("R", leading.empty() ? std::vector<std::string>{"1"} : leading, recipe.rows);
+        !status)
         return status;
     return derivedSymbol("C", std::vector<std::string>(first, first + std::ptrdiff_t(columnDimensions)), recipe.cols);
 }
@@ -87,7 +89,8 @@ Expected<Op> Translation::rows()
         recipe.reduction = node.kind == "aten::amax" || node.kind == "aten::max" ? "max" : node.kind.substr(6);
         if ((node.kind == "aten::sum" || node.kind == "aten::mean") && !constantAt(3).is_null())
             return Error{node.kind + " with a dtype"};
-        if (node.kind == "aten::max" && (node.outputs.size() != 2 || node.outputs[0].value != canonical(m_graph.outputs[0])))
+        if (node.kind == "aten::max"
+            && (node.outputs.size() != 2 || node.outputs[0].value != canonical(m_graph.outputs[0])))
             return Error{"aten::max returning its indices: use argmax"};
         atol = 1e-2;
     } else if (node.kind == "aten::softmax" || node.kind == "aten::_softmax" || node.kind == "aten::log_softmax"
@@ -138,7 +141,8 @@ std::optional<Expected<Op>> Translation::rmsNorm()
     const auto &n = m_nodes;
     const auto out = [&](std::size_t i) { return n[i]->outputs.empty() ? std::string() : n[i]->outputs[0].value; };
     const auto reads = [&](std::size_t i, std::size_t arg, const std::string &value) {
-        return arg < n[i]->inputs.size() && n[i]->inputs[arg].isTensor && canonical(n[i]->inputs[arg].tensor.value) == value;
+        return arg < n[i]->inputs.size() && n[i]->inputs[arg].isTensor
+               && canonical(n[i]->inputs[arg].tensor.value) == value;
     };
     const auto readsInput = [&](std::size_t i, std::size_t arg, int input) {
         return arg < n[i]->inputs.size() && inputIndex(n[i]->inputs[arg]) == input;
@@ -149,13 +153,16 @@ std::optional<Expected<Op>> Translation::rmsNorm()
     if (!squared || n[1]->kind != "aten::mean" || !reads(1, 0, out(0)) || n[2]->kind != "aten::add"
         || !reads(2, 0, out(1)) || n[2]->inputs.size() < 2 || n[2]->inputs[1].isTensor)
         return std::nullopt;
-    const bool rsqrt = n[3]->kind == "aten::rsqrt" && n[4]->kind == "aten::mul"
-                       && ((readsInput(4, 0, 0) && reads(4, 1, out(3))) || (reads(4, 0, out(3)) && readsInput(4, 1, 0)));
-    const bool sqrt = n[3]->kind == "aten::sqrt" && n[4]->kind == "aten::div" && readsInput(4, 0, 0) && reads(4, 1, out(3));
+    const bool rsqrt =
+        n[3]->kind == "aten::rsqrt" && n[4]->kind == "aten::mul"
+        && ((readsInput(4, 0, 0) && reads(4, 1, out(3))) || (reads(4, 0, out(3)) && readsInput(4, 1, 0)));
+    const bool sqrt =
+        n[3]->kind == "aten::sqrt" && n[4]->kind == "aten::div" && readsInput(4, 0, 0) && reads(4, 1, out(3));
     if (!reads(3, 0, out(2)) || !(rsqrt || sqrt))
         return std::nullopt;
-    if (weighted && (n[5]->kind != "aten::mul"
-                     || !((reads(5, 0, out(4)) && readsInput(5, 1, 1)) || (readsInput(5, 0, 1) && reads(5, 1, out(4))))))
+    if (weighted
+        && (n[5]->kind != "aten::mul"
+            || !((reads(5, 0, out(4)) && readsInput(5, 1, 1)) || (readsInput(5, 0, 1) && reads(5, 1, out(4))))))
         return std::nullopt;
     if (canonical(m_graph.outputs.front()) != out(weighted ? 5 : 4))
         return std::nullopt;
@@ -167,8 +174,8 @@ std::optional<Expected<Op>> Translation::rmsNorm()
     if (!dim || *dim < -rank || *dim >= rank)
         return std::nullopt;
     const auto dimension = std::size_t(*dim < 0 ? *dim + rank : *dim);
-    const bool last = std::all_of(shape.begin() + std::ptrdiff_t(dimension) + 1, shape.end(),
-                                  [](auto size) { return size == 1; });
+    const bool last =
+        std::all_of(shape.begin() + std::ptrdiff_t(dimension) + 1, shape.end(), [](auto size) { return size == 1; });
     if (last && !weighted)
         return std::nullopt; // The pipeline fuses it.
     if (m_op.inputs.size() != (weighted ? 2u : 1u))

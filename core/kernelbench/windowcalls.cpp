@@ -12,9 +12,9 @@ using atencalls::integers;
 
 const std::set<std::string> &convolutionKinds()
 {
-    static const std::set<std::string> kinds{"aten::_convolution",      "aten::convolution",        "aten::conv1d",
-                                             "aten::conv2d",            "aten::conv3d",             "aten::conv_transpose1d",
-                                             "aten::conv_transpose2d",  "aten::conv_transpose3d"};
+    static const std::set<std::string> kinds{
+        "aten::_convolution", "aten::convolution",      "aten::conv1d",           "aten::conv2d",
+        "aten::conv3d",       "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d"};
     return kinds;
 }
 
@@ -29,7 +29,10 @@ const std::set<std::string> &poolingKinds()
 class Arguments
 {
 public:
-    Arguments(const GraphNode &node, std::size_t rank) : m_node(node), m_rank(rank) {}
+    Arguments(const GraphNode &node, std::size_t rank)
+        : m_node(node)
+        , m_rank(rank)
+    {}
 
     const nlohmann::json &at(std::size_t i) const
     {
@@ -138,7 +141,8 @@ Expected<WindowCall> poolingCall(const GraphNode &node, std::size_t rank)
     call.window.kernel = *kernel;
     auto stride = args.perDimension(2, "stride", 0); // absent or empty: the kernel size
     auto padding = args.perDimension(3, "padding", 0);
-    auto dilation = max ? args.perDimension(4, "dilation", 1) : Expected<std::vector<std::int64_t>>(std::vector<std::int64_t>(rank, 1));
+    auto dilation = max ? args.perDimension(4, "dilation", 1)
+                        : Expected<std::vector<std::int64_t>>(std::vector<std::int64_t>(rank, 1));
     auto ceilMode = args.flag(max ? 5 : 4, "ceil_mode", false);
     auto countIncludePad = max ? Expected<bool>(true) : args.flag(5, "count_include_pad", true);
     for (const Error *error : {stride ? nullptr : &stride.error(), padding ? nullptr : &padding.error(),
@@ -163,9 +167,15 @@ Expected<WindowCall> poolingCall(const GraphNode &node, std::size_t rank)
 
 } // namespace
 
-bool isConvolution(const std::string &kind) { return convolutionKinds().count(kind) > 0; }
+bool isConvolution(const std::string &kind)
+{
+    return convolutionKinds().count(kind) > 0;
+}
 
-bool isWindowCall(const std::string &kind) { return isConvolution(kind) || poolingKinds().count(kind) > 0; }
+bool isWindowCall(const std::string &kind)
+{
+    return isConvolution(kind) || poolingKinds().count(kind) > 0;
+}
 
 Expected<WindowCall> windowCallOf(const GraphNode &node)
 {

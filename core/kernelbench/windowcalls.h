@@ -17,9 +17,9 @@ bool isConvolution(const std::string &kind);
 struct WindowCall
 {
     bool conv = false;
-    std::string pooling;                    ///< "max" or "avg" for poolings.
+    std::string pooling; ///< "max" or "avg" for poolings.
     Window window;
-    int weight = -1, bias = -1;             ///< Argument positions (conv); bias -1 without one.
+    int weight = -1, bias = -1; ///< Argument positions (conv); bias -1 without one.
 };
 
 /// The call's window; an Error names the argument a generated kernel cannot follow (padding "same",

@@ -33,8 +33,8 @@ std::string moduleSource(const std::string &description, const std::vector<Tenso
     std::string arguments;
     for (const auto &input : inputs)
         arguments += ", " + input.name;
-    return "import torch\n\n\nclass Model(torch.nn.Module):\n    \"\"\"" + description + "\"\"\"\n\n    def forward(self"
-           + arguments + "):\n        return " + expression + "\n";
+    return "import torch\n\n\nclass Model(torch.nn.Module):\n    \"\"\"" + description
+           + "\"\"\"\n\n    def forward(self" + arguments + "):\n        return " + expression + "\n";
 }
 
 Op makeOp(std::string name, std::string description, std::string reference, std::vector<TensorSpec> inputs,
@@ -80,8 +80,9 @@ Op rowReduction(std::string name, std::string description, std::string reference
     // Sums in another order than PyTorch's: with large-magnitude inputs the rounding differs by about 1e-7
     // of the sum of magnitudes, which the absolute tolerance must cover for rows that cancel out.
     return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N", "D"})},
-                  {tensor("out", {"N"}, std::move(outputType))}, {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1028}}},
-                  "4 * N * D + 4 * N", "N * D", how, 1e-2, 1e-3);
+                  {tensor("out", {"N"}, std::move(outputType))},
+                  {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1028}}}, "4 * N * D + 4 * N", "N * D", how, 1e-2,
+                  1e-3);
 }
 
 OpRecipe rowsOf(OpRecipe how)
@@ -116,8 +117,8 @@ std::vector<Op> makeBuiltInOps()
                              "0.5f * x * (1.0f + erff(x * 0.70710678118f))", 5));
     ops.push_back(activation("sigmoid", "Logistic sigmoid.", "torch.sigmoid(x)", "1.0f / (1.0f + expf(-x))", 4));
     ops.push_back(activation("tanh", "Hyperbolic tangent.", "torch.tanh(x)", "tanhf(x)", 4));
-    ops.push_back(activation("silu", "SiLU (swish): x * sigmoid(x).", "torch.nn.functional.silu(x)",
-                             "x / (1.0f + expf(-x))", 5));
+    ops.push_back(
+        activation("silu", "SiLU (swish): x * sigmoid(x).", "torch.nn.functional.silu(x)", "x / (1.0f + expf(-x))", 5));
     ops.push_back(activation("softplus", "Softplus, beta 1, threshold 20.", "torch.nn.functional.softplus(x)",
                              "x > 20.0f ? x : log1pf(expf(x))", 4));
     ops.push_back(activation("elu", "ELU with alpha 1.", "torch.nn.functional.elu(x)", "x > 0.0f ? x : expm1f(x)", 3));
@@ -134,19 +135,18 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("out", {"N", "D"})}, {{{"N", 16384}, {"D", 4096}}, {{"N", 1001}, {"D", 777}}},
                          "8 * N * D + 8 * D", "2 * N * D", recipe("elementwise", "x * scale + bias")));
     // A KernelBench level-2 style chain of five eager kernels, fused into one.
-    ops.push_back(makeOp("chain_scale_add_sigmoid_mul_clamp",
-                         "clamp(sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5): five eager kernels.",
-                         "torch.clamp(torch.sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5)",
-                         {tensor("x", {"N"}), tensor("y", {"N"})}, {tensor("out", {"N"})},
-                         {{{"N", 1 << 26}}, {{"N", 1000001}}}, "12 * N", "9 * N",
-                         recipe("elementwise", "fminf(fmaxf(1.0f / (1.0f + expf(-(x * 1.5f + y))) * y - 0.1f, -0.5f), 0.5f)")));
+    ops.push_back(makeOp(
+        "chain_scale_add_sigmoid_mul_clamp", "clamp(sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5): five eager kernels.",
+        "torch.clamp(torch.sigmoid(x * 1.5 + y) * y - 0.1, -0.5, 0.5)", {tensor("x", {"N"}), tensor("y", {"N"})},
+        {tensor("out", {"N"})}, {{{"N", 1 << 26}}, {{"N", 1000001}}}, "12 * N", "9 * N",
+        recipe("elementwise", "fminf(fmaxf(1.0f / (1.0f + expf(-(x * 1.5f + y))) * y - 0.1f, -0.5f), 0.5f)")));
 
     // Reductions over a dimension.
     ops.push_back(rowReduction("row_sum", "Sum of each row of a matrix.", "x.sum(dim=1)", "sum"));
     ops.push_back(rowReduction("row_mean", "Mean of each row of a matrix.", "x.mean(dim=1)", "mean"));
     ops.push_back(rowReduction("row_max", "Maximum of each row of a matrix.", "x.amax(dim=1)", "max"));
-    ops.push_back(rowReduction("row_argmax", "Index of the maximum of each row (int64).", "x.argmax(dim=1)", "argmax",
-                               "int64"));
+    ops.push_back(
+        rowReduction("row_argmax", "Index of the maximum of each row (int64).", "x.argmax(dim=1)", "argmax", "int64"));
 
     // Softmax and log-softmax.
     for (const auto &[name, reduction, reference] :
@@ -177,8 +177,9 @@ std::vector<Op> makeBuiltInOps()
                          "RMSNorm over the channels of [N, C, S] (an image batch, spatial dimensions flattened), "
                          "without weight, eps 1e-5.",
                          "x / torch.sqrt(x.pow(2).mean(1, keepdim=True) + 1e-5)", {tensor("x", {"N", "C", "S"})},
-                         {tensor("out", {"N", "C", "S"})}, {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}},
-                         "8 * N * C * S", "4 * N * C * S", channels, 1e-4, 1e-3));
+                         {tensor("out", {"N", "C", "S"})},
+                         {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
+                         "4 * N * C * S", channels, 1e-4, 1e-3));
 
     // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
     ops.push_back(makeOp("matmul", "Square matrix product.", "torch.matmul(a, b)",
@@ -192,24 +193,22 @@ std::vector<Op> makeBuiltInOps()
                          "4 * (M * K + K * N + M * N)", "2 * M * N * K", gemm("acc"), 1e-3, 1e-3));
     // GEMM chains may run the product as a library step and fuse what follows (as conv2d_bias_relu does); the
     // plain matmuls may not: there the question is what a generated kernel reaches.
-    Op linear = makeOp("linear_bias_relu", "nn.Linear (weight [N, K], bias [N]) followed by ReLU.",
-                         "torch.relu(torch.nn.functional.linear(x, weight, bias))",
-                         {tensor("x", {"M", "K"}), tensor("weight", {"N", "K"}), tensor("bias", {"N"})},
-                         {tensor("out", {"M", "N"})},
-                         {{{"M", 512}, {"N", 1024}, {"K", 1024}}, {{"M", 33}, {"N", 70}, {"K", 100}}},
-                         "4 * (M * K + N * K + N + M * N)", "2 * M * N * K + 2 * M * N",
-                         gemm("fmaxf(acc, 0.0f)", true, "bias"), 1e-3, 1e-3);
+    Op linear = makeOp(
+        "linear_bias_relu", "nn.Linear (weight [N, K], bias [N]) followed by ReLU.",
+        "torch.relu(torch.nn.functional.linear(x, weight, bias))",
+        {tensor("x", {"M", "K"}), tensor("weight", {"N", "K"}), tensor("bias", {"N"})}, {tensor("out", {"M", "N"})},
+        {{{"M", 512}, {"N", 1024}, {"K", 1024}}, {{"M", 33}, {"N", 70}, {"K", 100}}}, "4 * (M * K + N * K + N + M * N)",
+        "2 * M * N * K + 2 * M * N", gemm("fmaxf(acc, 0.0f)", true, "bias"), 1e-3, 1e-3);
     linear.policy.allowLibrarySteps = true;
     linear.policy.allowedLibraryOps = {"aten::linear"};
     ops.push_back(linear);
-    Op residual = makeOp("matmul_scale_residual_clamp", "clamp(matmul(a, b) * 2 + residual, -1, 1): four eager kernels.",
-                         "torch.clamp(torch.matmul(a, b) * 2.0 + residual, -1.0, 1.0)",
-                         {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("residual", {"M", "N"})},
-                         {tensor("out", {"M", "N"})},
-                         {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 100}, {"N", 77}, {"K", 65}}},
-                         "4 * (M * K + K * N + 2 * M * N)", "2 * M * N * K + 3 * M * N",
-                         gemm("fminf(fmaxf(acc * 2.0f + residual, -1.0f), 1.0f)", false, {}, {"residual"}), 1e-3,
-                         1e-3);
+    Op residual = makeOp(
+        "matmul_scale_residual_clamp", "clamp(matmul(a, b) * 2 + residual, -1, 1): four eager kernels.",
+        "torch.clamp(torch.matmul(a, b) * 2.0 + residual, -1.0, 1.0)",
+        {tensor("a", {"M", "K"}), tensor("b", {"K", "N"}), tensor("residual", {"M", "N"})}, {tensor("out", {"M", "N"})},
+        {{{"M", 1024}, {"N", 1024}, {"K", 1024}}, {{"M", 100}, {"N", 77}, {"K", 65}}},
+        "4 * (M * K + K * N + 2 * M * N)", "2 * M * N * K + 3 * M * N",
+        gemm("fminf(fmaxf(acc * 2.0f + residual, -1.0f), 1.0f)", false, {}, {"residual"}), 1e-3, 1e-3);
     residual.policy.allowLibrarySteps = true;
     residual.policy.allowedLibraryOps = {"aten::mm"};
     ops.push_back(residual);
@@ -221,16 +220,16 @@ std::vector<Op> makeBuiltInOps()
                          {{{"R", 8192}, {"C", 8192}}, {{"R", 1001}, {"C", 777}}}, "8 * R * C", "0", transpose, 0, 0));
 
     // Convolution as a library step, bias and ReLU fused into one epilogue kernel.
-    Op conv = makeOp("conv2d_bias_relu", "conv2d (stride 1, no padding) + per-channel bias + ReLU.",
-                     "torch.relu(torch.nn.functional.conv2d(x, weight) + bias.view(1, -1, 1, 1))",
-                     {tensor("x", {"B", "CI", "H", "W"}), tensor("weight", {"CO", "CI", "KH", "KW"}),
-                      tensor("bias", {"CO"})},
-                     {tensor("out", {"B", "CO", "OH", "OW"})},
-                     {{{"B", 16}, {"CI", 16}, {"H", 64}, {"W", 64}, {"CO", 32}, {"KH", 3}, {"KW", 3}, {"OH", 62}, {"OW", 62}},
-                      {{"B", 2}, {"CI", 3}, {"H", 17}, {"W", 19}, {"CO", 5}, {"KH", 3}, {"KW", 3}, {"OH", 15}, {"OW", 17}}},
-                     "4 * (B * CI * H * W + CO * CI * KH * KW + CO + B * CO * OH * OW)",
-                     "2 * B * CO * OH * OW * CI * KH * KW + 2 * B * CO * OH * OW",
-                     recipe("conv-epilogue", "fmaxf(acc + bias[c], 0.0f)"), 1e-3, 1e-3);
+    Op conv =
+        makeOp("conv2d_bias_relu", "conv2d (stride 1, no padding) + per-channel bias + ReLU.",
+               "torch.relu(torch.nn.functional.conv2d(x, weight) + bias.view(1, -1, 1, 1))",
+               {tensor("x", {"B", "CI", "H", "W"}), tensor("weight", {"CO", "CI", "KH", "KW"}), tensor("bias", {"CO"})},
+               {tensor("out", {"B", "CO", "OH", "OW"})},
+               {{{"B", 16}, {"CI", 16}, {"H", 64}, {"W", 64}, {"CO", 32}, {"KH", 3}, {"KW", 3}, {"OH", 62}, {"OW", 62}},
+                {{"B", 2}, {"CI", 3}, {"H", 17}, {"W", 19}, {"CO", 5}, {"KH", 3}, {"KW", 3}, {"OH", 15}, {"OW", 17}}},
+               "4 * (B * CI * H * W + CO * CI * KH * KW + CO + B * CO * OH * OW)",
+               "2 * B * CO * OH * OW * CI * KH * KW + 2 * B * CO * OH * OW",
+               recipe("conv-epilogue", "fmaxf(acc + bias[c], 0.0f)"), 1e-3, 1e-3);
     conv.policy.allowLibrarySteps = true;
     conv.policy.allowedLibraryOps = {"aten::conv2d"};
     ops.push_back(conv);

@@ -12,7 +12,8 @@ namespace {
 bool isSource(const std::string &name, const std::string &sourceName)
 {
     return name == sourceName
-           || (name.size() > sourceName.size() && name.compare(name.size() - sourceName.size(), sourceName.size(), sourceName) == 0
+           || (name.size() > sourceName.size()
+               && name.compare(name.size() - sourceName.size(), sourceName.size(), sourceName) == 0
                && name[name.size() - sourceName.size() - 1] == '/');
 }
 

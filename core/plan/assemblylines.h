@@ -15,7 +15,7 @@ struct AssemblyLineMap
 {
     std::vector<int> sourceLine;
 
-    bool empty() const;                                        ///< No line maps to the source at all.
+    bool empty() const; ///< No line maps to the source at all.
     /// The 0-based assembly lines that came from 1-based source line `line`.
     std::vector<int> assemblyLinesOf(int line) const;
     /// The 1-based source line of 0-based assembly line `index` (0: none).

@@ -44,9 +44,9 @@ std::string firstLines(const std::string &text, std::size_t budget)
 std::string scrubCompileLog(std::string_view log, const std::function<bool(std::string_view file)> &isKnownFile)
 {
     std::string diagnostics;
-    std::string ptxas;      // ptxas' report comes last in NVRTC's log; it is kept when the log is cut.
+    std::string ptxas; // ptxas' report comes last in NVRTC's log; it is kept when the log is cut.
     std::size_t leftOut = 0;
-    bool inKept = false;    // The indented lines after a diagnostic (source line, caret, notes) go with it.
+    bool inKept = false; // The indented lines after a diagnostic (source line, caret, notes) go with it.
     const auto keep = [&diagnostics](std::string_view line) { (diagnostics += line) += '\n'; };
     for (std::size_t begin = 0; begin < log.size();) {
         auto end = log.find('\n', begin);

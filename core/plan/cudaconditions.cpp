@@ -64,7 +64,9 @@ class ConditionParser
 {
 public:
     ConditionParser(const std::vector<PpToken> &tokens, const CudaMacroState &state, int line)
-        : m_tokens(tokens), m_state(state), m_line(line)
+        : m_tokens(tokens)
+        , m_state(state)
+        , m_line(line)
     {}
 
     Expected<bool> run()
@@ -143,7 +145,7 @@ private:
             if (isUnsigned)
                 return number(op == "/" ? a.bits / b.bits : a.bits % b.bits, true);
             if (a.asSigned() == std::numeric_limits<std::int64_t>::min() && b.asSigned() == -1)
-                return number(op == "/" ? a.bits : 0);      // Wraps, as the hardware would.
+                return number(op == "/" ? a.bits : 0); // Wraps, as the hardware would.
             return number(std::uint64_t(op == "/" ? a.asSigned() / b.asSigned() : a.asSigned() % b.asSigned()));
         }
         if (op == "+")
@@ -178,7 +180,7 @@ private:
             return number(a.bits ^ b.bits, isUnsigned);
         if (op == "|")
             return number(a.bits | b.bits, isUnsigned);
-        return b;   // ","
+        return b; // ","
     }
 
     Value unary(bool evaluate)
@@ -212,16 +214,11 @@ private:
             return fail("#if expression ends too early");
         ++m_pos;
         switch (token->kind) {
-        case Kind::Number:
-            return integerLiteral(token->text);
-        case Kind::Char:
-            return characterLiteral(token->text);
-        case Kind::String:
-            return fail("a string in #if");
-        case Kind::Identifier:
-            return name(token->text);
-        case Kind::Punctuator:
-            break;
+        case Kind::Number: return integerLiteral(token->text);
+        case Kind::Char: return characterLiteral(token->text);
+        case Kind::String: return fail("a string in #if");
+        case Kind::Identifier: return name(token->text);
+        case Kind::Punctuator: break;
         }
         if (token->is("(")) {
             const Value value = parse(1, evaluate);
@@ -266,7 +263,7 @@ private:
                 return fail("missing ')' in #if");
             ++m_pos;
         }
-        return boolean(false);     // Any other name, false included.
+        return boolean(false); // Any other name, false included.
     }
 
     Value integerLiteral(std::string text)
@@ -296,7 +293,9 @@ private:
         std::uint64_t value = 0;
         for (; i < text.size(); ++i) {
             const char c = char(std::tolower(static_cast<unsigned char>(text[i])));
-            const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 99;
+            const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                              : c >= 'a' && c <= 'f'                      ? c - 'a' + 10
+                                                                          : 99;
             if (digit >= base)
                 return fail("'" + text + "' is not an integer (#if takes integers only)");
             if (value > (std::numeric_limits<std::uint64_t>::max() - std::uint64_t(digit)) / std::uint64_t(base))
@@ -331,8 +330,10 @@ private:
                 case 'x':
                     c = 0;
                     while (i < close && std::isxdigit(static_cast<unsigned char>(text[i])))
-                        c = c * 16 + std::uint64_t(std::isdigit(static_cast<unsigned char>(text[i])) ? text[i] - '0'
-                                                   : std::tolower(static_cast<unsigned char>(text[i])) - 'a' + 10),
+                        c = c * 16
+                            + std::uint64_t(std::isdigit(static_cast<unsigned char>(text[i]))
+                                                ? text[i] - '0'
+                                                : std::tolower(static_cast<unsigned char>(text[i])) - 'a' + 10),
                         ++i;
                     break;
                 default:

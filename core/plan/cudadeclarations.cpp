@@ -13,17 +13,39 @@ using Kind = CudaToken::Kind;
 constexpr std::size_t kMaxScopes = 256;
 
 // Words that specify a declaration without naming a type.
-const std::set<std::string_view> kSpecifierWords = {
-    "static",     "inline",     "extern",       "constexpr",    "consteval",       "constinit",  "thread_local",
-    "register",   "mutable",    "virtual",      "explicit",     "friend",          "typename",   "const",
-    "volatile",   "__device__", "__global__",   "__host__",     "__shared__",      "__constant__", "__managed__",
-    "__forceinline__", "__noinline__", "__inline__", "__inline", "__restrict__", "__grid_constant__",
-    "__nv_register_params__"};
+const std::set<std::string_view> kSpecifierWords = {"static",
+                                                    "inline",
+                                                    "extern",
+                                                    "constexpr",
+                                                    "consteval",
+                                                    "constinit",
+                                                    "thread_local",
+                                                    "register",
+                                                    "mutable",
+                                                    "virtual",
+                                                    "explicit",
+                                                    "friend",
+                                                    "typename",
+                                                    "const",
+                                                    "volatile",
+                                                    "__device__",
+                                                    "__global__",
+                                                    "__host__",
+                                                    "__shared__",
+                                                    "__constant__",
+                                                    "__managed__",
+                                                    "__forceinline__",
+                                                    "__noinline__",
+                                                    "__inline__",
+                                                    "__inline",
+                                                    "__restrict__",
+                                                    "__grid_constant__",
+                                                    "__nv_register_params__"};
 
 // Words that name (part of) a built-in type.
-const std::set<std::string_view> kTypeWords = {
-    "void",   "bool",     "char",     "char8_t", "char16_t", "char32_t", "wchar_t", "short",
-    "int",    "long",     "float",    "double",  "signed",   "unsigned", "auto",    "__int128"};
+const std::set<std::string_view> kTypeWords = {"void",    "bool",     "char", "char8_t", "char16_t", "char32_t",
+                                               "wchar_t", "short",    "int",  "long",    "float",    "double",
+                                               "signed",  "unsigned", "auto", "__int128"};
 
 bool isTypeKeyword(const CudaToken &token)
 {
@@ -36,13 +58,15 @@ struct Specifiers
     std::set<std::string> words;
     bool cLinkage = false;
     bool member = false;
-    std::string typeName;                   // Members: the type they belong to.
+    std::string typeName; // Members: the type they belong to.
 };
 
 class Scanner : private CudaTokenReader
 {
 public:
-    explicit Scanner(const std::vector<CudaToken> &tokens) : CudaTokenReader(tokens) {}
+    explicit Scanner(const std::vector<CudaToken> &tokens)
+        : CudaTokenReader(tokens)
+    {}
 
     Expected<std::vector<CudaDeclaration>> run()
     {
@@ -62,7 +86,7 @@ private:
         Kind kind = Kind::Namespace;
         bool cLinkage = false;
         std::string typeName;
-        Specifiers outer;                   // Types: what applies to the declarators after the closing brace.
+        Specifiers outer; // Types: what applies to the declarators after the closing brace.
     };
 
     bool inType() const { return !m_scopes.empty() && m_scopes.back().kind == Scope::Kind::Type; }
@@ -71,8 +95,10 @@ private:
     bool push(Scope scope, std::size_t at)
     {
         if (m_scopes.size() >= kMaxScopes) {
-            m_error = "line " + std::to_string(token(at).line) + ": namespaces, extern \"C\" blocks and types "
-                      "nested deeper than " + std::to_string(kMaxScopes) + " levels (the check's limit)";
+            m_error = "line " + std::to_string(token(at).line)
+                      + ": namespaces, extern \"C\" blocks and types "
+                        "nested deeper than "
+                      + std::to_string(kMaxScopes) + " levels (the check's limit)";
             return false;
         }
         m_scopes.push_back(std::move(scope));
@@ -115,7 +141,8 @@ private:
         if (current.is("typedef") || current.is("using") || current.is("static_assert") || current.is("asm")
             || current.is("__asm__") || current.is("__asm"))
             return skipStatement(m_pos);
-        if (inType() && (current.is("public") || current.is("private") || current.is("protected")) && is(m_pos + 1, ":"))
+        if (inType() && (current.is("public") || current.is("private") || current.is("protected"))
+            && is(m_pos + 1, ":"))
             return m_pos + 2;
         return declaration(m_pos);
     }
@@ -161,7 +188,7 @@ private:
                 if (next == std::string::npos)
                     return size();
                 if (is(next - 1, "{") && !current.is("enum"))
-                    return next;    // A type's body: its members come next, its declarators after it.
+                    return next; // A type's body: its members come next, its declarators after it.
                 typeSeen = true;
                 i = next;
             } else if (current.kind == Kind::Identifier && kSpecifierWords.count(current.text)) {
@@ -308,8 +335,8 @@ private:
         declaration.definition = definition;
         declaration.paramsBegin = declarator.paramsBegin;
         declaration.paramsEnd = declarator.paramsEnd;
-        declaration.constant = specifiers.words.count("constexpr") > 0
-                               || declarator.constant(specifiers.words.count("const") > 0);
+        declaration.constant =
+            specifiers.words.count("constexpr") > 0 || declarator.constant(specifiers.words.count("const") > 0);
         m_result.push_back(std::move(declaration));
     }
 

@@ -16,16 +16,16 @@ struct CudaDeclaration
 {
     enum class Kind { Function, Variable };
     Kind kind = Kind::Function;
-    std::string name;                       // As written, e.g. "relu", "Vec::length", "operator+"; members "Type::f".
+    std::string name; // As written, e.g. "relu", "Vec::length", "operator+"; members "Type::f".
     int line = 0;
-    std::set<std::string> specifiers;       // __global__, __device__, const, static ...; __attribute__((device))
-                                            // counts as __device__.
-    bool cLinkage = false;                  // extern "C", or inside an extern "C" block.
-    bool definition = false;                // Functions: has a body.
-    bool member = false;                    // Declared in a struct, class or union (friends included).
-    bool constant = false;                  // Variables: the object itself cannot change (constexpr, or const on
-                                            // the object: "const int *p" is not, "int *const p" is).
-    std::size_t paramsBegin = 0;            // Functions: token range between the parentheses.
+    std::set<std::string> specifiers; // __global__, __device__, const, static ...; __attribute__((device))
+                                      // counts as __device__.
+    bool cLinkage = false;            // extern "C", or inside an extern "C" block.
+    bool definition = false;          // Functions: has a body.
+    bool member = false;              // Declared in a struct, class or union (friends included).
+    bool constant = false;            // Variables: the object itself cannot change (constexpr, or const on
+                                      // the object: "const int *p" is not, "int *const p" is).
+    std::size_t paramsBegin = 0;      // Functions: token range between the parentheses.
     std::size_t paramsEnd = 0;
 
     bool has(const char *specifier) const { return specifiers.count(specifier) > 0; }

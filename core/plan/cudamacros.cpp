@@ -25,8 +25,8 @@ bool isParameter(const CudaMacro &macro, const CudaToken &token, std::size_t &in
 bool takesUnexpandedOperand(const std::string &name)
 {
     return name == "__has_builtin" || name == "__has_attribute" || name == "__has_cpp_attribute"
-           || name == "__has_feature" || name == "__has_extension" || name == "__has_warning"
-           || name == "__has_include" || name == "__has_include_next" || name == "__CUDA_ARCH_HAS_FEATURE__";
+           || name == "__has_feature" || name == "__has_extension" || name == "__has_warning" || name == "__has_include"
+           || name == "__has_include_next" || name == "__CUDA_ARCH_HAS_FEATURE__";
 }
 
 // The "#" operator: the argument's spelling as a string literal.
@@ -103,7 +103,7 @@ bool parseCudaMacro(const std::vector<CudaToken> &tokens, std::string &name, Cud
             } else if (tokens[i].kind == Kind::Identifier) {
                 macro.params.push_back(tokens[i].text);
                 if (i + 1 < tokens.size() && tokens[i + 1].is("...")) {
-                    macro.variadic = true;          // GNU: "args..." names the variable arguments.
+                    macro.variadic = true; // GNU: "args..." names the variable arguments.
                     ++i;
                 }
             } else if (!tokens[i].is(",")) {
@@ -210,7 +210,7 @@ bool CudaMacroExpander::next(PpToken &token)
         if (macro->functionLike) {
             const PpToken *after = peekRaw();
             if (!after || !after->token.is("("))
-                return true;    // A function-like macro's name without arguments is just a name.
+                return true; // A function-like macro's name without arguments is just a name.
             if (!collectArguments(token.token.text, *macro, line, arguments))
                 return false;
         }
@@ -225,7 +225,7 @@ bool CudaMacroExpander::collectArguments(const std::string &name, const CudaMacr
                                          std::vector<std::vector<PpToken>> &arguments)
 {
     PpToken token;
-    readRaw(token);     // "("
+    readRaw(token); // "("
     arguments.emplace_back();
     int depth = 0;
     for (;;) {
@@ -238,8 +238,7 @@ bool CudaMacroExpander::collectArguments(const std::string &name, const CudaMacr
         } else if (token.token.is(")")) {
             if (depth-- == 0)
                 break;
-        } else if (token.token.is(",") && depth == 0
-                   && !(macro.variadic && arguments.size() == macro.params.size())) {
+        } else if (token.token.is(",") && depth == 0 && !(macro.variadic && arguments.size() == macro.params.size())) {
             arguments.emplace_back();
             continue;
         }
@@ -256,10 +255,10 @@ bool CudaMacroExpander::collectArguments(const std::string &name, const CudaMacr
     if (macro.params.empty() && arguments.size() == 1 && arguments[0].empty())
         arguments.clear();
     if (macro.variadic && arguments.size() + 1 == macro.params.size())
-        arguments.emplace_back();   // No variable arguments at all.
+        arguments.emplace_back(); // No variable arguments at all.
     if (arguments.size() != macro.params.size())
-        return m_state.fail(line, "macro " + name + " takes " + std::to_string(macro.params.size())
-                                      + " arguments, not " + std::to_string(arguments.size()));
+        return m_state.fail(line, "macro " + name + " takes " + std::to_string(macro.params.size()) + " arguments, not "
+                                      + std::to_string(arguments.size()));
     return true;
 }
 
@@ -281,8 +280,8 @@ bool CudaMacroExpander::expandArgument(const std::vector<PpToken> &argument, std
     return m_state.error.empty();
 }
 
-bool CudaMacroExpander::substitute(const CudaMacro &macro, const std::vector<std::vector<PpToken>> &arguments,
-                                   int line, std::vector<PpToken> &result)
+bool CudaMacroExpander::substitute(const CudaMacro &macro, const std::vector<std::vector<PpToken>> &arguments, int line,
+                                   std::vector<PpToken> &result)
 {
     const std::vector<CudaToken> &body = macro.body;
     std::vector<std::optional<std::vector<PpToken>>> expanded(arguments.size());

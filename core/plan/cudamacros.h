@@ -14,28 +14,28 @@ namespace kx {
 struct PpToken
 {
     CudaToken token;
-    bool noExpand = false;                  // Named a macro while that macro was being replaced: never expanded.
-    bool placemarker = false;               // An empty argument next to "##".
+    bool noExpand = false;    // Named a macro while that macro was being replaced: never expanded.
+    bool placemarker = false; // An empty argument next to "##".
 };
 
 struct CudaMacro
 {
     enum class Builtin { None, Line, File };
-    bool defined = true;                    // False after #undef (entries stay: contexts point at them).
+    bool defined = true; // False after #undef (entries stay: contexts point at them).
     bool functionLike = false;
-    bool variadic = false;                  // The last parameter takes the rest (__VA_ARGS__ or "name...").
+    bool variadic = false; // The last parameter takes the rest (__VA_ARGS__ or "name...").
     std::vector<std::string> params;
     std::vector<CudaToken> body;
     Builtin builtin = Builtin::None;
-    bool disabled = false;                  // Being replaced: its name is not expanded again.
+    bool disabled = false; // Being replaced: its name is not expanded again.
 };
 
 // Limits that keep the preprocessor linear in the size of its input: a candidate's macros can multiply tokens
 // ("#define A B B", "#define B C C" ...) and nest arguments, and neither may cost more than this.
 struct CudaMacroLimits
 {
-    std::size_t maxProducedTokens = 0;      // Tokens that macro replacement may produce in all.
-    int maxArgumentNesting = 256;           // Macro calls nested in the arguments of macro calls.
+    std::size_t maxProducedTokens = 0; // Tokens that macro replacement may produce in all.
+    int maxArgumentNesting = 256;      // Macro calls nested in the arguments of macro calls.
 };
 
 // What the expanders of one source share: the macros, the limits and the first error.
@@ -44,7 +44,7 @@ struct CudaMacroState
     std::unordered_map<std::string, CudaMacro> macros;
     CudaMacroLimits limits;
     std::size_t produced = 0;
-    std::string error;                      // "line N: ..." once something is wrong; expansion stops then.
+    std::string error; // "line N: ..." once something is wrong; expansion stops then.
 
     const CudaMacro *find(const std::string &name) const;
     CudaMacro *find(const std::string &name);
@@ -58,14 +58,16 @@ class CudaTokenSource
 {
 public:
     virtual ~CudaTokenSource() = default;
-    virtual const PpToken *peek() = 0;      // nullptr at the end.
+    virtual const PpToken *peek() = 0; // nullptr at the end.
     virtual void advance() = 0;
 };
 
 class CudaVectorSource : public CudaTokenSource
 {
 public:
-    explicit CudaVectorSource(const std::vector<PpToken> &tokens) : m_tokens(tokens) {}
+    explicit CudaVectorSource(const std::vector<PpToken> &tokens)
+        : m_tokens(tokens)
+    {}
     const PpToken *peek() override { return m_pos < m_tokens.size() ? &m_tokens[m_pos] : nullptr; }
     void advance() override { ++m_pos; }
 
@@ -87,7 +89,9 @@ class CudaMacroExpander
 {
 public:
     CudaMacroExpander(CudaMacroState &state, CudaTokenSource &source, int nesting = 0)
-        : m_state(state), m_source(source), m_nesting(nesting)
+        : m_state(state)
+        , m_source(source)
+        , m_nesting(nesting)
     {}
     ~CudaMacroExpander();
     CudaMacroExpander(const CudaMacroExpander &) = delete;
@@ -118,8 +122,8 @@ private:
     CudaTokenSource &m_source;
     int m_nesting;
     bool m_condition = false;
-    bool m_passName = false;                // In #if mode: the next raw token passes unexpanded ...
-    int m_passDepth = 0;                    // ... or a parenthesised group does (its depth + 1).
+    bool m_passName = false; // In #if mode: the next raw token passes unexpanded ...
+    int m_passDepth = 0;     // ... or a parenthesised group does (its depth + 1).
     std::vector<Context> m_contexts;
 };
 

@@ -26,8 +26,8 @@ std::string predefinedMacros(const CudaPreprocessOptions &options)
     text += std::string("#define __USE_FAST_MATH__ ") + (options.fastMath ? "1" : "0") + "\n";
     for (const char *keyword : {"__device__", "__global__", "__host__", "__shared__", "__constant__", "__managed__",
                                 "__forceinline__", "__noinline__", "__grid_constant__", "__nv_register_params__",
-                                "__launch_bounds__", "__cluster_dims__", "__maxnreg__", "__location__",
-                                "__annotate__", "__has_builtin", "__has_attribute", "__CUDA_ARCH_HAS_FEATURE__"})
+                                "__launch_bounds__", "__cluster_dims__", "__maxnreg__", "__location__", "__annotate__",
+                                "__has_builtin", "__has_attribute", "__CUDA_ARCH_HAS_FEATURE__"})
         text += std::string("#define ") + keyword + " " + keyword + "\n";
 
     static const std::regex archPattern("sm_([0-9]{2,3})([af]?)");
@@ -36,7 +36,8 @@ std::string predefinedMacros(const CudaPreprocessOptions &options)
         const std::string arch = match[1].str() + "0";
         text += "#define __CUDA_ARCH__ " + arch + "\n#define __CUDA_ARCH_LIST__ " + arch + "\n";
         if (match[2] == "a")
-            text += "#define __CUDA_ARCH_FEAT_SM" + match[1].str() + "_ALL 1\n#define __CUDA_ARCH_SPECIFIC__ " + arch + "\n";
+            text += "#define __CUDA_ARCH_FEAT_SM" + match[1].str() + "_ALL 1\n#define __CUDA_ARCH_SPECIFIC__ " + arch
+                    + "\n";
         if (!match[2].str().empty())
             text += "#define __CUDA_ARCH_FAMILY_SPECIFIC__ " + arch + "\n";
     }
@@ -54,7 +55,10 @@ std::string predefinedMacros(const CudaPreprocessOptions &options)
 class SourceReader : public CudaTokenSource
 {
 public:
-    SourceReader(std::vector<CudaToken> tokens, CudaMacroState &state) : m_tokens(std::move(tokens)), m_state(state) {}
+    SourceReader(std::vector<CudaToken> tokens, CudaMacroState &state)
+        : m_tokens(std::move(tokens))
+        , m_state(state)
+    {}
 
     const PpToken *peek() override
     {
@@ -95,7 +99,7 @@ private:
         for (++m_pos; m_pos < m_tokens.size() && !m_tokens[m_pos].lineStart; ++m_pos)
             tokens.push_back(m_tokens[m_pos]);
         if (tokens.empty() || tokens[0].kind != Kind::Identifier)
-            return;     // The null directive, or a line marker (the include check looks at those).
+            return; // The null directive, or a line marker (the include check looks at those).
         const std::string name = tokens[0].text;
         tokens.erase(tokens.begin());
 
@@ -144,7 +148,7 @@ private:
         if (!parseCudaMacro(tokens, name, macro))
             return;
         CudaMacro &entry = m_state.macros[name];
-        macro.disabled = entry.disabled;    // A redefinition inside a macro's arguments keeps it disabled.
+        macro.disabled = entry.disabled; // A redefinition inside a macro's arguments keeps it disabled.
         entry = std::move(macro);
     }
 

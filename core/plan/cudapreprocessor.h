@@ -10,9 +10,9 @@ namespace kx {
 
 struct CudaPreprocessOptions
 {
-    std::string arch = "sm_90";             // __CUDA_ARCH__ and the feature macros of "a" and "f" architectures.
-    std::string cudaVersion;                // NVRTC's, e.g. "13.0": __CUDACC_VER_MAJOR__ ...; empty: not defined.
-    bool fastMath = false;                  // __USE_FAST_MATH__
+    std::string arch = "sm_90"; // __CUDA_ARCH__ and the feature macros of "a" and "f" architectures.
+    std::string cudaVersion;    // NVRTC's, e.g. "13.0": __CUDACC_VER_MAJOR__ ...; empty: not defined.
+    bool fastMath = false;      // __USE_FAST_MATH__
 };
 
 /**

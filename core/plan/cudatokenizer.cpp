@@ -83,7 +83,10 @@ Spliced splice(const std::string &source)
 class Lexer
 {
 public:
-    explicit Lexer(std::string_view text, const std::vector<int> *lines = nullptr) : m_text(text), m_lines(lines) {}
+    explicit Lexer(std::string_view text, const std::vector<int> *lines = nullptr)
+        : m_text(text)
+        , m_lines(lines)
+    {}
 
     std::vector<CudaToken> run()
     {
@@ -150,10 +153,7 @@ public:
 private:
     char peek(std::size_t ahead) const { return m_pos + ahead < m_text.size() ? m_text[m_pos + ahead] : '\0'; }
 
-    int lineOf(std::size_t position) const
-    {
-        return m_lines ? (*m_lines)[std::min(position, m_lines->size() - 1)] : 1;
-    }
+    int lineOf(std::size_t position) const { return m_lines ? (*m_lines)[std::min(position, m_lines->size() - 1)] : 1; }
 
     // Where the opening quote of a string or character literal starting here is (after u8, u, U, L and R),
     // or npos.
@@ -249,8 +249,8 @@ bool lexSingleToken(const std::string &text, CudaToken &token)
     if (text.empty())
         return false;
     const char c = text[0];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
-        || text.compare(0, 2, "//") == 0 || text.compare(0, 2, "/*") == 0)
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || text.compare(0, 2, "//") == 0
+        || text.compare(0, 2, "/*") == 0)
         return false;
     Lexer lexer(text);
     lexer.lexToken(token);

@@ -11,10 +11,10 @@ struct CudaToken
 {
     enum class Kind { Identifier, Number, String, Char, Punctuator };
     Kind kind = Kind::Punctuator;
-    std::string text;                       // Digraphs are spelled as the token they stand for ("<%" is "{").
-    int line = 1;                           // Source line; for tokens a macro produced, the line of its use.
-    bool spaceBefore = false;               // White space or a comment stood before it.
-    bool lineStart = false;                 // The first token of a logical line (a '#' there starts a directive).
+    std::string text;         // Digraphs are spelled as the token they stand for ("<%" is "{").
+    int line = 1;             // Source line; for tokens a macro produced, the line of its use.
+    bool spaceBefore = false; // White space or a comment stood before it.
+    bool lineStart = false;   // The first token of a logical line (a '#' there starts a directive).
 
     bool is(const char *punctuatorOrIdentifier) const
     {

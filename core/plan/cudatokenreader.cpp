@@ -10,14 +10,14 @@ using Kind = CudaToken::Kind;
 
 // Specifiers written with a parenthesised argument before a declarator's name.
 const std::set<std::string_view> kParenthesisedSpecifiers = {
-    "__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__align__",  "alignas",     "__attribute__",
+    "__launch_bounds__", "__maxnreg__", "__cluster_dims__", "__align__",    "alignas",          "__attribute__",
     "__declspec",        "decltype",    "__location__",     "__annotate__", "__builtin_align__"};
 
 // Words that qualify a type or pointer without naming anything.
 const std::set<std::string_view> kQualifierWords = {"const", "volatile", "__restrict__", "__restrict", "restrict"};
 
 // What may follow a function's parameter list before its body or the end of the declarator.
-const std::set<std::string_view> kFunctionSuffixWords = {"const",    "volatile", "override", "final",
+const std::set<std::string_view> kFunctionSuffixWords = {"const",    "volatile", "override",     "final",
                                                          "noexcept", "throw",    "__restrict__", "__restrict"};
 
 bool isOpener(const CudaToken &token)
@@ -106,7 +106,7 @@ std::size_t CudaTokenReader::operatorEnd(std::size_t i) const
         return j + 2;
     if (is(j, "new") || is(j, "delete"))
         return is(j + 1, "[") && is(j + 2, "]") ? j + 3 : j + 1;
-    if (j < size() && m_tokens[j].kind == Kind::String)     // A literal operator: operator "" _km.
+    if (j < size() && m_tokens[j].kind == Kind::String) // A literal operator: operator "" _km.
         return isIdentifier(j + 1) ? j + 2 : j + 1;
     // A symbol (+, <<=, ...) or a conversion's type: up to the parameter list.
     do {
@@ -221,7 +221,7 @@ bool CudaTokenReader::readDeclarator(std::size_t i, CudaDeclarator &declarator) 
             const std::size_t end = nameEnd(i);
             if (end == i)
                 return false;
-            if (is(end, "::") && is(end + 1, "*")) {         // A pointer to member: "C::*pm".
+            if (is(end, "::") && is(end + 1, "*")) { // A pointer to member: "C::*pm".
                 level = {true, false, false};
                 i = end + 2;
                 continue;
@@ -267,7 +267,7 @@ bool CudaTokenReader::readDeclarator(std::size_t i, CudaDeclarator &declarator) 
             if (is(i, "("))
                 i = skipBalanced(i);
         } else if (declarator.function && decided && is(i, "&")) {
-            ++i;        // A ref-qualifier.
+            ++i; // A ref-qualifier.
         } else if ((is(i, "[") && is(i + 1, "[")) || (isIdentifier(i) && isParenthesisedSpecifier(m_tokens[i].text))) {
             i = is(i, "[") ? skipBalanced(i) : is(i + 1, "(") ? skipBalanced(i + 1) : i + 1;
         } else if (levels.size() == 1 && declarator.function && is(i, "-") && is(i + 1, ">")) {

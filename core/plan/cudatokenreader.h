@@ -13,14 +13,14 @@ struct CudaDeclarator
 {
     std::string name;
     int line = 0;
-    bool function = false;                  // The name's nearest operator is a parameter list.
-    std::size_t paramsBegin = 0;            // Functions: token range between the parentheses.
+    bool function = false;       // The name's nearest operator is a parameter list.
+    std::size_t paramsBegin = 0; // Functions: token range between the parentheses.
     std::size_t paramsEnd = 0;
-    std::size_t end = 0;                    // After the declarator (at its initializer, body, ',' or ';').
+    std::size_t end = 0; // After the declarator (at its initializer, body, ',' or ';').
     // The pointer operator nearest to the name, where it decides what the name is.
     bool pointer = false;
     bool reference = false;
-    bool pointerConst = false;              // "* const"
+    bool pointerConst = false; // "* const"
 
     // Whether the declared object cannot change, given whether the declaration's specifiers say const.
     bool constant(bool constSpecifier) const { return pointer ? pointerConst : constSpecifier; }
@@ -31,7 +31,9 @@ struct CudaDeclarator
 class CudaTokenReader
 {
 protected:
-    explicit CudaTokenReader(const std::vector<CudaToken> &tokens) : m_tokens(tokens) {}
+    explicit CudaTokenReader(const std::vector<CudaToken> &tokens)
+        : m_tokens(tokens)
+    {}
 
     std::size_t size() const { return m_tokens.size(); }
     const CudaToken &token(std::size_t i) const { return m_tokens[i]; }

@@ -21,8 +21,8 @@ std::string problemOf(const CudaDeclaration &declaration)
         const bool hostOnly = declaration.member ? declaration.has("__host__") && !device : !device;
         return hostOnly ? "host function " + declaration.name + " not allowed (mark it __device__)" : std::string();
     }
-    const bool deviceMemory = declaration.has("__device__") || declaration.has("__constant__")
-                              || declaration.has("__shared__");
+    const bool deviceMemory =
+        declaration.has("__device__") || declaration.has("__constant__") || declaration.has("__shared__");
     if (declaration.has("__managed__"))
         return "managed variable " + declaration.name + " not allowed";
     // Constants are folded into device code; they never exist as host state.
@@ -44,7 +44,8 @@ Status checkDeviceOnly(const std::string &source, const CudaPreprocessOptions &o
     if (preprocess.cudaVersion.empty())
         preprocess.cudaVersion = NvrtcCompiler::version();
     const auto tokens = preprocessCuda(source, preprocess);
-    const auto declarations = tokens ? scanDeclarations(*tokens) : Expected<std::vector<CudaDeclaration>>(tokens.error());
+    const auto declarations =
+        tokens ? scanDeclarations(*tokens) : Expected<std::vector<CudaDeclaration>>(tokens.error());
     if (!declarations) {
         problems.push_back(declarations.error().message);
     } else {

@@ -64,16 +64,17 @@ SplicedText splice(const std::string &source)
 // Operators of #if that take a parenthesised operand without expanding a macro a candidate could have written.
 const std::set<std::string> &ifOperators()
 {
-    static const std::set<std::string> names{"defined", "__has_builtin", "__has_attribute", "__has_cpp_attribute",
-                                             "__has_feature", "__has_extension", "__has_warning"};
+    static const std::set<std::string> names{
+        "defined",       "__has_builtin",   "__has_attribute", "__has_cpp_attribute",
+        "__has_feature", "__has_extension", "__has_warning"};
     return names;
 }
 
 // A #define, as much as the #if check needs.
 struct Macro
 {
-    bool unsafe = false;                    // Function-like, pastes tokens or calls a macro.
-    std::vector<std::string> identifiers;   // Of its replacement text.
+    bool unsafe = false;                  // Function-like, pastes tokens or calls a macro.
+    std::vector<std::string> identifiers; // Of its replacement text.
 };
 
 struct Problem
@@ -85,7 +86,10 @@ struct Problem
 class IncludeScanner
 {
 public:
-    explicit IncludeScanner(const std::string &source) : m_spliced(splice(source)), m_text(m_spliced.text) {}
+    explicit IncludeScanner(const std::string &source)
+        : m_spliced(splice(source))
+        , m_text(m_spliced.text)
+    {}
 
     Expected<std::vector<std::string>> run()
     {
@@ -192,8 +196,10 @@ private:
         if (name == "include")
             include(hash, nameEnd, end);
         else if (name == "include_next" || name == "import" || name == "embed")
-            report(hash, "#" + name + " is not allowed (it reads files); a candidate may include only these CUDA "
-                             "headers: " + allowedCudaHeadersText());
+            report(hash, "#" + name
+                             + " is not allowed (it reads files); a candidate may include only these CUDA "
+                               "headers: "
+                             + allowedCudaHeadersText());
         else if (name == "line")
             lineDirective(hash, nameEnd, end);
         else if (name == "define")
@@ -210,7 +216,8 @@ private:
         if (open != '"' && open != '<') {
             report(hash, "computed #include (a macro, not a header name in quotes or angle brackets) is not "
                          "allowed: it can name any file (a line that starts with #include counts even in a block "
-                         "comment); " + allowed);
+                         "comment); "
+                             + allowed);
             return;
         }
         const char close = open == '"' ? '"' : '>';
@@ -289,7 +296,7 @@ private:
     {
         const std::string why = " (token pasting can build __has_include, which probes the file system)";
         std::vector<std::string> pending;
-        bool operand = false;       // The next identifier is the operand of defined: it is not expanded.
+        bool operand = false; // The next identifier is the operand of defined: it is not expanded.
         for (std::size_t j = 0; j < expression.size();) {
             if (expression.compare(j, 2, "/*") == 0) {
                 const auto close = expression.find("*/", j + 2);

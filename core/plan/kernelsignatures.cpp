@@ -17,7 +17,7 @@ namespace {
 using Kind = CudaToken::Kind;
 
 // Qualifiers that do not change how an argument is passed.
-const std::set<std::string_view> kQualifiers = {"const",    "volatile", "__restrict__", "__restrict",
+const std::set<std::string_view> kQualifiers = {"const",    "volatile", "__restrict__",      "__restrict",
                                                 "restrict", "std",      "__grid_constant__", "register"};
 
 const std::set<std::string_view> kIntegerWords = {"signed", "unsigned", "short", "int", "long"};
@@ -73,7 +73,7 @@ std::optional<IntegerRange> integerRange(const std::vector<std::string> &words)
         else if (word == "short")
             bits = 16;
         else if (word == "long")
-            bits = 64;      // LP64: long and long long are 64-bit.
+            bits = 64; // LP64: long and long long are 64-bit.
     }
     if (bits == 64)
         return IntegerRange{isUnsigned ? 0 : kInt64Min, kInt64Max};
@@ -195,15 +195,15 @@ std::vector<KernelSignature> parseKernelSignatures(const std::string &source)
         return {};
     std::vector<KernelSignature> kernels;
     for (const CudaDeclaration &declaration : *declarations) {
-        if (declaration.kind != CudaDeclaration::Kind::Function || declaration.member
-            || !declaration.has("__global__") || !declaration.cLinkage) {
+        if (declaration.kind != CudaDeclaration::Kind::Function || declaration.member || !declaration.has("__global__")
+            || !declaration.cLinkage) {
             continue;
         }
         bool known = false;
         for (const KernelSignature &kernel : kernels)
             known = known || kernel.name == declaration.name;
         if (known)
-            continue;       // A declaration followed by its definition.
+            continue; // A declaration followed by its definition.
         kernels.push_back({declaration.name, parameters(*tokens, declaration.paramsBegin, declaration.paramsEnd)});
     }
     return kernels;

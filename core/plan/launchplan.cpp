@@ -24,11 +24,17 @@ struct PlanError : std::runtime_error
     throw PlanError(where + ": " + what);
 }
 
-std::string quote(const std::string &text) { return "'" + text + "'"; }
+std::string quote(const std::string &text)
+{
+    return "'" + text + "'";
+}
 
-std::string index(const std::string &where, std::size_t i) { return where + "[" + std::to_string(i) + "]"; }
+std::string index(const std::string &where, std::size_t i)
+{
+    return where + "[" + std::to_string(i) + "]";
+}
 
-template<typename Range, typename Name>
+template <typename Range, typename Name>
 std::string listOf(const Range &range, Name name)
 {
     std::string text;
@@ -43,8 +49,8 @@ void checkKeys(const Json &object, const std::string &where, std::initializer_li
 {
     for (const auto &item : object.items()) {
         if (std::none_of(allowed.begin(), allowed.end(), [&](const char *key) { return item.key() == key; }))
-            fail(where, "unknown key " + quote(item.key()) + " (expected: "
-                            + listOf(allowed, [](const char *key) { return std::string(key); }) + ")");
+            fail(where, "unknown key " + quote(item.key())
+                            + " (expected: " + listOf(allowed, [](const char *key) { return std::string(key); }) + ")");
     }
 }
 
@@ -101,7 +107,9 @@ PlanArg argAt(const Json &value, const std::string &where)
     const std::string at = where + "." + kind;
     PlanArg arg;
     if (kind == "input" || kind == "output" || kind == "scratch") {
-        arg.kind = kind == "input" ? PlanArg::Kind::Input : kind == "output" ? PlanArg::Kind::Output : PlanArg::Kind::Scratch;
+        arg.kind = kind == "input"    ? PlanArg::Kind::Input
+                   : kind == "output" ? PlanArg::Kind::Output
+                                      : PlanArg::Kind::Scratch;
         arg.name = nameAt(content, at);
         if (!shapedTensor.empty()) {
             const Json &shape = value.at("shape");
@@ -224,7 +232,9 @@ nlohmann::ordered_json argJson(const PlanArg &arg)
     case PlanArg::Kind::Input:
     case PlanArg::Kind::Output:
     case PlanArg::Kind::Scratch: {
-        const char *key = arg.kind == PlanArg::Kind::Input ? "input" : arg.kind == PlanArg::Kind::Output ? "output" : "scratch";
+        const char *key = arg.kind == PlanArg::Kind::Input    ? "input"
+                          : arg.kind == PlanArg::Kind::Output ? "output"
+                                                              : "scratch";
         if (arg.hasShape)
             return {{key, arg.name}, {"shape", arg.exprs}};
         return {{key, arg.name}};
@@ -279,9 +289,13 @@ std::string describe(const KernelParam &param, std::size_t position)
 class Resolver
 {
 public:
-    Resolver(const LaunchPlan &plan, const Op &op, const ShapeSet &shapes,
-             const std::vector<KernelSignature> &kernels, const DeviceLimits &limits)
-        : m_plan(plan), m_op(op), m_shapes(shapes), m_kernels(kernels), m_limits(limits)
+    Resolver(const LaunchPlan &plan, const Op &op, const ShapeSet &shapes, const std::vector<KernelSignature> &kernels,
+             const DeviceLimits &limits)
+        : m_plan(plan)
+        , m_op(op)
+        , m_shapes(shapes)
+        , m_kernels(kernels)
+        , m_limits(limits)
     {}
 
     ResolvedPlan run()
@@ -338,8 +352,8 @@ private:
     }
 
     std::array<std::int64_t, 3> resolveDimensions(const std::vector<std::string> &expressions,
-                                                  const std::array<std::int64_t, 3> &maxima,
-                                                  const std::string &where, const char *what) const
+                                                  const std::array<std::int64_t, 3> &maxima, const std::string &where,
+                                                  const char *what) const
     {
         if (expressions.empty() || expressions.size() > 3)
             fail(where, "must have 1 to 3 entries");
@@ -361,7 +375,8 @@ private:
         const auto signature = std::find_if(m_kernels.begin(), m_kernels.end(),
                                             [&](const KernelSignature &kernel) { return kernel.name == step.kernel; });
         if (signature == m_kernels.end())
-            fail(where + ".kernel", "unknown kernel " + quote(step.kernel) + " (extern \"C\" __global__ functions of the source: "
+            fail(where + ".kernel", "unknown kernel " + quote(step.kernel)
+                                        + " (extern \"C\" __global__ functions of the source: "
                                         + listOf(m_kernels, [](const KernelSignature &k) { return k.name; }) + ")");
 
         ResolvedKernelStep resolved;
@@ -396,7 +411,8 @@ private:
         const auto &allowed = m_op.policy.allowedLibraryOps;
         if (std::find(allowed.begin(), allowed.end(), step.op) == allowed.end())
             fail(where + ".library", quote(step.op) + " is not an allowed library op for " + quote(m_op.name)
-                                         + " (allowed: " + listOf(allowed, [](const std::string &s) { return s; }) + ")");
+                                         + " (allowed: " + listOf(allowed, [](const std::string &s) { return s; })
+                                         + ")");
         ResolvedLibraryStep resolved;
         resolved.op = step.op;
         for (std::size_t i = 0; i < step.args.size(); ++i)
@@ -431,14 +447,13 @@ private:
             if (!hasTensor(m_op.outputs, arg.name))
                 fail(where, "unknown output " + quote(arg.name) + " (outputs of " + quote(m_op.name) + ": "
                                 + listOf(m_op.outputs, [](const TensorSpec &t) { return t.name; }) + ")");
-            require("output " + quote(arg.name) + " needs a non-const pointer parameter",
-                    {KernelParam::Kind::Pointer});
+            require("output " + quote(arg.name) + " needs a non-const pointer parameter", {KernelParam::Kind::Pointer});
             m_written.insert(arg.name);
             break;
         case PlanArg::Kind::Scratch:
             if (!m_scratch.count(arg.name))
-                fail(where, "unknown scratch buffer " + quote(arg.name) + " (declared: "
-                                + listOf(m_scratch, [](const std::string &s) { return s; }) + ")");
+                fail(where, "unknown scratch buffer " + quote(arg.name)
+                                + " (declared: " + listOf(m_scratch, [](const std::string &s) { return s; }) + ")");
             // A later step may read through a const pointer what an earlier step wrote; a first
             // use through a const pointer would read uninitialised memory.
             if (param && param->kind == KernelParam::Kind::ConstPointer && !m_scratchWritten.count(arg.name))
@@ -468,7 +483,8 @@ private:
         case PlanArg::Kind::None:
         case PlanArg::Kind::String:
             if (param)
-                fail(where, "ints, bool, none and string arguments are for library steps; " + describe(*param, position));
+                fail(where,
+                     "ints, bool, none and string arguments are for library steps; " + describe(*param, position));
             for (std::size_t i = 0; i < arg.exprs.size(); ++i)
                 resolved.ints.push_back(evaluate(arg.exprs[i], index(where, i)));
             resolved.flag = arg.flag;
@@ -508,9 +524,9 @@ private:
     const std::vector<KernelSignature> &m_kernels;
     const DeviceLimits &m_limits;
     std::set<std::string> m_scratch;
-    std::set<std::string> m_written;            // Outputs some step writes.
-    std::set<std::string> m_scratchWritten;     // Scratch buffers written by an earlier step ...
-    std::set<std::string> m_scratchWrittenNow;  // ... and by the step being resolved.
+    std::set<std::string> m_written;           // Outputs some step writes.
+    std::set<std::string> m_scratchWritten;    // Scratch buffers written by an earlier step ...
+    std::set<std::string> m_scratchWrittenNow; // ... and by the step being resolved.
 };
 
 } // namespace

@@ -36,13 +36,13 @@ struct PlanArg
 {
     enum class Kind { Input, Output, Scratch, Int, Float, Ints, Bool, None, String };
     Kind kind = Kind::Int;
-    std::string name;       ///< Input/Output/Scratch: the tensor or buffer name.
-    std::string expr;       ///< Int: an expression.
-    double value = 0;       ///< Float: the value.
+    std::string name;                 ///< Input/Output/Scratch: the tensor or buffer name.
+    std::string expr;                 ///< Int: an expression.
+    double value = 0;                 ///< Float: the value.
     std::vector<std::string> exprs{}; ///< Ints: the expressions; a tensor with hasShape: the shape a library step sees.
-    bool hasShape = false;  ///< Input/Output/Scratch of a library step: exprs gives its shape.
-    bool flag = false;      ///< Bool: the value.
-    std::string text{};     ///< String: the value.
+    bool hasShape = false;            ///< Input/Output/Scratch of a library step: exprs gives its shape.
+    bool flag = false;                ///< Bool: the value.
+    std::string text{};               ///< String: the value.
 
     bool operator==(const PlanArg &) const = default;
 };
@@ -57,10 +57,10 @@ struct ScratchBuffer
 
 struct KernelStep
 {
-    std::string kernel;                     ///< A __global__ function of the candidate (extern "C" name).
-    std::vector<std::string> grid;          ///< 1..3 expressions.
-    std::vector<std::string> block;         ///< 1..3 expressions.
-    std::string sharedBytesExpr = "0";      ///< Dynamic shared memory.
+    std::string kernel;                ///< A __global__ function of the candidate (extern "C" name).
+    std::vector<std::string> grid;     ///< 1..3 expressions.
+    std::vector<std::string> block;    ///< 1..3 expressions.
+    std::string sharedBytesExpr = "0"; ///< Dynamic shared memory.
     std::vector<PlanArg> args;
 
     bool operator==(const KernelStep &) const = default;
@@ -68,7 +68,7 @@ struct KernelStep
 
 struct LibraryStep
 {
-    std::string op;                         ///< ATen op, e.g. "aten::conv2d".
+    std::string op; ///< ATen op, e.g. "aten::conv2d".
     std::vector<PlanArg> args;
 
     bool operator==(const LibraryStep &) const = default;
@@ -87,7 +87,7 @@ struct KernelParam
 {
     enum class Kind { Pointer, ConstPointer, Int, Float, Other };
     Kind kind = Kind::Other;
-    std::string type;                       ///< As written, e.g. "const float* __restrict__".
+    std::string type; ///< As written, e.g. "const float* __restrict__".
     std::string name;
 };
 
@@ -111,10 +111,10 @@ struct DeviceLimits
 struct ResolvedArg
 {
     PlanArg::Kind kind = PlanArg::Kind::Int;
-    std::string name;                       ///< Input/Output/Scratch name.
+    std::string name; ///< Input/Output/Scratch name.
     std::int64_t intValue = 0;
     double floatValue = 0;
-    std::vector<std::int64_t> ints;         ///< Ints: the values; a tensor with hasShape: its shape.
+    std::vector<std::int64_t> ints; ///< Ints: the values; a tensor with hasShape: its shape.
     bool hasShape = false;
     bool flag = false;
     std::string text;
@@ -155,8 +155,7 @@ std::vector<KernelSignature> parseKernelSignatures(const std::string &source);
  * policy does not allow, each with a message naming the problem.
  */
 Expected<ResolvedPlan> resolveLaunchPlan(const LaunchPlan &plan, const Op &op, const ShapeSet &shapes,
-                                         const std::vector<KernelSignature> &kernels,
-                                         const DeviceLimits &limits = {});
+                                         const std::vector<KernelSignature> &kernels, const DeviceLimits &limits = {});
 
 /**
  * Whether a candidate's plan fits its op: resolveLaunchPlan() on every shape set of the op (a plan that fits only

@@ -65,7 +65,7 @@ std::string ptxOf(nvrtcProgram program)
     std::string ptx(size, '\0');
     if (nvrtcGetPTX(program, ptx.data()) != NVRTC_SUCCESS)
         return {};
-    ptx.resize(size - 1);   // The size counts the terminating NUL.
+    ptx.resize(size - 1); // The size counts the terminating NUL.
     return ptx;
 }
 

@@ -95,8 +95,8 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
     if (!includes)
         return failed(std::move(result), includes.error().message);
     if (const std::string option = fileReadingOption(options.extraOptions); !option.empty())
-        return failed(std::move(result), "the NVRTC option " + option
-                                             + " is not allowed: candidates are compiled without include paths");
+        return failed(std::move(result),
+                      "the NVRTC option " + option + " is not allowed: candidates are compiled without include paths");
     const auto headers = ToolkitHeaders::forIncludes(*includes);
     if (!headers)
         return failed(std::move(result), headers.error().message);
@@ -136,14 +136,13 @@ CompileResult NvrtcCompiler::compile(const std::string &source, const CompileOpt
     result.stats.compileMs = output.compileMs;
     // The figures come from the whole report; what is kept, shown, stored and put into prompts is scrubbed.
     const std::vector<PtxasFunction> report = parsePtxasReport(output.log);
-    result.stats.log = scrubCompileLog(output.log, [&knownFiles](std::string_view file) {
-        return knownFiles.contains(std::string(file));
-    });
+    result.stats.log = scrubCompileLog(
+        output.log, [&knownFiles](std::string_view file) { return knownFiles.contains(std::string(file)); });
     if (output.status < 0)
         return failed(std::move(result), "NVRTC could not create a program: " + output.statusText);
     if (output.statusText == "NVRTC_ERROR_OUT_OF_MEMORY" && options.memoryLimitMb > 0)
-        return failed(std::move(result), "the compile took more than " + std::to_string(options.memoryLimitMb)
-                                             + " MB of memory");
+        return failed(std::move(result),
+                      "the compile took more than " + std::to_string(options.memoryLimitMb) + " MB of memory");
     if (output.status != 0) {
         std::string reason = firstError(result.stats.log);
         if (reason.empty())

@@ -47,7 +47,9 @@ private:
 class Reader
 {
 public:
-    explicit Reader(const std::string &in) : m_in(in) {}
+    explicit Reader(const std::string &in)
+        : m_in(in)
+    {}
     bool field(std::string &text)
     {
         std::uint64_t size = 0;
@@ -102,9 +104,7 @@ std::string encodeNvrtcJob(const NvrtcJob &job)
     writer.number(job.arguments.size());
     for (const std::string &argument : job.arguments)
         writer.field(argument);
-    writer.number(job.wantPtx ? 1 : 0)
-        .number(std::uint64_t(job.timeoutSeconds * 1000))
-        .number(job.memoryLimitMb);
+    writer.number(job.wantPtx ? 1 : 0).number(std::uint64_t(job.timeoutSeconds * 1000)).number(job.memoryLimitMb);
     return writer.take();
 }
 

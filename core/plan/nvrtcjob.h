@@ -12,17 +12,17 @@ namespace kx {
 struct NvrtcJob
 {
     std::string source;
-    std::vector<std::pair<std::string, std::string>> headers;  ///< Name and text.
+    std::vector<std::pair<std::string, std::string>> headers; ///< Name and text.
     std::vector<std::string> arguments;
     bool wantPtx = true;
-    double timeoutSeconds = 0;              ///< The child's own backstop; the parent enforces the limit.
-    std::size_t memoryLimitMb = 0;          ///< Likewise.
+    double timeoutSeconds = 0;     ///< The child's own backstop; the parent enforces the limit.
+    std::size_t memoryLimitMb = 0; ///< Likewise.
 };
 
 /// What it answers.
 struct NvrtcOutput
 {
-    int status = -1;                        ///< nvrtcResult of the compile; -1: the program was not even created.
+    int status = -1; ///< nvrtcResult of the compile; -1: the program was not even created.
     std::string statusText;
     std::string log;
     std::string cubin;

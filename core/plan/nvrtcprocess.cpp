@@ -25,7 +25,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kPollMs = 20;                 // How often limits and the stop request are looked at.
+constexpr int kPollMs = 20; // How often limits and the stop request are looked at.
 constexpr std::size_t kIdleChildren = 8;
 constexpr std::size_t kStderrTail = 2000;
 
@@ -88,8 +88,7 @@ public:
         posix_spawnattr_setsigdefault(&attributes, &defaults);
         // Its own process group: Ctrl-C in the terminal reaches kx, which stops the compile itself.
         posix_spawnattr_setpgroup(&attributes, 0);
-        posix_spawnattr_setflags(&attributes,
-                                 POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         const ChildEnvironment environment;
         char *const argv[] = {const_cast<char *>(helper.c_str()), nullptr};
         pid_t pid = -1;
@@ -111,10 +110,22 @@ public:
         return child;
     }
 
-    pid_t pid() const { return m_pid; }
-    int channel() const { return m_channel; }
-    int err() const { return m_err; }
-    std::string &stderrTail() { return m_stderr; }
+    pid_t pid() const
+    {
+        return m_pid;
+    }
+    int channel() const
+    {
+        return m_channel;
+    }
+    int err() const
+    {
+        return m_err;
+    }
+    std::string &stderrTail()
+    {
+        return m_stderr;
+    }
 
     void readStderr()
     {
@@ -254,7 +265,8 @@ NvrtcRun runNvrtcJob(const NvrtcJob &job, std::stop_token stop)
             return run;
     }
     const auto started = Clock::now();
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job.timeoutSeconds));
+    const auto deadline =
+        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(job.timeoutSeconds));
     if (!sendQuietly(child->channel(), encodeNvrtcJob(job))) {
         // An idle child may have died since its last job: one fresh try.
         child->kill();

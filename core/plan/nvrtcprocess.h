@@ -12,9 +12,9 @@ struct NvrtcRun
 {
     enum class Outcome { Done, TimeLimit, MemoryLimit, Cancelled, Failed };
     Outcome outcome = Outcome::Failed;
-    NvrtcOutput output;                     ///< Done: what NVRTC said.
-    std::string error;                      ///< Otherwise: what happened, for a message.
-    std::size_t peakMb = 0;                 ///< The most memory the child was seen to use.
+    NvrtcOutput output;     ///< Done: what NVRTC said.
+    std::string error;      ///< Otherwise: what happened, for a message.
+    std::size_t peakMb = 0; ///< The most memory the child was seen to use.
 };
 
 /**

@@ -45,10 +45,22 @@ std::int64_t divisor(double value)
     return b;
 }
 
-double add(double a, double b) { return checked(toInteger(a) + toInteger(b)); }
-double subtract(double a, double b) { return checked(toInteger(a) - toInteger(b)); }
-double negate(double a) { return checked(-toInteger(a)); }
-double identity(double a) { return checked(toInteger(a)); }
+double add(double a, double b)
+{
+    return checked(toInteger(a) + toInteger(b));
+}
+double subtract(double a, double b)
+{
+    return checked(toInteger(a) - toInteger(b));
+}
+double negate(double a)
+{
+    return checked(-toInteger(a));
+}
+double identity(double a)
+{
+    return checked(toInteger(a));
+}
 
 double multiply(double a, double b)
 {
@@ -81,8 +93,14 @@ double ceilDiv(double a, double b)
     return checked(quotient);
 }
 
-double minimum(double a, double b) { return checked(std::min(toInteger(a), toInteger(b))); }
-double maximum(double a, double b) { return checked(std::max(toInteger(a), toInteger(b))); }
+double minimum(double a, double b)
+{
+    return checked(std::min(toInteger(a), toInteger(b)));
+}
+double maximum(double a, double b)
+{
+    return checked(std::max(toInteger(a), toInteger(b)));
+}
 
 // Decimal integer literals only; the lexer below has already rejected anything else.
 int readInteger(const mu::char_type *text, int *position, mu::value_type *value)
@@ -146,15 +164,24 @@ protected:
     }
 };
 
-bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameStart(char c)
+{
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
+}
+bool isNameChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
-std::string quote(const std::string &text) { return "'" + text + "'"; }
+std::string quote(const std::string &text)
+{
+    return "'" + text + "'";
+}
 
 struct Scanned
 {
-    std::string text;                       // For muParser: no blanks between a function name and "(".
-    std::map<std::string, double> used;     // The shape symbols the expression uses.
+    std::string text;                   // For muParser: no blanks between a function name and "(".
+    std::map<std::string, double> used; // The shape symbols the expression uses.
 };
 
 // Checks the characters, literals and names before muParser sees the text, so that errors name the

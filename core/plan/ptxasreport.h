@@ -10,14 +10,14 @@ namespace kx {
 /// Resource use of one function as ptxas reports it with -v.
 struct PtxasFunction
 {
-    std::string name;                       ///< As in the binary (device functions are mangled).
-    bool entry = false;                     ///< A kernel ("Compiling entry function ...").
+    std::string name;   ///< As in the binary (device functions are mangled).
+    bool entry = false; ///< A kernel ("Compiling entry function ...").
     int registers = 0;
     int stackFrameBytes = 0;
-    int cumulativeStackBytes = 0;           ///< Stack of the kernel and everything it calls (newer ptxas).
+    int cumulativeStackBytes = 0; ///< Stack of the kernel and everything it calls (newer ptxas).
     int spillStoreBytes = 0;
     int spillLoadBytes = 0;
-    int sharedBytes = 0;                    ///< Static shared memory ("smem").
+    int sharedBytes = 0; ///< Static shared memory ("smem").
 };
 
 /// Reads ptxas' verbose report from a compile log; lines of other kinds are ignored.

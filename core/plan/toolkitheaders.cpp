@@ -34,7 +34,7 @@ struct Entry
 struct Store
 {
     std::mutex mutex;
-    std::map<std::string, Entry> byName;    // Never erased: the headers' addresses stay valid.
+    std::map<std::string, Entry> byName; // Never erased: the headers' addresses stay valid.
     std::map<std::string, std::vector<const InMemoryHeader *>> closures;
 };
 

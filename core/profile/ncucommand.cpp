@@ -71,21 +71,12 @@ Expected<std::string> findNcu(const std::string &explicitPath)
 std::vector<std::string> ncuProfileArguments()
 {
     // clang-format off: one option and its value a line
-    return {"--profile-from-start", "off",
-            "--clock-control",      "none",
-            "--cache-control",      "all",
-            "--target-processes",   "all",
-            "--csv",
-            "--page",               "raw",
-            "--print-units",        "base",
-            "--section",            "SpeedOfLight",
-            "--section",            "MemoryWorkloadAnalysis",
-            "--section",            "ComputeWorkloadAnalysis",
-            "--section",            "Occupancy",
-            "--section",            "LaunchStats",
-            "--section",            "WarpStateStats",
+    return {"--profile-from-start", "off", "--clock-control", "none", "--cache-control", "all", "--target-processes",
+            "all", "--csv", "--page", "raw", "--print-units", "base", "--section", "SpeedOfLight", "--section",
+            "MemoryWorkloadAnalysis", "--section", "ComputeWorkloadAnalysis", "--section", "Occupancy", "--section",
+            "LaunchStats", "--section", "WarpStateStats",
             // DRAM byte counts are in no section's raw page on every ncu (2025.3 prints only throughput %).
-            "--metrics",            "dram__bytes_read.sum,dram__bytes_write.sum"};
+            "--metrics", "dram__bytes_read.sum,dram__bytes_write.sum"};
     // clang-format on
 }
 

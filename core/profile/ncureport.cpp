@@ -59,11 +59,26 @@ std::optional<double> number(std::string_view text)
 double scaleToBase(std::string_view unit)
 {
     static const std::pair<std::string_view, double> scales[] = {
-        {"byte", 1},          {"Kbyte", 1e3},          {"Mbyte", 1e6},         {"Gbyte", 1e9},
-        {"Tbyte", 1e12},      {"KB", 1e3},             {"MB", 1e6},            {"GB", 1e9},
-        {"nsecond", 1},       {"ns", 1},               {"usecond", 1e3},       {"us", 1e3},
-        {"msecond", 1e6},     {"ms", 1e6},             {"second", 1e9},        {"s", 1e9},
-        {"byte/second", 1},   {"Kbyte/second", 1e3},   {"Mbyte/second", 1e6},  {"Gbyte/second", 1e9},
+        {"byte", 1},
+        {"Kbyte", 1e3},
+        {"Mbyte", 1e6},
+        {"Gbyte", 1e9},
+        {"Tbyte", 1e12},
+        {"KB", 1e3},
+        {"MB", 1e6},
+        {"GB", 1e9},
+        {"nsecond", 1},
+        {"ns", 1},
+        {"usecond", 1e3},
+        {"us", 1e3},
+        {"msecond", 1e6},
+        {"ms", 1e6},
+        {"second", 1e9},
+        {"s", 1e9},
+        {"byte/second", 1},
+        {"Kbyte/second", 1e3},
+        {"Mbyte/second", 1e6},
+        {"Gbyte/second", 1e9},
         {"Tbyte/second", 1e12},
     };
     const std::string_view clean = trimmed(unit);
@@ -73,7 +88,10 @@ double scaleToBase(std::string_view unit)
     return 1;
 }
 
-bool startsWith(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+bool startsWith(std::string_view text, std::string_view prefix)
+{
+    return text.substr(0, prefix.size()) == prefix;
+}
 bool endsWith(std::string_view text, std::string_view suffix)
 {
     return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;

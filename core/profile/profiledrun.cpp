@@ -1,8 +1,6 @@
 // The profiled child's GPU work: one launch of a candidate or of the eager reference inside a profiled range.
 #include "core/profile/profilelaunch.h"
 
-#include "core/plan/launchplan.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/cudaerror.h"
 #include "core/gpu/cudamodule.h"
@@ -13,6 +11,8 @@
 #include "core/gpu/shapeworkspace.h"
 #include "core/gpu/tensorops.h"
 #include "core/gpu/timingflags.h"
+#include "core/plan/launchplan.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <cuda_profiler_api.h>
 
@@ -21,11 +21,14 @@
 namespace kx {
 namespace {
 
-void synchronize(const char *what) { checkCuda(cudaDeviceSynchronize(), what); }
+void synchronize(const char *what)
+{
+    checkCuda(cudaDeviceSynchronize(), what);
+}
 
 // Runs work once inside the profiled range: everything before it (inputs, warm-ups, the reference) is not
 // measured, and the device is idle when the range opens and closes.
-template<typename Work>
+template <typename Work>
 void profiledOnce(Work &&work)
 {
     synchronize("waiting for the warm-ups");

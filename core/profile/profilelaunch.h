@@ -18,20 +18,20 @@ namespace kx {
 struct ProfileLaunchRequest
 {
     Op op;
-    Candidate candidate;                    ///< Source and launch plan (unused for the eager reference).
-    Precision precision = Precision::Fp32;  ///< Whether library steps and eager PyTorch may use TF32.
-    std::uint64_t seed = 0;                 ///< Of the inputs (normal distribution, the op's first shape set).
-    int warmupRuns = 3;                     ///< Runs before the profiled one, outside the profiled range.
+    Candidate candidate;                   ///< Source and launch plan (unused for the eager reference).
+    Precision precision = Precision::Fp32; ///< Whether library steps and eager PyTorch may use TF32.
+    std::uint64_t seed = 0;                ///< Of the inputs (normal distribution, the op's first shape set).
+    int warmupRuns = 3;                    ///< Runs before the profiled one, outside the profiled range.
 };
 
 /// What the child reports besides the metrics, which ncu itself prints.
 struct ProfileLaunchResult
 {
-    GpuInfo gpu;                            ///< With its measured copy bandwidth.
+    GpuInfo gpu; ///< With its measured copy bandwidth.
     /// Why the launch failed (compile, plan, a fault ...; an empty message: it ran). Of kind NoGpu when the GPU
     /// (or LibTorch on it) cannot be used: then nothing ran.
     Error error;
-    std::string check;                      ///< What the profiled run's outputs showed against the reference.
+    std::string check; ///< What the profiled run's outputs showed against the reference.
 
     bool ran() const { return error.message.empty(); }
 };

@@ -1,7 +1,7 @@
 #include "core/profile/trafficcheck.h"
 
-#include "core/plan/roofline.h"
 #include "core/gpu/tensorview.h"
+#include "core/plan/roofline.h"
 
 #include <nlohmann/json.hpp>
 

@@ -26,8 +26,8 @@ namespace {
 
 struct Endpoint
 {
-    std::string schemeHostPort;             ///< "http://host:port"
-    std::string path;                       ///< "/v1/chat/completions"
+    std::string schemeHostPort; ///< "http://host:port"
+    std::string path;           ///< "/v1/chat/completions"
 };
 
 Expected<Endpoint> parseEndpoint(const std::string &url)
@@ -40,8 +40,9 @@ Expected<Endpoint> parseEndpoint(const std::string &url)
     std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return char(std::tolower(c)); });
 #if defined(KX_HAVE_HTTPLIB) && !defined(CPPHTTPLIB_OPENSSL_SUPPORT)
     if (scheme == "https")
-        return Error{"'" + url + "' needs TLS, but this build's HTTP library has no OpenSSL support: use http:// "
-                     "(e.g. a local proxy) or rebuild with an OpenSSL-enabled cpp-httplib"};
+        return Error{"'" + url
+                     + "' needs TLS, but this build's HTTP library has no OpenSSL support: use http:// "
+                       "(e.g. a local proxy) or rebuild with an OpenSSL-enabled cpp-httplib"};
 #endif
     std::string path = match[3].str();
     while (!path.empty() && path.back() == '/')
@@ -106,8 +107,7 @@ public:
                 wake.wait_for(lock, done, std::chrono::milliseconds(50), [] { return false; });
             }
         })
-    {
-    }
+    {}
     bool fired() const { return m_fired; }
 
 private:
@@ -130,7 +130,8 @@ Expected<std::int64_t> tokenCount(const nlohmann::json &usage, const char *key)
         value = double(std::min<std::uint64_t>(it->get<std::uint64_t>(), std::uint64_t(kMaxTokens) + 1));
     else if (it->is_number_integer())
         value = double(std::max<std::int64_t>(it->get<std::int64_t>(), -1));
-    else if (it->is_number_float() && std::isfinite(it->get<double>()) && it->get<double>() == std::floor(it->get<double>()))
+    else if (it->is_number_float() && std::isfinite(it->get<double>())
+             && it->get<double>() == std::floor(it->get<double>()))
         value = it->get<double>();
     else if (it->is_string()) {
         const auto text = it->get<std::string>();
@@ -200,7 +201,8 @@ std::optional<double> retryAfterSeconds(const httplib::Response &response)
 } // namespace
 
 ChatClient::ChatClient(LlmSettings settings, std::shared_ptr<ConcurrencyLimit> limit)
-    : m_settings(std::move(settings)), m_limit(std::move(limit))
+    : m_settings(std::move(settings))
+    , m_limit(std::move(limit))
 {
     // The key's variable may have any name; child processes must not see it either way.
     markSecretVariable(m_settings.apiKeyEnv);
@@ -225,7 +227,8 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
     (void)messages;
     (void)stop;
     return Error::unavailable("this build has no HTTP client (cpp-httplib was not found at build time): the llm "
-                              "proposer cannot reach " + m_settings.endpoint);
+                              "proposer cannot reach "
+                              + m_settings.endpoint);
 #else
 
     nlohmann::json body{{"model", m_settings.model},
@@ -316,14 +319,15 @@ Expected<ChatReply> ChatClient::complete(const std::vector<ChatMessage> &message
             // cannot fire before the read timeout has passed since the last data.
             const bool closed = answer.error() == httplib::Error::Read
                                 && Clock::now() - lastData < std::chrono::duration_cast<Clock::duration>(timeout * 0.9);
-            lastError = "cannot reach " + m_settings.endpoint + ": "
-                        + (closed ? "the server closed the connection before the answer was complete (after "
-                                        + std::to_string(body.size()) + " bytes of the body, "
-                                        + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                             Clock::now() - started)
-                                                             .count())
-                                        + " ms)"
-                                  : describe(answer.error()));
+            lastError =
+                "cannot reach " + m_settings.endpoint + ": "
+                + (closed
+                       ? "the server closed the connection before the answer was complete (after "
+                             + std::to_string(body.size()) + " bytes of the body, "
+                             + std::to_string(
+                                 std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started).count())
+                             + " ms)"
+                       : describe(answer.error()));
         } else if (answer->status == 429 || answer->status >= 500) {
             lastError = m_settings.endpoint + " answered HTTP " + std::to_string(answer->status) + ": " + snippet(body);
             wait = retryAfterSeconds(*answer);

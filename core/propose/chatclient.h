@@ -15,15 +15,15 @@ class ConcurrencyLimit;
 
 struct ChatMessage
 {
-    std::string role;                       ///< "system", "user" or "assistant".
+    std::string role; ///< "system", "user" or "assistant".
     std::string content;
 };
 
 struct ChatReply
 {
     std::string content;
-    std::string model;                      ///< As the server names it.
-    std::string finishReason;               ///< "stop", "length" ...
+    std::string model;        ///< As the server names it.
+    std::string finishReason; ///< "stop", "length" ...
     std::int64_t promptTokens = 0;
     std::int64_t completionTokens = 0;
     int attempts = 0;

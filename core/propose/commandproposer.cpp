@@ -19,9 +19,9 @@ std::string stderrTail(const std::string &err)
 } // namespace
 
 CommandProposer::CommandProposer(CommandSettings settings, PromptBuilder prompts)
-    : m_settings(std::move(settings)), m_prompts(std::move(prompts))
-{
-}
+    : m_settings(std::move(settings))
+    , m_prompts(std::move(prompts))
+{}
 
 ProposalResult CommandProposer::propose(const ProposalRequest &request, std::stop_token stop)
 {
@@ -29,8 +29,8 @@ ProposalResult CommandProposer::propose(const ProposalRequest &request, std::sto
     if (!prompt)
         return {{}, "command: " + prompt.error().message};
     const std::string input = prompt->combined();
-    const auto output = CommandRunner::run(m_settings.command, input,
-                                           std::chrono::duration<double>(m_settings.timeoutSeconds), stop);
+    const auto output =
+        CommandRunner::run(m_settings.command, input, std::chrono::duration<double>(m_settings.timeoutSeconds), stop);
     if (!output)
         return {{}, "command: " + output.error().message};
     if (output->exitCode != 0)

@@ -23,7 +23,7 @@ namespace {
 constexpr std::size_t kMaxOutput = 16 << 20; // An answer larger than this is no answer: a runaway command.
 constexpr std::size_t kMaxStderr = 1 << 20;  // Of stderr only the end is shown.
 constexpr int kPollMs = 50;
-constexpr int kSupervisorGraceMs = 5000;     // To kill what the command left and exit.
+constexpr int kSupervisorGraceMs = 5000; // To kill what the command left and exit.
 
 class Pipe
 {
@@ -152,8 +152,8 @@ Expected<CommandOutput> CommandRunner::run(const std::string &command, const std
     std::size_t written = 0;
     if (input.empty())
         in.closeWrite();
-    const auto deadline = std::chrono::steady_clock::now()
-                          + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
     std::string failure;
     ErrorKind failureKind = ErrorKind::Failed;
     std::string statusBytes;

@@ -11,9 +11,9 @@ namespace kx {
 /// What a finished command left behind.
 struct CommandOutput
 {
-    int exitCode = 0;                       ///< Exit status, or 128 + signal number.
-    std::string out;                        ///< stdout.
-    std::string err;                        ///< stderr.
+    int exitCode = 0; ///< Exit status, or 128 + signal number.
+    std::string out;  ///< stdout.
+    std::string err;  ///< stderr.
 };
 
 /**

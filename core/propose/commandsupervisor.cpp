@@ -40,7 +40,7 @@ long parseNumber(const char *text)
 }
 
 // Calls visit(name) for each entry of a folder.
-template<typename Visit>
+template <typename Visit>
 void forEachEntry(const char *path, Visit visit)
 {
     const int dir = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -7,11 +7,11 @@ namespace kx {
 /// The descriptors a supervisor works with, as numbered in it after the fork.
 struct SupervisorFds
 {
-    int stdinRead = -1;                     ///< The command's stdin, stdout and stderr.
+    int stdinRead = -1; ///< The command's stdin, stdout and stderr.
     int stdoutWrite = -1;
     int stderrWrite = -1;
-    int control = -1;                       ///< Readable end: data or end of file means "stop everything".
-    int status = -1;                        ///< Writable end: the shell's wait status (an int) once it ends.
+    int control = -1; ///< Readable end: data or end of file means "stop everything".
+    int status = -1;  ///< Writable end: the shell's wait status (an int) once it ends.
 };
 
 /**

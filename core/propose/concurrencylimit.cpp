@@ -4,7 +4,9 @@
 
 namespace kx {
 
-ConcurrencyLimit::ConcurrencyLimit(int slots) : m_available(std::max(1, slots)) {}
+ConcurrencyLimit::ConcurrencyLimit(int slots)
+    : m_available(std::max(1, slots))
+{}
 
 bool ConcurrencyLimit::acquire(std::stop_token stop)
 {
@@ -30,7 +32,8 @@ int ConcurrencyLimit::available() const
     return m_available;
 }
 
-ConcurrencySlot::ConcurrencySlot(ConcurrencyLimit *limit, std::stop_token stop) : m_limit(limit)
+ConcurrencySlot::ConcurrencySlot(ConcurrencyLimit *limit, std::stop_token stop)
+    : m_limit(limit)
 {
     m_acquired = !m_limit || m_limit->acquire(std::move(stop));
 }

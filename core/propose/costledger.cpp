@@ -6,9 +6,9 @@
 namespace kx {
 
 CostLedger::CostLedger(double pricePromptPerMillion, double priceCompletionPerMillion)
-    : m_pricePrompt(pricePromptPerMillion), m_priceCompletion(priceCompletionPerMillion)
-{
-}
+    : m_pricePrompt(pricePromptPerMillion)
+    , m_priceCompletion(priceCompletionPerMillion)
+{}
 
 double CostLedger::cost(std::int64_t promptTokens, std::int64_t completionTokens) const
 {

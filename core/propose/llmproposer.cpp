@@ -8,7 +8,9 @@
 namespace kx {
 
 LlmProposer::LlmProposer(ChatClient client, PromptBuilder prompts, std::shared_ptr<CostLedger> ledger)
-    : m_client(std::move(client)), m_prompts(std::move(prompts)), m_ledger(std::move(ledger))
+    : m_client(std::move(client))
+    , m_prompts(std::move(prompts))
+    , m_ledger(std::move(ledger))
 {
     if (!m_ledger)
         m_ledger = std::make_shared<CostLedger>(m_client.settings().pricePromptPerMillion,

@@ -18,7 +18,8 @@ double unitFromSeed(std::uint64_t seed)
 } // namespace
 
 MixedProposer::MixedProposer(std::vector<Entry> entries, std::size_t fallback)
-    : m_entries(std::move(entries)), m_fallback(fallback)
+    : m_entries(std::move(entries))
+    , m_fallback(fallback)
 {
     if (m_entries.empty() || m_fallback >= m_entries.size())
         throw std::invalid_argument("MixedProposer needs proposers and a valid fallback");
@@ -66,7 +67,8 @@ ProposalResult MixedProposer::propose(const ProposalRequest &request, std::stop_
         candidate.provenance = std::move(provenance);
     }
     if (fallback.candidates.empty())
-        fallback.failure = reason + "; fallback " + m_entries[m_fallback].proposer->name() + " failed: " + fallback.failure;
+        fallback.failure =
+            reason + "; fallback " + m_entries[m_fallback].proposer->name() + " failed: " + fallback.failure;
     return fallback;
 }
 

@@ -16,7 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-
 std::string formatNumber(double value, const char *format)
 {
     char text[64];
@@ -114,9 +113,8 @@ std::string contrastiveText(const ProposalRequest &request, int limit)
                 variants.push_back(&scored);
     if (variants.empty())
         return "(no earlier variants have been measured yet)\n";
-    std::stable_sort(variants.begin(), variants.end(), [](const auto *a, const auto *b) {
-        return a->speedup() > b->speedup();
-    });
+    std::stable_sort(variants.begin(), variants.end(),
+                     [](const auto *a, const auto *b) { return a->speedup() > b->speedup(); });
     if (variants.size() > std::size_t(std::max(1, limit)))
         variants.resize(std::size_t(std::max(1, limit)));
     std::ostringstream out;
@@ -140,8 +138,8 @@ std::string steppingStonesText(const ProposalRequest &request)
         return "(none)\n";
     std::ostringstream out;
     for (const auto &stone : request.steppingStones)
-        out << candidateText(stone, "kernel for " + stone.candidate.opName + ", " + formatNumber(stone.speedup(), "%.2f")
-                                        + "x")
+        out << candidateText(stone, "kernel for " + stone.candidate.opName + ", "
+                                        + formatNumber(stone.speedup(), "%.2f") + "x")
             << '\n';
     return out.str();
 }
@@ -190,7 +188,8 @@ Expected<std::string> PromptTemplates::findDir(const std::string &overrideDir)
     }
     std::vector<std::string> candidates;
     if (const auto dir = executableDir(); !dir.empty())
-        candidates.push_back((fs::path(dir) / ".." / "share" / "kernel-explorer" / "prompts").lexically_normal().string());
+        candidates.push_back(
+            (fs::path(dir) / ".." / "share" / "kernel-explorer" / "prompts").lexically_normal().string());
 #ifdef KX_SOURCE_PROMPTS_DIR
     candidates.push_back(KX_SOURCE_PROMPTS_DIR);
 #endif
@@ -203,12 +202,15 @@ Expected<std::string> PromptTemplates::findDir(const std::string &overrideDir)
                  + "); give a folder with --prompts"};
 }
 
-std::string Prompt::combined() const { return "### system\n" + system + "\n### user\n" + user; }
+std::string Prompt::combined() const
+{
+    return "### system\n" + system + "\n### user\n" + user;
+}
 
 PromptBuilder::PromptBuilder(PromptTemplates templates, int contrastiveVariants)
-    : m_templates(std::move(templates)), m_contrastiveVariants(contrastiveVariants)
-{
-}
+    : m_templates(std::move(templates))
+    , m_contrastiveVariants(contrastiveVariants)
+{}
 
 Expected<std::string> PromptBuilder::render(const std::string &text, const std::map<std::string, std::string> &values,
                                             const std::string &templateName)

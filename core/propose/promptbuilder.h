@@ -12,7 +12,7 @@ namespace kx {
 /// crossover.txt, repair.txt), with {{placeholders}}.
 struct PromptTemplates
 {
-    std::map<std::string, std::string> texts;   ///< File name without ".txt" -> text.
+    std::map<std::string, std::string> texts; ///< File name without ".txt" -> text.
 
     /// Reads every template from dir; an Error names a missing or unreadable file.
     static Expected<PromptTemplates> load(const std::string &dir);

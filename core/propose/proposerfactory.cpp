@@ -48,9 +48,10 @@ Status checkProposerSettings(const ProposerSettings &settings)
             || settings.llm.concurrency <= 0)
             return Error{"--max-tokens, --llm-timeout, --llm-deadline and --concurrency must be positive"};
     } else if (settings.command.command.empty()) {
-        return Error{"the " + name
-                     + " proposer needs a command or a model name (Command or Model in Proposer Settings; kx: --command or "
-                       "--model)"};
+        return Error{
+            "the " + name
+            + " proposer needs a command or a model name (Command or Model in Proposer Settings; kx: --command or "
+              "--model)"};
     }
     if (kind == ProposerKind::Mix && (settings.llmShare < 0 || settings.llmShare > 1))
         return Error{"--llm-share must be between 0 and 1"};

@@ -12,21 +12,21 @@ struct LlmSettings
 {
     std::string endpoint = "http://127.0.0.1:8000/v1"; ///< Base URL; requests go to {endpoint}/chat/completions.
     std::string model;
-    std::string apiKeyEnv = "OPENAI_API_KEY";           ///< Environment variable holding the key (may be unset).
+    std::string apiKeyEnv = "OPENAI_API_KEY"; ///< Environment variable holding the key (may be unset).
     /// The key itself, handed in for one session (e.g. read from the system keychain); when set it wins over
     /// apiKeyEnv. Memory only: never write it to settings, archives or logs.
     std::string apiKey;
     double temperature = 0.7;
     int maxTokens = 4096;
-    double timeoutSeconds = 120;                        ///< Longest wait for the server to send anything (each read).
-    double deadlineSeconds = 600;                       ///< Longest one whole request may take, answer included.
-    std::int64_t maxResponseBytes = 8 << 20;            ///< Largest answer accepted from the server.
-    int maxRetries = 4;                                 ///< Extra attempts after 429, 5xx and network errors.
-    double retryBaseSeconds = 1.0;                      ///< First backoff; doubles with every retry.
-    double retryMaxSeconds = 60;                        ///< Cap on one wait, Retry-After included.
-    int concurrency = 2;                                ///< Requests in flight at once across a run's proposers.
-    double pricePromptPerMillion = 0;                   ///< Currency units per 1M prompt tokens.
-    double priceCompletionPerMillion = 0;               ///< Currency units per 1M completion tokens.
+    double timeoutSeconds = 120;             ///< Longest wait for the server to send anything (each read).
+    double deadlineSeconds = 600;            ///< Longest one whole request may take, answer included.
+    std::int64_t maxResponseBytes = 8 << 20; ///< Largest answer accepted from the server.
+    int maxRetries = 4;                      ///< Extra attempts after 429, 5xx and network errors.
+    double retryBaseSeconds = 1.0;           ///< First backoff; doubles with every retry.
+    double retryMaxSeconds = 60;             ///< Cap on one wait, Retry-After included.
+    int concurrency = 2;                     ///< Requests in flight at once across a run's proposers.
+    double pricePromptPerMillion = 0;        ///< Currency units per 1M prompt tokens.
+    double priceCompletionPerMillion = 0;    ///< Currency units per 1M completion tokens.
 
     bool operator==(const LlmSettings &) const = default;
 };
@@ -34,7 +34,7 @@ struct LlmSettings
 /// An external program that reads a prompt on stdin and writes a candidate on stdout.
 struct CommandSettings
 {
-    std::string command;                                ///< Run by /bin/sh -c.
+    std::string command; ///< Run by /bin/sh -c.
     double timeoutSeconds = 300;
 
     bool operator==(const CommandSettings &) const = default;
@@ -54,9 +54,9 @@ struct ProposerSettings
     ProposerKind kind = ProposerKind::Template;
     LlmSettings llm;
     CommandSettings command;
-    double llmShare = 0.3;                              ///< mix: share of requests given to the LLM (or command).
-    std::string promptsDir;                             ///< Prompt templates; empty: the installed ones.
-    int contrastiveVariants = 6;                        ///< Earlier variants listed with their speeds.
+    double llmShare = 0.3;       ///< mix: share of requests given to the LLM (or command).
+    std::string promptsDir;      ///< Prompt templates; empty: the installed ones.
+    int contrastiveVariants = 6; ///< Earlier variants listed with their speeds.
 
     bool operator==(const ProposerSettings &) const = default;
 };

@@ -50,8 +50,8 @@ std::vector<Fence> fences(const std::string &text, std::string &prose)
         prose += text.substr(position, open - position);
         const auto lineEnd = text.find('\n', open);
         Fence fence;
-        fence.language = lower(trim(text.substr(open + 3, lineEnd == std::string::npos ? std::string::npos
-                                                                                         : lineEnd - open - 3)));
+        fence.language =
+            lower(trim(text.substr(open + 3, lineEnd == std::string::npos ? std::string::npos : lineEnd - open - 3)));
         if (lineEnd == std::string::npos) {
             result.push_back(fence);
             break;

@@ -10,9 +10,9 @@ namespace kx {
 /// A candidate as a model or command wrote it, checked for format.
 struct ParsedCandidate
 {
-    std::string source;                     ///< Device-only CUDA C++.
-    std::string launchPlan;                 ///< Launch plan JSON text, as written.
-    std::string description;                ///< The answer's first line of prose (may be empty).
+    std::string source;      ///< Device-only CUDA C++.
+    std::string launchPlan;  ///< Launch plan JSON text, as written.
+    std::string description; ///< The answer's first line of prose (may be empty).
 };
 
 /**

@@ -18,9 +18,9 @@ namespace kx {
 /// What a run's baselines need, made ready before its first evaluation.
 struct BaselinePreparation
 {
-    EvalSettings settings;                  ///< The run's settings with the Inductor baseline filled in.
+    EvalSettings settings; ///< The run's settings with the Inductor baseline filled in.
     std::optional<InductorPackage> inductorPackage;
-    std::string note;                       ///< One line for the run's log: how the Inductor baseline is timed.
+    std::string note; ///< One line for the run's log: how the Inductor baseline is timed.
 };
 
 /**
@@ -31,7 +31,8 @@ class CandidateEvaluator
 {
 public:
     virtual ~CandidateEvaluator() = default;
-    virtual std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings) = 0;
+    virtual std::future<Evaluation> evaluate(const Op &op, const Candidate &candidate,
+                                             const EvalSettings &settings) = 0;
     /// The GPUs evaluations run on (recorded with the run).
     virtual std::vector<GpuInfo> gpus() = 0;
     /// Evaluates on one GPU, gpus()[gpu]: how a search times its best kernels again on every GPU it has. The

@@ -14,7 +14,9 @@ namespace kx {
 class SplitMix
 {
 public:
-    explicit SplitMix(std::uint64_t seed) : m_state(seed) {}
+    explicit SplitMix(std::uint64_t seed)
+        : m_state(seed)
+    {}
     std::uint64_t next();
     /// Uniform in [0, bound).
     std::uint64_t below(std::uint64_t bound) { return bound ? next() % bound : 0; }

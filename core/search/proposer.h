@@ -29,10 +29,10 @@ struct ScoredCandidate
 };
 
 enum class ProposalKind {
-    Translate,  ///< A first kernel for the op (the seed decides among variants).
-    Mutate,     ///< Change one aspect of one parent.
-    Crossover,  ///< Combine two parents.
-    Repair,     ///< Fix a parent that failed to compile or verify.
+    Translate, ///< A first kernel for the op (the seed decides among variants).
+    Mutate,    ///< Change one aspect of one parent.
+    Crossover, ///< Combine two parents.
+    Repair,    ///< Fix a parent that failed to compile or verify.
 };
 
 const char *toString(ProposalKind kind);
@@ -41,10 +41,10 @@ struct ProposalRequest
 {
     Op op;
     ProposalKind kind = ProposalKind::Translate;
-    std::vector<ScoredCandidate> parents;           ///< None (translate), one (mutate, repair) or two (crossover).
-    std::vector<ScoredCandidate> steppingStones;    ///< Good kernels of earlier runs (the innovation archive).
-    std::uint64_t seed = 0;                         ///< Derived from the run's seed, generation and slot.
-    int generation = 0;                             ///< 0: the run's first translation.
+    std::vector<ScoredCandidate> parents;        ///< None (translate), one (mutate, repair) or two (crossover).
+    std::vector<ScoredCandidate> steppingStones; ///< Good kernels of earlier runs (the innovation archive).
+    std::uint64_t seed = 0;                      ///< Derived from the run's seed, generation and slot.
+    int generation = 0;                          ///< 0: the run's first translation.
     /// Whether a candidate of this id is in the run already (or earlier in this generation). A proposer that
     /// can choose looks past such children instead of handing back a duplicate. Empty: nothing is known.
     std::function<bool(const std::string &candidateId)> isKnown;
@@ -54,8 +54,8 @@ struct ProposalRequest
 
 struct ProposalResult
 {
-    std::vector<Candidate> candidates;  ///< With origin, parents, operator, description and genome set.
-    std::string failure;                ///< Why nothing came back, when candidates is empty.
+    std::vector<Candidate> candidates; ///< With origin, parents, operator, description and genome set.
+    std::string failure;               ///< Why nothing came back, when candidates is empty.
 };
 
 /**

@@ -18,7 +18,7 @@ struct RunBest
 {
     std::string candidateId;
     std::string gpu;
-    double speedup = 0;     ///< Over the median eager time the run measured on that GPU.
+    double speedup = 0; ///< Over the median eager time the run measured on that GPU.
     double kernelMs = 0;
     Precision precision = Precision::Fp32;
     /// The median of the run's Inductor measurements on that GPU; none when torch.compile was not measured

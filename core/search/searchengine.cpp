@@ -34,10 +34,13 @@ std::vector<std::unique_ptr<StopCondition>> makeStopConditions(const SearchBudge
 SearchEngine::SearchEngine(std::string archivePath, std::unique_ptr<Proposer> proposer,
                            std::shared_ptr<CandidateEvaluator> evaluator, SearchSettings settings,
                            std::vector<std::unique_ptr<StopCondition>> stopConditions, SearchEventSink sink)
-    : m_archivePath(std::move(archivePath)), m_proposer(std::move(proposer)), m_evaluator(std::move(evaluator)),
-      m_settings(std::move(settings)), m_stopConditions(std::move(stopConditions)), m_sink(std::move(sink))
-{
-}
+    : m_archivePath(std::move(archivePath))
+    , m_proposer(std::move(proposer))
+    , m_evaluator(std::move(evaluator))
+    , m_settings(std::move(settings))
+    , m_stopConditions(std::move(stopConditions))
+    , m_sink(std::move(sink))
+{}
 
 SearchEngine::~SearchEngine()
 {
@@ -45,9 +48,15 @@ SearchEngine::~SearchEngine()
     wait();
 }
 
-Expected<std::int64_t> SearchEngine::start(const Op &op) { return launch(op, std::nullopt); }
+Expected<std::int64_t> SearchEngine::start(const Op &op)
+{
+    return launch(op, std::nullopt);
+}
 
-Expected<std::int64_t> SearchEngine::continueRun(std::int64_t runId) { return launch(std::nullopt, runId); }
+Expected<std::int64_t> SearchEngine::continueRun(std::int64_t runId)
+{
+    return launch(std::nullopt, runId);
+}
 
 // A search whose proposer cannot make a single kernel for the op would only fail, proposal after proposal.
 Status SearchEngine::refuseUnproposable(const Op &op) const
@@ -113,9 +122,10 @@ Expected<std::int64_t> SearchEngine::launch(std::optional<Op> op, std::optional<
         m_runId = run.id;
         m_state = RunState::Running;
     }
-    m_thread = std::jthread([this, archive = std::move(archive), op = std::move(*op), run](std::stop_token stop) mutable {
-        runLoop(std::move(archive), std::move(op), std::move(run), std::move(stop));
-    });
+    m_thread =
+        std::jthread([this, archive = std::move(archive), op = std::move(*op), run](std::stop_token stop) mutable {
+            runLoop(std::move(archive), std::move(op), std::move(run), std::move(stop));
+        });
     return run.id;
 }
 

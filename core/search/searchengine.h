@@ -26,10 +26,10 @@ class Archive;
 /// When a search stops (any limit reached; 0: no limit). Stored with the run, so a continued run keeps it.
 struct SearchBudget
 {
-    int generations = 5;                ///< Generations of evolution after the translation.
-    int candidates = 0;                 ///< Evaluated candidates in the run.
-    double seconds = 0;                 ///< Wall time of this session of the run.
-    int noImprovement = 0;              ///< Generations in a row without a new best.
+    int generations = 5;   ///< Generations of evolution after the translation.
+    int candidates = 0;    ///< Evaluated candidates in the run.
+    double seconds = 0;    ///< Wall time of this session of the run.
+    int noImprovement = 0; ///< Generations in a row without a new best.
 
     bool operator==(const SearchBudget &) const = default;
 };
@@ -41,9 +41,9 @@ struct SearchSettings
 {
     std::uint64_t seed = 1;
     int childrenPerGeneration = 8;
-    int eliteSize = 6;                  ///< Best candidates eligible as parents.
+    int eliteSize = 6; ///< Best candidates eligible as parents.
     double crossoverRate = 0.25;
-    int steppingStones = 4;             ///< Good kernels from earlier runs offered to the proposer.
+    int steppingStones = 4;              ///< Good kernels from earlier runs offered to the proposer.
     std::vector<std::string> similarOps; ///< Ops whose best kernels also count as stepping stones.
     SearchBudget budget;
     EvalSettings eval;
@@ -61,11 +61,11 @@ struct SearchEvent
     enum class Kind { Proposed, Evaluated, NewBest, GenerationFinished, StateChanged, Finished, Error, Note };
     Kind kind = Kind::StateChanged;
     std::int64_t runId = 0;
-    std::optional<Candidate> candidate;     ///< Proposed, Evaluated, NewBest.
-    std::optional<Evaluation> evaluation;   ///< Evaluated, NewBest.
+    std::optional<Candidate> candidate;   ///< Proposed, Evaluated, NewBest.
+    std::optional<Evaluation> evaluation; ///< Evaluated, NewBest.
     RunState state = RunState::Running;
     SearchProgress progress;
-    std::string message;                    ///< Error text, stop reason, proposal failures, notes.
+    std::string message; ///< Error text, stop reason, proposal failures, notes.
 };
 
 /// Receives events on the engine's thread: keep it short (queue to another thread).
@@ -108,7 +108,7 @@ public:
     std::int64_t runId() const;
 
 private:
-    class Loop;                             // The search on the engine's thread (searchloop.cpp).
+    class Loop; // The search on the engine's thread (searchloop.cpp).
     Expected<std::int64_t> launch(std::optional<Op> op, std::optional<std::int64_t> runId);
     Status refuseUnproposable(const Op &op) const;
     void runLoop(std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop);

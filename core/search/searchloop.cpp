@@ -21,7 +21,7 @@ namespace kx {
 namespace {
 constexpr int kDuplicateRetries = 3;
 constexpr int kMaxEmptyGenerations = 3;
-constexpr std::size_t kFailuresReported = 3;    // The proposer's last distinct errors in a failed search.
+constexpr std::size_t kFailuresReported = 3; // The proposer's last distinct errors in a failed search.
 constexpr std::size_t kFailureLength = 400;
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 // Selection draws from a stream of its own. Were it the request's seed, the proposer's first draw would repeat
@@ -33,10 +33,14 @@ class SearchEngine::Loop
 {
 public:
     Loop(SearchEngine &engine, std::unique_ptr<Archive> archive, Op op, Run run, std::stop_token stop)
-        : m_engine(engine), m_archive(std::move(archive)), m_op(std::move(op)), m_run(std::move(run)),
-          m_stop(std::move(stop)), m_started(std::chrono::steady_clock::now()), m_eval(engine.m_settings.eval)
-    {
-    }
+        : m_engine(engine)
+        , m_archive(std::move(archive))
+        , m_op(std::move(op))
+        , m_run(std::move(run))
+        , m_stop(std::move(stop))
+        , m_started(std::chrono::steady_clock::now())
+        , m_eval(engine.m_settings.eval)
+    {}
 
     void run()
     {
@@ -97,7 +101,7 @@ private:
             return;
         }
         std::string message = "nothing could be proposed: all " + std::to_string(m_failedProposals)
-                               + " proposals failed; the last errors: ";
+                              + " proposals failed; the last errors: ";
         for (std::size_t i = 0; i < m_lastFailures.size(); ++i)
             message += (i ? " | " : "") + m_lastFailures[i];
         emitError(message);
@@ -116,8 +120,9 @@ private:
         const auto best = m_population.elite(std::size_t(top));
         if (best.empty())
             return;
-        emitMessage(SearchEvent::Kind::Note, "timing the best " + std::to_string(best.size()) + " kernels again on each of "
-                                                 + std::to_string(gpus.size()) + " GPUs");
+        emitMessage(SearchEvent::Kind::Note, "timing the best " + std::to_string(best.size())
+                                                 + " kernels again on each of " + std::to_string(gpus.size())
+                                                 + " GPUs");
         std::vector<std::future<Evaluation>> pending;
         for (const auto &scored : best)
             for (std::size_t gpu = 0; gpu < gpus.size(); ++gpu)
@@ -151,7 +156,8 @@ private:
         double fastest = 0, slowest = 0;
         for (std::size_t i = 0; i < timings.size(); ++i) {
             const auto &evaluation = timings[i];
-            const std::string card = evaluation.gpu.name + (evaluation.gpu.uuid.empty() ? "" : " " + evaluation.gpu.uuid.substr(0, 12));
+            const std::string card =
+                evaluation.gpu.name + (evaluation.gpu.uuid.empty() ? "" : " " + evaluation.gpu.uuid.substr(0, 12));
             line += (i ? ", " : " ");
             if (evaluation.status != EvalStatus::Correct) {
                 line += std::string(toString(evaluation.status)) + " (" + card + ")";
@@ -213,11 +219,15 @@ private:
                 return;
             std::ifstream in(package.path, std::ios::binary);
             const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-            const InductorPackageRecord record{package.sha256, package.arch, package.torchVersion, package.shapes,
-                                               nlohmann::json{{"exportSeconds", package.exportSeconds},
-                                                              {"compileSeconds", package.compileSeconds}}
-                                                   .dump(),
-                                               std::int64_t(bytes.size()), 0};
+            const InductorPackageRecord record{
+                package.sha256,
+                package.arch,
+                package.torchVersion,
+                package.shapes,
+                nlohmann::json{{"exportSeconds", package.exportSeconds}, {"compileSeconds", package.compileSeconds}}
+                    .dump(),
+                std::int64_t(bytes.size()),
+                0};
             auto tx = m_archive->begin();
             m_archive->putInductorPackage(tx, m_op.name, record, bytes);
             tx.commit();
@@ -359,7 +369,8 @@ private:
         std::set<std::string> ids;
         for (int slot = 0; slot < slots && !m_stop.stop_requested(); ++slot) {
             for (int attempt = 0; attempt <= kDuplicateRetries; ++attempt) {
-                SplitMix random(deriveSeed(m_engine.m_settings.seed ^ kSelectionStream, generation, slot + 1000 * attempt));
+                SplitMix random(
+                    deriveSeed(m_engine.m_settings.seed ^ kSelectionStream, generation, slot + 1000 * attempt));
                 auto request = requestFor(generation, slot + 1000 * attempt, random);
                 request.isKnown = [&](const std::string &id) { return m_population.contains(id) || ids.count(id) > 0; };
                 const auto result = m_engine.m_proposer->propose(request, m_stop);
@@ -570,7 +581,7 @@ private:
 
     SearchProgress progress() const { return m_engine.progress(); }
 
-    template<typename Change>
+    template <typename Change>
     void updateProgress(Change change)
     {
         std::lock_guard lock(m_engine.m_mutex);
@@ -588,13 +599,13 @@ private:
     Run m_run;
     std::stop_token m_stop;
     std::chrono::steady_clock::time_point m_started;
-    EvalSettings m_eval;                    // The run's evaluation settings with its baselines prepared.
+    EvalSettings m_eval; // The run's evaluation settings with its baselines prepared.
     Population m_population;
     std::vector<ScoredCandidate> m_steppingStones;
     int m_lastGeneration = -1;
     bool m_improvedThisGeneration = false;
-    int m_answeredProposals = 0;            // Proposals of this session that gave a candidate ...
-    int m_failedProposals = 0;              // ... and those that failed,
+    int m_answeredProposals = 0;             // Proposals of this session that gave a candidate ...
+    int m_failedProposals = 0;               // ... and those that failed,
     std::vector<std::string> m_lastFailures; // with their last distinct errors.
 };
 

@@ -8,7 +8,8 @@
 namespace kx {
 
 SearchSession::SearchSession(SearchSessionOptions options, SearchEventSink sink, EvaluationObserver *observer)
-    : m_options(std::move(options)), m_sink(std::move(sink))
+    : m_options(std::move(options))
+    , m_sink(std::move(sink))
 {
     WorkerPoolOptions pool;
     pool.command = m_options.workerCommand;
@@ -33,9 +34,15 @@ SearchSession::~SearchSession()
     m_service->stop();
 }
 
-Status SearchSession::startWorkers() { return m_service->start(); }
+Status SearchSession::startWorkers()
+{
+    return m_service->start();
+}
 
-std::vector<WorkerStatus> SearchSession::workers() const { return m_service->pool().workers(); }
+std::vector<WorkerStatus> SearchSession::workers() const
+{
+    return m_service->pool().workers();
+}
 
 bool SearchSession::searching() const
 {
@@ -48,8 +55,8 @@ bool SearchSession::searching() const
 Status SearchSession::writable() const
 {
     if (m_options.archive.isReadOnly())
-        return Error{m_options.archive.path +
-                     " is open read-only; a search writes to its archive. Open it read-write to search."};
+        return Error{m_options.archive.path
+                     + " is open read-only; a search writes to its archive. Open it read-write to search."};
     return Status::ok();
 }
 
@@ -64,11 +71,10 @@ SearchEngine &SearchSession::makeEngine(std::vector<std::unique_ptr<StopConditio
     std::vector<std::string> runner;
     if (m_options.workerCommand.size() == 2 && m_options.workerCommand[1] == "worker")
         runner = {m_options.workerCommand[0], "baseline-runner"};
-    auto evaluator = std::make_shared<ServiceEvaluator>(m_service, std::move(runner),
-                                                        InductorPackager(m_options.inductor));
+    auto evaluator =
+        std::make_shared<ServiceEvaluator>(m_service, std::move(runner), InductorPackager(m_options.inductor));
     m_engine = std::make_unique<SearchEngine>(m_options.archive.path, std::move(proposer), std::move(evaluator),
-                                              m_options.settings,
-                                              std::move(extraStops), m_sink);
+                                              m_options.settings, std::move(extraStops), m_sink);
     return *m_engine;
 }
 
@@ -100,38 +106,38 @@ void SearchSession::evaluateManual(const Op &op, const Candidate &candidate,
         return;
     }
     // The completion may run while the session is torn down: it uses copies, never the session.
-    m_service->submit(op, candidate, m_options.settings.eval,
-                      [archive = m_options.archive, sink = m_sink, candidate,
-                       done = std::move(done)](Expected<Evaluation> result) {
-                          if (result) {
-                              Evaluation evaluation = std::move(*result);
-                              evaluation.candidateId = candidate.id;
-                              evaluation.runId = candidate.runId;
-                              try {
-                                  auto opened = archive.open();
-                                  if (!opened) {
-                                      result = opened.error();
-                                  } else {
-                                      auto tx = (*opened)->begin();
-                                      evaluation.id = (*opened)->addEvaluation(tx, evaluation);
-                                      tx.commit();
-                                      result = evaluation;
-                                  }
-                              } catch (const std::exception &error) {
-                                  result = Error{std::string("the evaluation could not be stored: ") + error.what()};
-                              }
-                              if (result && sink) {
-                                  SearchEvent event;
-                                  event.kind = SearchEvent::Kind::Evaluated;
-                                  event.runId = candidate.runId.value_or(0);
-                                  event.candidate = candidate;
-                                  event.evaluation = *result;
-                                  sink(event);
-                              }
-                          }
-                          if (done)
-                              done(std::move(result));
-                      });
+    m_service->submit(
+        op, candidate, m_options.settings.eval,
+        [archive = m_options.archive, sink = m_sink, candidate, done = std::move(done)](Expected<Evaluation> result) {
+            if (result) {
+                Evaluation evaluation = std::move(*result);
+                evaluation.candidateId = candidate.id;
+                evaluation.runId = candidate.runId;
+                try {
+                    auto opened = archive.open();
+                    if (!opened) {
+                        result = opened.error();
+                    } else {
+                        auto tx = (*opened)->begin();
+                        evaluation.id = (*opened)->addEvaluation(tx, evaluation);
+                        tx.commit();
+                        result = evaluation;
+                    }
+                } catch (const std::exception &error) {
+                    result = Error{std::string("the evaluation could not be stored: ") + error.what()};
+                }
+                if (result && sink) {
+                    SearchEvent event;
+                    event.kind = SearchEvent::Kind::Evaluated;
+                    event.runId = candidate.runId.value_or(0);
+                    event.candidate = candidate;
+                    event.evaluation = *result;
+                    sink(event);
+                }
+            }
+            if (done)
+                done(std::move(result));
+        });
 }
 
 void SearchSession::pause()
@@ -159,8 +165,17 @@ void SearchSession::wait()
         m_engine->wait();
 }
 
-RunState SearchSession::state() const { return m_engine ? m_engine->state() : RunState::Created; }
-SearchProgress SearchSession::progress() const { return m_engine ? m_engine->progress() : SearchProgress{}; }
-std::int64_t SearchSession::runId() const { return m_engine ? m_engine->runId() : 0; }
+RunState SearchSession::state() const
+{
+    return m_engine ? m_engine->state() : RunState::Created;
+}
+SearchProgress SearchSession::progress() const
+{
+    return m_engine ? m_engine->progress() : SearchProgress{};
+}
+std::int64_t SearchSession::runId() const
+{
+    return m_engine ? m_engine->runId() : 0;
+}
 
 } // namespace kx

@@ -22,7 +22,7 @@ struct SearchSessionOptions
     ArchiveRef archive;
     /// Program and leading arguments of a worker, e.g. {"/usr/bin/kx", "worker"} (the pool adds --device N).
     std::vector<std::string> workerCommand;
-    std::vector<int> devices;               ///< Empty: all GPUs.
+    std::vector<int> devices; ///< Empty: all GPUs.
     /// Workers on SSH hosts or in Slurm jobs (then devices are 0 .. workerCount() - 1 and workerCommand is
     /// unused); empty: local workers.
     std::optional<WorkerPlacement> placement;
@@ -45,7 +45,7 @@ class SearchSession
 public:
     /// @p observer (not owned, may be null) also sees compile results; it must outlive the session.
     SearchSession(SearchSessionOptions options, SearchEventSink sink, EvaluationObserver *observer = nullptr);
-    ~SearchSession();                       ///< Cancels the search and stops the workers.
+    ~SearchSession(); ///< Cancels the search and stops the workers.
     SearchSession(const SearchSession &) = delete;
     SearchSession &operator=(const SearchSession &) = delete;
 
@@ -64,8 +64,7 @@ public:
      * no part of the search's counts). @p done (may be empty) gets the stored evaluation or why there is none;
      * it runs on an internal thread, or at once on the caller's when the archive is read-only.
      */
-    void evaluateManual(const Op &op, const Candidate &candidate,
-                        std::function<void(Expected<Evaluation>)> done = {});
+    void evaluateManual(const Op &op, const Candidate &candidate, std::function<void(Expected<Evaluation>)> done = {});
 
     void pause();
     void resume();

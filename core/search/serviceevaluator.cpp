@@ -50,7 +50,8 @@ std::future<Evaluation> submitTo(EvaluationService &service, int device, const O
 
 } // namespace
 
-std::future<Evaluation> ServiceEvaluator::evaluate(const Op &op, const Candidate &candidate, const EvalSettings &settings)
+std::future<Evaluation> ServiceEvaluator::evaluate(const Op &op, const Candidate &candidate,
+                                                   const EvalSettings &settings)
 {
     return submitTo(*m_service, -1, op, candidate, settings);
 }
@@ -70,8 +71,7 @@ std::vector<GpuInfo> ServiceEvaluator::gpus()
     return result;
 }
 
-BaselinePreparation ServiceEvaluator::prepareBaselines(const Op &op, const EvalSettings &settings,
-                                                       std::stop_token stop)
+BaselinePreparation ServiceEvaluator::prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token stop)
 {
     BaselinePreparation result{settings, std::nullopt, {}};
     if (!settings.inductorBaseline) {
@@ -84,7 +84,8 @@ BaselinePreparation ServiceEvaluator::prepareBaselines(const Op &op, const EvalS
     const WorkerStatus *builder = nullptr;
     const auto workers = m_service->pool().workers();
     for (const auto &worker : workers)
-        if (!builder && !worker.arch.empty() && (worker.state == WorkerState::Idle || worker.state == WorkerState::Busy))
+        if (!builder && !worker.arch.empty()
+            && (worker.state == WorkerState::Idle || worker.state == WorkerState::Busy))
             builder = &worker;
     if (!builder) {
         result.settings.inductor = {};
@@ -99,9 +100,10 @@ BaselinePreparation ServiceEvaluator::prepareBaselines(const Op &op, const EvalS
         result.note = "Inductor baseline: AOTInductor package for " + prepared.package->arch
                       + (prepared.package->fromCache ? " (from the cache)" : " (built now)");
     else if (!prepared.settings.command.empty())
-        result.note = "Inductor baseline: torch.compile timed in Python ("
-                      + nlohmann::json::parse(prepared.settings.details, nullptr, false).value("packageError", std::string())
-                      + ")";
+        result.note =
+            "Inductor baseline: torch.compile timed in Python ("
+            + nlohmann::json::parse(prepared.settings.details, nullptr, false).value("packageError", std::string())
+            + ")";
     else
         result.note = prepared.settings.unavailable;
     return result;

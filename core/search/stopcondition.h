@@ -9,11 +9,11 @@ namespace kx {
 /// Where a search stands; stop conditions and progress displays read it.
 struct SearchProgress
 {
-    int generation = 0;                 ///< The generation being worked on (0: translation).
+    int generation = 0; ///< The generation being worked on (0: translation).
     int proposed = 0;
     int evaluated = 0;
     int correct = 0;
-    int failed = 0;                     ///< Evaluated but not correct.
+    int failed = 0; ///< Evaluated but not correct.
     double bestSpeedup = 0;
     std::string bestCandidateId;
     double elapsedSeconds = 0;

@@ -143,12 +143,11 @@ ProposalResult translate(const ProposalRequest &request)
     // for a mutation to switch.
     if (request.generation == 0)
         for (const auto &other : otherContexts(request.op, context->kernelTemplate->name()))
-            result.candidates.push_back(build(other, other.kernelTemplate->defaults(request.op, other.recipe),
-                                              Origin::Translated, "translate",
-                                              "First kernel from the " + other.kernelTemplate->name()
-                                                  + " template (its defaults), beside the "
-                                                  + context->kernelTemplate->name() + " translation.",
-                                              {}));
+            result.candidates.push_back(
+                build(other, other.kernelTemplate->defaults(request.op, other.recipe), Origin::Translated, "translate",
+                      "First kernel from the " + other.kernelTemplate->name() + " template (its defaults), beside the "
+                          + context->kernelTemplate->name() + " translation.",
+                      {}));
     return result;
 }
 
@@ -230,9 +229,8 @@ ProposalResult widerMutation(const ProposalRequest &request, const Context &cont
         const Params defaults = target.kernelTemplate->defaults(request.op, target.recipe);
         if (const auto params = randomPoint(request, target, defaults, int(target.definitions.size()) * 2, random))
             return {{build(target, *params, Origin::Mutated, "explore",
-                           "Fresh point of the " + target.kernelTemplate->name()
-                               + " template (the neighbourhood of " + parent.candidate.id.substr(0, 8)
-                               + " is in the run already).",
+                           "Fresh point of the " + target.kernelTemplate->name() + " template (the neighbourhood of "
+                               + parent.candidate.id.substr(0, 8) + " is in the run already).",
                            {&parent})},
                     {}};
     }
@@ -259,8 +257,8 @@ ProposalResult mutate(const ProposalRequest &request)
     // Sometimes copy a parameter from a stepping stone of the same template: reuse what worked before.
     std::vector<const ScoredCandidate *> donors;
     for (const auto &stone : request.steppingStones)
-        if (auto stoneGenome = genomeOf(stone); stoneGenome && stoneGenome->templateName == genome->templateName
-                                                && stoneGenome->params != genome->params)
+        if (auto stoneGenome = genomeOf(stone);
+            stoneGenome && stoneGenome->templateName == genome->templateName && stoneGenome->params != genome->params)
             donors.push_back(&stone);
     if (!donors.empty() && random.unit() < 0.2) {
         const auto *donor = donors[random.below(donors.size())];
@@ -341,8 +339,9 @@ ProposalResult crossover(const ProposalRequest &request)
         if (!request.knows(child.id))
             return {{std::move(child)}, {}};
     }
-    return {{}, "parents " + first.candidate.id.substr(0, 8) + " and " + second.candidate.id.substr(0, 8)
-                    + " give no new valid combination"};
+    return {{},
+            "parents " + first.candidate.id.substr(0, 8) + " and " + second.candidate.id.substr(0, 8)
+                + " give no new valid combination"};
 }
 
 ProposalResult repair(const ProposalRequest &request)
@@ -368,8 +367,8 @@ ProposalResult repair(const ProposalRequest &request)
         return {{}, "resetting " + name + " gives an invalid combination"};
     const std::string reason = parent.evaluation ? std::string(toString(parent.evaluation->status)) : "failed";
     return {{build(*context, params, Origin::Mutated, "repair",
-                   "Repair of a " + reason + " candidate: " + change(*definition(*context, name), genome->params.at(name),
-                                                                     defaults.at(name))
+                   "Repair of a " + reason + " candidate: "
+                       + change(*definition(*context, name), genome->params.at(name), defaults.at(name))
                        + " (the default).",
                    {&parent})},
             {}};

@@ -10,11 +10,11 @@ namespace kx {
 
 /// What kind of failure an Error is: callers choose an exit code or a dialog by it, never by the message's words.
 enum class ErrorKind {
-    Failed,         ///< The operation failed (the default: nothing more is known).
-    BadInput,       ///< A file, an archive or another input is unreadable or not what was expected.
-    NoGpu,          ///< A GPU, CUDA or NVRTC is needed and there is none to use.
-    Unavailable,    ///< A tool or service it needs is missing or unreachable (ncu, Python, bubblewrap, a model server).
-    Cancelled,      ///< Stopped on request (Ctrl-C, a Cancel button).
+    Failed,      ///< The operation failed (the default: nothing more is known).
+    BadInput,    ///< A file, an archive or another input is unreadable or not what was expected.
+    NoGpu,       ///< A GPU, CUDA or NVRTC is needed and there is none to use.
+    Unavailable, ///< A tool or service it needs is missing or unreachable (ncu, Python, bubblewrap, a model server).
+    Cancelled,   ///< Stopped on request (Ctrl-C, a Cancel button).
 };
 
 /// The kind's name in logs and JSON: "failed", "bad-input", "no-gpu", "unavailable" or "cancelled".
@@ -33,8 +33,8 @@ constexpr const char *toString(ErrorKind kind)
 /// The kind a name of toString() stands for; nullopt for any other text.
 inline std::optional<ErrorKind> errorKindFromString(std::string_view name)
 {
-    for (const ErrorKind kind : {ErrorKind::Failed, ErrorKind::BadInput, ErrorKind::NoGpu, ErrorKind::Unavailable,
-                                 ErrorKind::Cancelled})
+    for (const ErrorKind kind :
+         {ErrorKind::Failed, ErrorKind::BadInput, ErrorKind::NoGpu, ErrorKind::Unavailable, ErrorKind::Cancelled})
         if (name == toString(kind))
             return kind;
     return std::nullopt;
@@ -54,12 +54,16 @@ struct Error
 };
 
 /// Holds either a value or an Error. A small stand-in for C++23's std::expected.
-template<typename T>
+template <typename T>
 class Expected
 {
 public:
-    Expected(T value) : m_state(std::move(value)) {}
-    Expected(Error error) : m_state(std::move(error)) {}
+    Expected(T value)
+        : m_state(std::move(value))
+    {}
+    Expected(Error error)
+        : m_state(std::move(error))
+    {}
 
     bool hasValue() const { return std::holds_alternative<T>(m_state); }
     explicit operator bool() const { return hasValue(); }
@@ -82,7 +86,10 @@ class Status
 {
 public:
     Status() = default;
-    Status(Error error) : m_error(std::move(error)), m_failed(true) {}
+    Status(Error error)
+        : m_error(std::move(error))
+        , m_failed(true)
+    {}
     static Status ok() { return {}; }
 
     bool isOk() const { return !m_failed; }

@@ -8,10 +8,10 @@ namespace kx {
 
 /// Why runWorker() returned.
 enum class WorkerExit {
-    Shutdown,       ///< The host sent Shutdown.
-    EndOfInput,     ///< The host closed our stdin (or stdout broke): it is gone.
-    MustExit,       ///< A result said the CUDA context is unusable.
-    NoGpu,          ///< The hello reported that there is no usable GPU.
+    Shutdown,   ///< The host sent Shutdown.
+    EndOfInput, ///< The host closed our stdin (or stdout broke): it is gone.
+    MustExit,   ///< A result said the CUDA context is unusable.
+    NoGpu,      ///< The hello reported that there is no usable GPU.
 };
 
 /**

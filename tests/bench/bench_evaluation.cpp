@@ -1,11 +1,11 @@
 // Evaluation throughput on one GPU: NVRTC compile plus the full GPU evaluation (trials, timed runs) of
 // distinct relu candidates on 64Mi floats. Prints a Markdown report; run by bench_evaluation.sh.
 #include "core/domain/candidate.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/gpuevaluator.h"
 #include "core/gpu/tensorview.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/util/clock.h"
 
 #include <algorithm>
@@ -47,21 +47,24 @@ std::vector<Variant> variants(int count)
                          "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)\n"
                          "        out[i] = fmaxf(x[i], 0.0f);\n}\n";
         } else {
-            v.source = "extern \"C\" __global__ void " + kernel
-                       + "(const float* __restrict__ x, float* __restrict__ out, int n)\n{\n"
-                         "    int v = n / 4;\n"
-                         "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < v; i += gridDim.x * blockDim.x) {\n"
-                         "        float4 a = reinterpret_cast<const float4*>(x)[i];\n"
-                         "        a.x = fmaxf(a.x, 0.0f); a.y = fmaxf(a.y, 0.0f); a.z = fmaxf(a.z, 0.0f); a.w = fmaxf(a.w, 0.0f);\n"
-                         "        reinterpret_cast<float4*>(out)[i] = a;\n"
-                         "    }\n"
-                         "    int tail = v * 4 + blockIdx.x * blockDim.x + threadIdx.x;\n"
-                         "    if (tail < n)\n"
-                         "        out[tail] = fmaxf(x[tail], 0.0f);\n}\n";
+            v.source =
+                "extern \"C\" __global__ void " + kernel
+                + "(const float* __restrict__ x, float* __restrict__ out, int n)\n{\n"
+                  "    int v = n / 4;\n"
+                  "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < v; i += gridDim.x * blockDim.x) {\n"
+                  "        float4 a = reinterpret_cast<const float4*>(x)[i];\n"
+                  "        a.x = fmaxf(a.x, 0.0f); a.y = fmaxf(a.y, 0.0f); a.z = fmaxf(a.z, 0.0f); a.w = fmaxf(a.w, "
+                  "0.0f);\n"
+                  "        reinterpret_cast<float4*>(out)[i] = a;\n"
+                  "    }\n"
+                  "    int tail = v * 4 + blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "    if (tail < n)\n"
+                  "        out[tail] = fmaxf(x[tail], 0.0f);\n}\n";
         }
         const std::string grid = "min(ceil_div(N, " + std::to_string(block * (vector ? 4 : 1) * unroll) + "), 65535)";
         v.plan = "{\"steps\": [{\"kernel\": \"" + kernel + "\", \"grid\": [\"" + grid + "\"], \"block\": [\""
-                 + std::to_string(block) + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, {\"int\": \"N\"}]}]}";
+                 + std::to_string(block)
+                 + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, {\"int\": \"N\"}]}]}";
         result.push_back(std::move(v));
     }
     return result;
@@ -102,7 +105,8 @@ int main(int argc, char **argv)
 
     Op op = *findBuiltInOp("relu");
     op.shapeSets = {{{"N", std::int64_t(64) << 20}}, {{"N", 1000003}}};
-    EvalSettings settings; // the defaults: 11 trials and a special-values one, 10 warmups, >= 100 timed runs, 3 input sets
+    EvalSettings
+        settings; // the defaults: 11 trials and a special-values one, 10 warmups, >= 100 timed runs, 3 input sets
     settings.seed = 2026;
 
     CompileOptions options;
@@ -174,18 +178,20 @@ int main(int argc, char **argv)
 
     const double n = double(all.size());
     const double other = totalSum - compileSum - prepareSum - checkSum - timingSum;
-    std::cout << "\n" << correct << " of " << all.size() << " candidates correct. Mean per candidate: "
-              << fixed(totalSum / n) << " ms end to end = " << fixed(compileSum / n) << " compile ("
-              << fixed(100 * compileSum / totalSum, 0) << "%) + " << fixed(prepareSum / n) << " prepare ("
-              << fixed(100 * prepareSum / totalSum, 0) << "%) + " << fixed(checkSum / n) << " checking ("
-              << fixed(100 * checkSum / totalSum, 0) << "%) + " << fixed(timingSum / n) << " timing ("
-              << fixed(100 * timingSum / totalSum, 0) << "%) + " << fixed(other / n) << " other; **"
-              << fixed(60000.0 / (totalSum / n), 0) << " candidates per minute** on one GPU.";
+    std::cout << "\n"
+              << correct << " of " << all.size() << " candidates correct. Mean per candidate: " << fixed(totalSum / n)
+              << " ms end to end = " << fixed(compileSum / n) << " compile (" << fixed(100 * compileSum / totalSum, 0)
+              << "%) + " << fixed(prepareSum / n) << " prepare (" << fixed(100 * prepareSum / totalSum, 0) << "%) + "
+              << fixed(checkSum / n) << " checking (" << fixed(100 * checkSum / totalSum, 0) << "%) + "
+              << fixed(timingSum / n) << " timing (" << fixed(100 * timingSum / totalSum, 0) << "%) + "
+              << fixed(other / n) << " other; **" << fixed(60000.0 / (totalSum / n), 0)
+              << " candidates per minute** on one GPU.";
     if (all.size() > 1) {
         // The first evaluation of a process also loads LibTorch's kernels; a worker pays that once.
         const double steady = (totalSum - firstTotalMs) / (n - 1);
-        std::cout << " Without the first candidate (" << fixed(firstTotalMs) << " ms, one-time loading): "
-                  << fixed(steady) << " ms per candidate, " << fixed(60000.0 / steady, 0) << " per minute.";
+        std::cout << " Without the first candidate (" << fixed(firstTotalMs)
+                  << " ms, one-time loading): " << fixed(steady) << " ms per candidate, " << fixed(60000.0 / steady, 0)
+                  << " per minute.";
     }
     std::cout << "\n";
     return correct == int(all.size()) ? 0 : 1;

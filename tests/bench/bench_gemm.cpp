@@ -6,10 +6,10 @@
 #include "core/codegen/kerneltemplate.h"
 #include "core/codegen/oprecipe.h"
 #include "core/domain/candidate.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/gpu/gpuevaluator.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/util/clock.h"
 
 #include <cstdio>
@@ -151,9 +151,11 @@ int main(int argc, char **argv)
               << "- Date: " << isoUtc(nowMs()) << "; commit " << commit << "\n"
               << "- GPU: " << gpu.name << " (cc " << gpu.computeCapability << ", " << gpu.smCount << " SMs), driver "
               << gpu.driverVersion << ", NVRTC " << gpu.nvrtcVersion << ", LibTorch " << gpu.torchVersion << "\n"
-              << "- Precision policy " << toString(precision) << " (eager under the same rules); every kernel is checked "
-              << "in full (" << settings.trials << " trials, the op's odd shape set too) and timed >= "
-              << settings.timedRuns << " runs with the L2 flushed; errors are the largest against the LibTorch "
+              << "- Precision policy " << toString(precision)
+              << " (eager under the same rules); every kernel is checked "
+              << "in full (" << settings.trials
+              << " trials, the op's odd shape set too) and timed >= " << settings.timedRuns
+              << " runs with the L2 flushed; errors are the largest against the LibTorch "
                  "reference\n\n"
               << "| shape | configuration | status | registers | spill B | kernel ms | eager ms | TFLOP/s | speedup "
                  "| max abs err | max rel err |\n"
@@ -163,7 +165,8 @@ int main(int argc, char **argv)
         Op op = *builtIn;
         // The measured shape first (timing uses it), then the op's odd one for the edges.
         op.shapeSets = {shape, builtIn->shapeSets.back()};
-        const double flops = 2.0 * double(shape.at(recipe->m)) * double(shape.at(recipe->n)) * double(shape.at(recipe->k));
+        const double flops =
+            2.0 * double(shape.at(recipe->m)) * double(shape.at(recipe->n)) * double(shape.at(recipe->k));
         for (const auto &config : configs) {
             Params params = config.kernelTemplate->defaults(op, *recipe);
             for (const auto &[name, value] : config.changes)
@@ -181,8 +184,8 @@ int main(int argc, char **argv)
                 ++failures;
                 continue;
             }
-            const auto outcome = evaluator.evaluate(compiledRequest(op, generated.source, generated.launchPlan, options.arch,
-                                                                    compiled.cubin, compiled.stats, settings));
+            const auto outcome = evaluator.evaluate(compiledRequest(
+                op, generated.source, generated.launchPlan, options.arch, compiled.cubin, compiled.stats, settings));
             const auto &e = outcome.evaluation;
             const bool correct = e.status == EvalStatus::Correct;
             failures += !correct;

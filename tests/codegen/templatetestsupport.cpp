@@ -22,7 +22,8 @@ OpRecipe recipeFor(const Op &op)
     return *recipe;
 }
 
-std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch)
+std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params,
+                            const std::string &arch)
 {
     const OpRecipe recipe = recipeFor(op);
     const std::string what = op.name + " " + arch + " " + toJson(Genome{kernelTemplate.name(), params});
@@ -131,8 +132,8 @@ std::string unstatedParameters(const KernelTemplate &kernelTemplate, const Op &o
     std::string missing;
     for (const auto &definition : kernelTemplate.parameters(op, recipeFor(op))) {
         const auto value = params.find(definition.name);
-        const std::string line = definition.label + " (" + definition.name + ") = "
-                                 + (value == params.end() ? std::string("?") : std::to_string(value->second));
+        const std::string line = definition.label + " (" + definition.name
+                                 + ") = " + (value == params.end() ? std::string("?") : std::to_string(value->second));
         if (source.find(line) == std::string::npos)
             missing += (missing.empty() ? "" : "\n") + line;
     }

@@ -14,7 +14,10 @@ namespace kx::test {
 
 /// Test case decorator: skips a test that compiles when the build has no NVRTC (no CUDA toolkit was found when
 /// it was configured), e.g. TEST_CASE("..." * needsNvrtc()).
-inline doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+inline doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const std::string &dtype = "float32");
 
@@ -22,7 +25,8 @@ TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const
 OpRecipe recipeFor(const Op &op);
 
 /// Generates, compiles with NVRTC and resolves the plan against every shape set; empty when all is well.
-std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params, const std::string &arch);
+std::string verifyCandidate(const KernelTemplate &kernelTemplate, const Op &op, const Params &params,
+                            const std::string &arch);
 
 /// Every combination of the parameter space, in a seeded random order.
 std::vector<Params> shuffledSpace(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed);
@@ -34,8 +38,8 @@ std::vector<Params> validSpace(const KernelTemplate &kernelTemplate, const Op &o
 struct SpaceVerification
 {
     int compiled = 0;
-    int rejected = 0;                       ///< Combinations check() refuses (not compiled).
-    std::string problem;                    ///< The first failure; empty when there was none.
+    int rejected = 0;    ///< Combinations check() refuses (not compiled).
+    std::string problem; ///< The first failure; empty when there was none.
 };
 
 /// Verifies every combination of each op's space that check() accepts, in shuffledSpace() order, alternating
@@ -45,8 +49,8 @@ SpaceVerification verifyWholeSpace(const KernelTemplate &kernelTemplate, const s
 /// A row of a table over ops and architectures.
 struct OpAndArch
 {
-    std::string name;                       ///< "op arch", the subcase's name.
-    std::size_t op = 0;                     ///< An index into the ops.
+    std::string name;   ///< "op arch", the subcase's name.
+    std::size_t op = 0; ///< An index into the ops.
     std::string arch;
 };
 

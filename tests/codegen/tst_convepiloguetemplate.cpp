@@ -27,18 +27,21 @@ Op convOp(const std::string &name, std::vector<ShapeSet> shapeSets, const std::s
 
 ShapeSet convShapes(long long b, long long cin, long long h, long long w, long long cout, long long kh, long long kw)
 {
-    return {{"B", b}, {"CIN", cin}, {"H", h}, {"W", w}, {"COUT", cout}, {"KH", kh}, {"KW", kw},
-            {"OH", h - kh + 1}, {"OW", w - kw + 1}};
+    return {{"B", b},   {"CIN", cin}, {"H", h},           {"W", w},          {"COUT", cout},
+            {"KH", kh}, {"KW", kw},   {"OH", h - kh + 1}, {"OW", w - kw + 1}};
 }
 
 // conv2d + bias + relu twice (the second with output planes that are not multiples of 4 or of any block),
 // and a variant with a differently named bias and a tanh epilogue.
 std::vector<Op> convOps()
 {
-    const std::string relu = R"j({"family": "conv-epilogue", "bias": "bias", "expression": "fmaxf(acc + bias[c], 0.0f)"})j";
+    const std::string relu =
+        R"j({"family": "conv-epilogue", "bias": "bias", "expression": "fmaxf(acc + bias[c], 0.0f)"})j";
     std::vector<Op> ops;
-    ops.push_back(convOp("conv2d_bias_relu", {convShapes(8, 64, 56, 56, 128, 3, 3), convShapes(2, 16, 32, 32, 32, 5, 5)}, relu));
-    ops.push_back(convOp("conv2d_bias_relu_odd", {convShapes(8, 64, 56, 56, 128, 3, 3), convShapes(3, 3, 31, 33, 17, 3, 3)}, relu));
+    ops.push_back(
+        convOp("conv2d_bias_relu", {convShapes(8, 64, 56, 56, 128, 3, 3), convShapes(2, 16, 32, 32, 32, 5, 5)}, relu));
+    ops.push_back(convOp("conv2d_bias_relu_odd",
+                         {convShapes(8, 64, 56, 56, 128, 3, 3), convShapes(3, 3, 31, 33, 17, 3, 3)}, relu));
     Op tanh = convOp("conv2d_bias_tanh", {convShapes(4, 32, 28, 28, 64, 1, 1), convShapes(1, 8, 20, 12, 16, 3, 5)},
                      R"j({"family": "conv-epilogue", "bias": "b", "expression": "tanhf(acc + b[c])"})j");
     tanh.inputs[2].name = "b";
@@ -161,8 +164,11 @@ TEST_CASE("rejects ops it cannot handle")
         int variant;
         std::string reason;
     } rows[] = {
-        {"policy", 0, "the conv-epilogue template runs the convolution as a library step: the op's policy must allow aten::conv2d"},
-        {"padding", 1, "shape set 1: the conv-epilogue template supports stride 1 without padding only, so the output must be 54 x 54, not 56 x 56"},
+        {"policy", 0,
+         "the conv-epilogue template runs the convolution as a library step: the op's policy must allow aten::conv2d"},
+        {"padding", 1,
+         "shape set 1: the conv-epilogue template supports stride 1 without padding only, so the output must be 54 x "
+         "54, not 56 x 56"},
         {"channels", 2, "shape set 2: x has 16 channels, the weight expects 8"},
         {"rank", 3, "x, weight and the output must be 4-D: [B, C_in, H, W], [C_out, C_in, KH, KW], [B, C_out, OH, OW]"},
         {"bias name", 4, "the recipe's bias 'beta' is not an input of the op"},
@@ -199,8 +205,9 @@ TEST_CASE("generate refuses invalid parameters")
     Op op = convOps().front();
     op.outputs.clear();
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)));
-    CHECK(kernel.source == std::string("#error \"conv-epilogue template: the conv-epilogue template needs inputs x, "
-                                       "weight (and a bias) and one output\"\n"));
+    CHECK(kernel.source
+          == std::string("#error \"conv-epilogue template: the conv-epilogue template needs inputs x, "
+                         "weight (and a bias) and one output\"\n"));
     CHECK(!parseLaunchPlan(kernel.launchPlan));
 }
 

@@ -34,7 +34,8 @@ TEST_CASE("needs the op's permission for the library call it makes")
           == std::string("the gemm-library template runs the product as a library step: the op's policy must allow "
                          "aten::linear"));
     const Op allowed = allowing(gemmTestOp("linear_bias_relu"), "aten::linear");
-    CHECK(kTemplate.check(allowed, recipeFor(allowed), kTemplate.defaults(allowed, recipeFor(allowed))) == std::string());
+    CHECK(kTemplate.check(allowed, recipeFor(allowed), kTemplate.defaults(allowed, recipeFor(allowed)))
+          == std::string());
 }
 
 TEST_CASE("the plan runs the product into scratch, then one epilogue kernel")

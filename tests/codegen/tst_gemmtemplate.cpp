@@ -79,8 +79,9 @@ TEST_CASE("random combinations compile and resolve" * needsNvrtc())
 TEST_CASE("large shared tiles use dynamic shared memory" * needsNvrtc())
 {
     const Op &op = gemmTestOp("matmul_square");
-    const Params params = with(kTemplate.defaults(op, recipeFor(op)),
-                               {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"tm", 8}, {"tn", 8}, {"pad", 1}, {"doubleBuffer", 1}});
+    const Params params =
+        with(kTemplate.defaults(op, recipeFor(op)),
+             {{"bm", 128}, {"bn", 128}, {"bk", 32}, {"tm", 8}, {"tn", 8}, {"pad", 1}, {"doubleBuffer", 1}});
     CHECK(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     CHECK(kernel.source.find("extern __shared__ float shared[];") != std::string::npos);
@@ -148,13 +149,17 @@ TEST_CASE("rejects invalid combinations")
         std::string changes; // "name=value,..." applied to the defaults; "-name" removes one
         std::string reason;
     } rows[] = {
-        {"too many threads", "matmul_square", "bm=128,bn=128,tm=1,tn=2", "(128/1) x (128/2) = 8192 threads per block exceed 1024"},
-        {"less than a warp", "matmul_square", "bm=32,bn=32,tm=8,tn=8", "(32/8) x (32/8) = 16 threads per block are less than a warp (32)"},
+        {"too many threads", "matmul_square", "bm=128,bn=128,tm=1,tn=2",
+         "(128/1) x (128/2) = 8192 threads per block exceed 1024"},
+        {"less than a warp", "matmul_square", "bm=32,bn=32,tm=8,tn=8",
+         "(32/8) x (32/8) = 16 threads per block are less than a warp (32)"},
         {"value not allowed", "matmul_square", "bk=12", "k slice per shared tile 12 is not one of the allowed values"},
         {"missing", "matmul_square", "-splitK", "missing parameter splitK"},
         {"unknown", "matmul_square", "unroll=2", "unknown parameter unroll"},
-        {"vec with odd N", "matmul_tall_skinny", "vec=4", "float4 loads of b need N divisible by 4 (shape set 2 has N = 33)"},
-        {"vec with odd K", "matmul_scale_residual_clamp", "vec=4", "float4 loads need K divisible by 4 (shape set 2 has K = 77)"},
+        {"vec with odd N", "matmul_tall_skinny", "vec=4",
+         "float4 loads of b need N divisible by 4 (shape set 2 has N = 33)"},
+        {"vec with odd K", "matmul_scale_residual_clamp", "vec=4",
+         "float4 loads need K divisible by 4 (shape set 2 has K = 77)"},
     };
     for (const auto &row : rows) {
         SUBCASE(row.name)
@@ -180,7 +185,8 @@ TEST_CASE("rejects ops it cannot handle")
         {"name clash", 3, "tensor name 'acc' clashes with a name of the generated code"},
         {"statement", 4, "the epilogue must be a single expression (no ';', braces or preprocessor lines)"},
         {"unbound", 5, "shape set 1 does not bind M, N and K"},
-        {"three operands", 6, "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has 3)"},
+        {"three operands", 6,
+         "the gemm template needs exactly two operand inputs besides bias and epilogue inputs (the op has 3)"},
         {"twice", 7, "'res' appears twice among the bias and epilogue inputs"},
     };
     for (const auto &row : rows) {
@@ -211,7 +217,8 @@ TEST_CASE("generate refuses invalid parameters")
     const Op &op = gemmTestOp("matmul_square");
     const Params params = with(kTemplate.defaults(op, recipeFor(op)), {{"tm", 1}, {"tn", 1}});
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
-    CHECK(kernel.source == std::string("#error \"gemm template: (64/1) x (64/1) = 4096 threads per block exceed 1024\"\n"));
+    CHECK(kernel.source
+          == std::string("#error \"gemm template: (64/1) x (64/1) = 4096 threads per block exceed 1024\"\n"));
     CHECK(!parseLaunchPlan(kernel.launchPlan));
     Op broken = op;
     broken.inputs.pop_back(); // one operand: nothing to multiply, and no crash either

@@ -24,8 +24,8 @@ TEST_CASE("is registered after the CUDA-core gemm template")
     CHECK(found->supports(op, recipeFor(op)));
     // A translation stays exact fp32: the first template that supports a gemm is the CUDA-core one.
     const auto &all = kernelTemplates();
-    const auto first = std::find_if(all.begin(), all.end(),
-                                    [&](const KernelTemplate *t) { return t->supports(op, recipeFor(op)); });
+    const auto first =
+        std::find_if(all.begin(), all.end(), [&](const KernelTemplate *t) { return t->supports(op, recipeFor(op)); });
     REQUIRE(first != all.end());
     CHECK((*first)->name() == std::string("gemm"));
 }
@@ -55,9 +55,9 @@ TEST_CASE("the default tile fills the GPU without overhanging the output")
     };
     Op large = gemmTestOp("matmul_square");
     large.shapeSets.front() = {{"M", 2048}, {"N", 2048}, {"K", 2048}};
-    CHECK(tileOf(large) == "128 x 128, 2 x 4 warps");          // 256 tiles
-    CHECK(tileOf(gemmTestOp("linear_bias_relu")) == "64 x 128, 1 x 4 warps"); // 512 x 4096: 256 tiles
-    CHECK(tileOf(gemmTestOp("matmul_square")) == "64 x 64, 2 x 2 warps");   // 1024 x 1024: 256 tiles
+    CHECK(tileOf(large) == "128 x 128, 2 x 4 warps");                          // 256 tiles
+    CHECK(tileOf(gemmTestOp("linear_bias_relu")) == "64 x 128, 1 x 4 warps");  // 512 x 4096: 256 tiles
+    CHECK(tileOf(gemmTestOp("matmul_square")) == "64 x 64, 2 x 2 warps");      // 1024 x 1024: 256 tiles
     CHECK(tileOf(gemmTestOp("matmul_tall_skinny")) == "64 x 64, 2 x 2 warps"); // N = 64: no 128-wide tile
     Op small = gemmTestOp("matmul_square");
     small.shapeSets.front() = {{"M", 300}, {"N", 200}, {"K", 100}};
@@ -88,7 +88,8 @@ TEST_CASE("random combinations compile and resolve" * needsNvrtc())
 TEST_CASE("the plan covers the output with one block per tile and sizes shared memory")
 {
     const Op &op = gemmTestOp("linear_bias_relu");
-    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,bk=16,warpsM=4,warpsN=2,stages=3");
+    const Params params =
+        withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,bk=16,warpsM=4,warpsN=2,stages=3");
     REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     const auto plan = parseLaunchPlan(kernel.launchPlan);
@@ -106,8 +107,8 @@ TEST_CASE("the plan covers the output with one block per tile and sizes shared m
     // Three stages of a [128][24] slice of a and a [64][24] slice of the transposed b (k contiguous, padded by 8).
     CHECK(step.sharedBytes == std::int64_t(4 * 3 * (128 * 24 + 64 * 24)));
     CHECK(kernel.source.find("reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2)") != std::string::npos);
-    const GeneratedKernel plain = kTemplate.generate(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square")),
-                                                     params);
+    const GeneratedKernel plain =
+        kTemplate.generate(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square")), params);
     CHECK(plain.source.find("bs[(kk + t2) * B_LD + col]") != std::string::npos); // b is [k, n]: read down a column
 }
 
@@ -135,7 +136,8 @@ TEST_CASE("rejects invalid combinations")
         std::string changes;
         std::string reason;
     } rows[] = {
-        {"warp tile below an mma tile", "bm=32,warpsM=4", "a warp's tile of (32/4) x (64/2) is not made of 16 x 8 mma tiles"},
+        {"warp tile below an mma tile", "bm=32,warpsM=4",
+         "a warp's tile of (32/4) x (64/2) is not made of 16 x 8 mma tiles"},
         {"too many registers for 3xTF32", "bm=128,bn=128,warpsM=2,warpsN=2",
          "a warp's tile of 64 x 64 with 3xTF32 needs about 216 registers a thread for its sums and operands, more "
          "than 150 leave room for without spilling"},
@@ -145,8 +147,9 @@ TEST_CASE("rejects invalid combinations")
         {"too many warps", "bm=128,bn=128,warpsM=4,warpsN=4", "4 x 4 warps exceed 8 per block"},
         {"shared memory", "bm=256,bn=128,bk=64,warpsM=4,warpsN=2,stages=4,products=1",
          "430080 bytes of shared memory (4 stages) exceed 232448"},
-        {"value not allowed", "products=2", "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32) 2 is "
-                                            "not one of the allowed values"},
+        {"value not allowed", "products=2",
+         "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32) 2 is "
+         "not one of the allowed values"},
         {"missing", "-stages", "missing parameter stages"},
     };
     const Op &op = gemmTestOp("matmul_square");

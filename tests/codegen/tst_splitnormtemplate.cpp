@@ -60,7 +60,8 @@ TEST_CASE("defaults take float4 loads only where every row length allows them")
     const Op rmsNorm = longRowOps()[1];
     const Params params = kTemplate.defaults(rmsNorm, recipeFor(rmsNorm));
     CHECK(params == (Params{{"block", 256}, {"chunk", 8192}, {"vec", 4}}));
-    const std::string unstated = unstatedParameters(kTemplate, rmsNorm, params, kTemplate.generate(rmsNorm, recipeFor(rmsNorm), params).source);
+    const std::string unstated =
+        unstatedParameters(kTemplate, rmsNorm, params, kTemplate.generate(rmsNorm, recipeFor(rmsNorm), params).source);
     CHECK_MESSAGE(unstated.empty(), unstated);
 }
 

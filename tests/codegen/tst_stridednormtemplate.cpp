@@ -30,7 +30,8 @@ std::vector<Op> stridedOps()
     weighted.inputs = {tensor("x", {"O", "C", "I"}), tensor("w", {"C"})};
     weighted.outputs = {tensor("y", {"O", "C", "I"})};
     weighted.shapeSets = {{{"O", 7}, {"C", 33}, {"I", 1001}}};
-    weighted.recipe = R"j({"family": "norm", "reduction": "rmsnorm", "rows": "O", "cols": "C", "inner": "I", "eps": 1e-6})j";
+    weighted.recipe =
+        R"j({"family": "norm", "reduction": "rmsnorm", "rows": "O", "cols": "C", "inner": "I", "eps": 1e-6})j";
     return {plain, weighted};
 }
 
@@ -53,7 +54,8 @@ TEST_CASE("defaults hold the column in registers where it fits, with the widest 
 {
     const auto ops = stridedOps();
     // 64 channels x 2 lanes fill the 128 registers a cached column may take; 4 lanes would not fit.
-    CHECK(kTemplate.defaults(ops[0], recipeFor(ops[0])) == (Params{{"block", 256}, {"vec", 2}, {"unroll", 1}, {"cache", 1}}));
+    CHECK(kTemplate.defaults(ops[0], recipeFor(ops[0]))
+          == (Params{{"block", 256}, {"vec", 2}, {"unroll", 1}, {"cache", 1}}));
     CHECK(kTemplate.defaults(ops[1], recipeFor(ops[1])).at("vec") == 1); // 1001 is odd
     CHECK(kTemplate.check(ops[1], recipeFor(ops[1]), {{"block", 256}, {"vec", 2}, {"unroll", 4}, {"cache", 0}})
               .find("multiple")
@@ -78,7 +80,8 @@ TEST_CASE("the plan: one thread per VEC inner positions of each outer index")
     const std::string unstated = unstatedParameters(kTemplate, op, params, kernel.source);
     CHECK_MESSAGE(unstated.empty(), unstated);
     // The cached column is as long as the longest channel count, rounded up to 4.
-    const auto cached = kTemplate.generate(op, recipeFor(op), {{"block", 128}, {"vec", 1}, {"unroll", 1}, {"cache", 1}});
+    const auto cached =
+        kTemplate.generate(op, recipeFor(op), {{"block", 128}, {"vec", 1}, {"unroll", 1}, {"cache", 1}});
     CHECK(cached.source.find("#define MAXC 36") != std::string::npos);
     CHECK(cached.source.find("values[c] = v;") != std::string::npos);
 }

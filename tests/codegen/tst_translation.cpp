@@ -1,9 +1,9 @@
 // Every catalog op translates into a first candidate that NVRTC compiles for sm_80 and sm_90 and whose
 // launch plan resolves against every shape set; random points of each template's space do too.
 #include "core/codegen/kerneltemplate.h"
+#include "core/ops/builtinops.h"
 #include "core/plan/launchplan.h"
 #include "core/plan/nvrtccompiler.h"
-#include "core/ops/builtinops.h"
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"
 
@@ -44,7 +44,10 @@ std::uint64_t seedOf(const std::string &name)
 }
 
 // Skips a test that compiles when the build has no NVRTC (no CUDA toolkit was found).
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 } // namespace
 

@@ -26,8 +26,8 @@ PipelineStage convStage(std::vector<std::int64_t> kernel, std::vector<std::int64
     stage.window.dilation = std::move(dilation);
     stage.window.groups = groups;
     stage.window.transposed = !outputPadding.empty();
-    stage.window.outputPadding = outputPadding.empty() ? std::vector<std::int64_t>(stage.window.kernel.size(), 0)
-                                                       : std::move(outputPadding);
+    stage.window.outputPadding =
+        outputPadding.empty() ? std::vector<std::int64_t>(stage.window.kernel.size(), 0) : std::move(outputPadding);
     return stage;
 }
 
@@ -170,24 +170,23 @@ TEST_CASE("check() names the parameter or dimension at fault")
     CHECK(kTemplate.check(conv, recipeFor(conv), with(params, {{"convChannels", 4}}))
           == "stage 1: 4 output channels per thread do not divide the 6 output channels of a group (shape set 1)");
 
-    const auto wrongOutput = windowOp(convStage({3}, {2}, {0}, {2}),
-                                      {tensor("x", {"B", "CI", "L"}), tensor("weight", {"CO", "CI", "3"})},
-                                      tensor("out", {"B", "CO", "37"}), {{{"B", 4}, {"CI", 6}, {"CO", 10}, {"L", 75}}});
+    const auto wrongOutput =
+        windowOp(convStage({3}, {2}, {0}, {2}), {tensor("x", {"B", "CI", "L"}), tensor("weight", {"CO", "CI", "3"})},
+                 tensor("out", {"B", "CO", "37"}), {{{"B", 4}, {"CI", 6}, {"CO", 10}, {"L", 75}}});
     CHECK(kTemplate.check(wrongOutput, recipeFor(wrongOutput), kTemplate.defaults(wrongOutput, recipeFor(wrongOutput)))
           == "stage 1: shape set 1: spatial dimension 1 of out is 37, the window gives 36");
 
     // The kernel size is compiled in: a weight whose kernel dimension follows a symbol that changes is refused.
-    const auto moving = windowOp(convStage({3}, {1}, {0}, {1}),
-                                 {tensor("x", {"B", "CI", "L"}), tensor("weight", {"CO", "CI", "B"})},
-                                 tensor("out", {"B", "CO", "8"}),
-                                 {{{"B", 3}, {"CI", 2}, {"CO", 2}, {"L", 10}}, {{"B", 2}, {"CI", 2}, {"CO", 2}, {"L", 10}}});
-    CHECK(kTemplate.check(moving, recipeFor(moving), kTemplate.defaults(moving, recipeFor(moving))).find(
-              "shape set 2: the weight's kernel size 2 in dimension 1 differs from the traced 3")
+    const auto moving =
+        windowOp(convStage({3}, {1}, {0}, {1}), {tensor("x", {"B", "CI", "L"}), tensor("weight", {"CO", "CI", "B"})},
+                 tensor("out", {"B", "CO", "8"}),
+                 {{{"B", 3}, {"CI", 2}, {"CO", 2}, {"L", 10}}, {{"B", 2}, {"CI", 2}, {"CO", 2}, {"L", 10}}});
+    CHECK(kTemplate.check(moving, recipeFor(moving), kTemplate.defaults(moving, recipeFor(moving)))
+              .find("shape set 2: the weight's kernel size 2 in dimension 1 differs from the traced 3")
           != std::string::npos);
 
-    const auto dilatedAverage = windowOp(poolStage("avg", {3}, {1}, {0}, {2}, false),
-                                         {tensor("x", {"B", "C", "10"})}, tensor("out", {"B", "C", "6"}),
-                                         {{{"B", 1}, {"C", 1}}});
+    const auto dilatedAverage = windowOp(poolStage("avg", {3}, {1}, {0}, {2}, false), {tensor("x", {"B", "C", "10"})},
+                                         tensor("out", {"B", "C", "6"}), {{{"B", 1}, {"C", 1}}});
     CHECK(kTemplate.check(dilatedAverage, recipeFor(dilatedAverage),
                           kTemplate.defaults(dilatedAverage, recipeFor(dilatedAverage)))
           == "stage 1: average pooling has no dilation");
@@ -203,7 +202,8 @@ TEST_CASE("check() names the parameter or dimension at fault")
 TEST_CASE("the generated conv and pool kernels read as their window")
 {
     const auto ops = windowOps();
-    const auto transposed = kTemplate.generate(ops[2], recipeFor(ops[2]), kTemplate.defaults(ops[2], recipeFor(ops[2])));
+    const auto transposed =
+        kTemplate.generate(ops[2], recipeFor(ops[2]), kTemplate.defaults(ops[2], recipeFor(ops[2])));
     CHECK(transposed.source.find("out = conv_transpose3d(x, weight), stride (2, 1, 3), padding (1, 0, 1)")
           != std::string::npos);
     CHECK(transposed.source.find("if (td < 0 || td % STRIDE_D != 0)") != std::string::npos);
@@ -218,7 +218,8 @@ TEST_CASE("the generated conv and pool kernels read as their window")
     CHECK(maximum.source.find("best = value; // NaN propagates") != std::string::npos);
 }
 
-TEST_CASE("every window op compiles for sm_80 and sm_90 and its plan resolves, over samples of the space" * needsNvrtc())
+TEST_CASE("every window op compiles for sm_80 and sm_90 and its plan resolves, over samples of the space"
+          * needsNvrtc())
 {
     const auto ops = windowOps();
     for (const auto &row : opAndArchRows(ops)) {

@@ -31,8 +31,7 @@ inline Op makeOp(const std::string &name)
     return op;
 }
 
-inline Candidate makeCandidate(const std::string &op, const std::string &source,
-                               std::vector<std::string> parents = {})
+inline Candidate makeCandidate(const std::string &op, const std::string &source, std::vector<std::string> parents = {})
 {
     Candidate candidate;
     candidate.opName = op;

@@ -245,7 +245,7 @@ TEST_CASE("the best kernel is the fastest, not the one that met the slowest eage
         archive->addEvaluation(tx, evaluation);
         return candidate.id;
     };
-    timed("slow, slow eager", 1.0, 3.0);   // 3x by its own measurement
+    timed("slow, slow eager", 1.0, 3.0);       // 3x by its own measurement
     const auto fast = timed("fast", 0.8, 1.2); // 1.5x by its own
     tx.commit();
     const auto best = archive->bestKernels("relu");

@@ -164,14 +164,16 @@ TEST_CASE("the best kernels are per precision policy and carry the Inductor time
     const auto noInductor = candidate("no inductor");
     for (const auto &c : {fp32, tf32, noInductor})
         archive->addCandidate(tx, c);
-    archive->addEvaluation(tx, evaluation(fp32, 0.2, {baseline(BaselineKind::Eager, 0.3, "e1"),
-                                                      baseline(BaselineKind::Inductor, 0.1, "i1")}));
-    archive->addEvaluation(tx, evaluation(tf32, 0.1, {baseline(BaselineKind::Eager, 0.25, "e2"),
-                                                      baseline(BaselineKind::Inductor, 0.2, "i2")},
-                                          Precision::Tf32));
-    archive->addEvaluation(tx, evaluation(noInductor, 0.5, {baseline(BaselineKind::Eager, 0.3, "e3"),
-                                                            baseline(BaselineKind::Inductor, 0, "i3",
-                                                                     "torch.export failed")}));
+    archive->addEvaluation(
+        tx,
+        evaluation(fp32, 0.2, {baseline(BaselineKind::Eager, 0.3, "e1"), baseline(BaselineKind::Inductor, 0.1, "i1")}));
+    archive->addEvaluation(
+        tx,
+        evaluation(tf32, 0.1, {baseline(BaselineKind::Eager, 0.25, "e2"), baseline(BaselineKind::Inductor, 0.2, "i2")},
+                   Precision::Tf32));
+    archive->addEvaluation(tx, evaluation(noInductor, 0.5,
+                                          {baseline(BaselineKind::Eager, 0.3, "e3"),
+                                           baseline(BaselineKind::Inductor, 0, "i3", "torch.export failed")}));
     tx.commit();
 
     const auto best = archive->bestKernels("relu");
@@ -199,9 +201,9 @@ TEST_CASE("the best kernels are per precision policy and carry the Inductor time
     auto tx2 = only->begin();
     only->putOp(tx2, reluOp());
     only->addCandidate(tx2, noInductor);
-    only->addEvaluation(tx2, evaluation(noInductor, 0.5, {baseline(BaselineKind::Eager, 0.3, "e3"),
-                                                          baseline(BaselineKind::Inductor, 0, "i3",
-                                                                   "torch.export failed")}));
+    only->addEvaluation(tx2, evaluation(noInductor, 0.5,
+                                        {baseline(BaselineKind::Eager, 0.3, "e3"),
+                                         baseline(BaselineKind::Inductor, 0, "i3", "torch.export failed")}));
     tx2.commit();
     const auto lone = only->bestKernels("relu");
     REQUIRE(lone.size() == 1);

@@ -14,7 +14,10 @@ using kx::test::TemporaryDir;
 
 const std::string kData = KX_TEST_DATA_DIR "/archive/";
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 kx::test::ProgramResult runKx(const std::vector<std::string> &arguments)
 {
@@ -60,8 +63,8 @@ TEST_CASE("malformed exports exit 3, name the file and what is wrong, and create
         {
             const std::string archive = dir.filePath("new.kxdb");
             const auto result = runKx({"archive", "import", "-a", archive, row.file});
-            CHECK_MESSAGE(result.exitCode == 3, "exit " << result.exitCode << " signal " << result.signal << ": "
-                                                        << result.err);
+            CHECK_MESSAGE(result.exitCode == 3,
+                          "exit " << result.exitCode << " signal " << result.signal << ": " << result.err);
             CHECK(result.err.rfind("kx: ", 0) == 0);
             CHECK_MESSAGE(contains(result.err, row.file), result.err);
             CHECK_MESSAGE(contains(result.err, row.expected), result.err);

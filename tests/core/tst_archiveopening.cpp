@@ -225,8 +225,9 @@ TEST_CASE("a read-only copy of an archive without write permission leaves no com
     writeSmallArchive(original);
     const std::string path = dir.filePath("copy.kxdb");
     std::filesystem::copy_file(original, path);
-    std::filesystem::permissions(path, std::filesystem::perms::owner_read | std::filesystem::perms::group_read
-                                           | std::filesystem::perms::others_read,
+    std::filesystem::permissions(path,
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::group_read
+                                     | std::filesystem::perms::others_read,
                                  std::filesystem::perm_options::replace);
     const std::string before = fileSha256(path);
     if (::access(path.c_str(), W_OK) != 0) {

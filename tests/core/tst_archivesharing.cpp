@@ -23,7 +23,10 @@ using kx::test::TemporaryDir;
 
 namespace {
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 std::unique_ptr<Archive> openOrFail(const std::string &path, ArchiveMode mode = ArchiveMode::ReadWrite)
 {
@@ -110,11 +113,13 @@ std::string archiveWithWalOnly(const TemporaryDir &dir, bool emptyWal)
     std::filesystem::remove(path + "-shm");
     using std::filesystem::perms;
     for (const std::string &file : {path, path + "-wal"})
-        std::filesystem::permissions(file, perms::owner_read | perms::owner_write | perms::group_read | perms::others_read,
+        std::filesystem::permissions(file,
+                                     perms::owner_read | perms::owner_write | perms::group_read | perms::others_read,
                                      std::filesystem::perm_options::replace);
     // Read-only for everybody but root (who is not asked).
-    std::filesystem::permissions(folder, perms::owner_read | perms::owner_exec | perms::group_read | perms::group_exec
-                                             | perms::others_read | perms::others_exec,
+    std::filesystem::permissions(folder,
+                                 perms::owner_read | perms::owner_exec | perms::group_read | perms::group_exec
+                                     | perms::others_read | perms::others_exec,
                                  std::filesystem::perm_options::replace);
     return path;
 }

@@ -65,7 +65,7 @@ TEST_CASE("the tolerance follows the policy; under tf32 it grows with the square
 
     CHECK(toleranceFor(policy, Precision::Fp32, 4096) == Tolerance{1e-3, 1e-4});
     const auto tf32 = toleranceFor(policy, Precision::Tf32, 4096);
-    CHECK(tf32.atol == doctest::Approx(6 * u * 64));   // 0.1875: sums of 4096 products
+    CHECK(tf32.atol == doctest::Approx(6 * u * 64)); // 0.1875: sums of 4096 products
     CHECK(tf32.rtol == doctest::Approx(4 * u));
     CHECK(toleranceFor(policy, Precision::Tf32, 16384).atol == doctest::Approx(2 * tf32.atol)); // sqrt(4x) = 2x
     // Nothing to round where nothing is summed; a looser tolerance of the op itself is never tightened.
@@ -87,7 +87,7 @@ TEST_CASE("the reduction length is the FLOPs per output over two")
     CHECK(length("matmul") == doctest::Approx(2048));
     CHECK(length("matmul", 1) == doctest::Approx(261));
     CHECK(length("conv2d_bias_relu") == doctest::Approx(16 * 3 * 3 + 1)); // C_in * kernel, and the bias
-    CHECK(length("relu") == 1);                                            // N flops for N outputs: at least 1
+    CHECK(length("relu") == 1);                                           // N flops for N outputs: at least 1
     Op unknown = *findBuiltInOp("matmul");
     unknown.flopsExpr.clear();
     CHECK(reductionLength(unknown, unknown.shapeSets[0]) == 1);
@@ -145,12 +145,12 @@ TEST_CASE("a worker measures the baselines once per run, then after N evaluation
     }
     CHECK_FALSE(book.needsMeasurement(key, settings, 1000));
     book.countEvaluation(key);
-    CHECK(book.needsMeasurement(key, settings, 1000));             // three evaluations served
+    CHECK(book.needsMeasurement(key, settings, 1000)); // three evaluations served
 
     std::vector<BaselineMeasurement> again{measurement(BaselineKind::Eager, 2.5),
                                            measurement(BaselineKind::Inductor, 0.9)};
     book.record(key, again, 2000);
-    CHECK(again[0].driftPercent == doctest::Approx(25));           // against the first, not the last
+    CHECK(again[0].driftPercent == doctest::Approx(25)); // against the first, not the last
     CHECK(again[1].driftPercent == doctest::Approx(-10));
     CHECK(book.current(key)[0].uid == again[0].uid);
     CHECK_FALSE(book.needsMeasurement(key, settings, 2000 + 9 * 60000));

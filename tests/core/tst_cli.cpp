@@ -24,7 +24,7 @@ struct Result
 };
 
 Result runKx(const std::vector<std::string> &arguments, const std::string &archiveEnv = {},
-            kx::test::ChildProcess::Environment environment = {})
+             kx::test::ChildProcess::Environment environment = {})
 {
     std::vector<std::string> argv{KX_CLI};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
@@ -37,10 +37,19 @@ Result runKx(const std::vector<std::string> &arguments, const std::string &archi
 }
 
 // The JSON kx printed; null when it is not JSON.
-nlohmann::json parseJson(const std::string &text) { return nlohmann::json::parse(text, nullptr, false); }
+nlohmann::json parseJson(const std::string &text)
+{
+    return nlohmann::json::parse(text, nullptr, false);
+}
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
-bool startsWith(const std::string &text, const std::string &prefix) { return text.rfind(prefix, 0) == 0; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
+bool startsWith(const std::string &text, const std::string &prefix)
+{
+    return text.rfind(prefix, 0) == 0;
+}
 
 const std::string kSample = KX_TEST_DATA_DIR "/sample-archive.json";
 
@@ -229,8 +238,8 @@ TEST_CASE("a problem file cannot be imported without the tools that run it: exit
     CHECK_MESSAGE(noSandbox.exitCode == kx::cli::Unavailable, noSandbox.err);
     CHECK(contains(noSandbox.err, "bubblewrap"));
     // Without the Python that traces it (unconfined, so that only Python is missing).
-    const auto noPython = runKx({"import", problem, "-a", archive, "--no-sandbox"}, {},
-                                {{"KX_PYTHON", dir.filePath("no-such-python3")}});
+    const auto noPython =
+        runKx({"import", problem, "-a", archive, "--no-sandbox"}, {}, {{"KX_PYTHON", dir.filePath("no-such-python3")}});
     CHECK_MESSAGE(noPython.exitCode == kx::cli::Unavailable, noPython.err);
     CHECK(contains(noPython.err, "Python 3 was not found"));
     // kx search imports a problem file the same way, and fails the same way before any worker starts.
@@ -270,9 +279,10 @@ TEST_CASE("verdicts from the command line: accept, reject with the likely reason
 {
     TemporaryDir dir;
     const std::string archive = dir.filePath("verdicts.kxdb");
-    REQUIRE(runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER, "--generations", "1",
-                   "--children", "2", "--seed", "4"})
-                .exitCode == 0);
+    REQUIRE(runKx({"search", "gelu_tanh", "-a", archive, "--worker", KX_FAKE_WORKER, "--generations", "1", "--children",
+                   "2", "--seed", "4"})
+                .exitCode
+            == 0);
     const auto best = parseJson(runKx({"best", "gelu_tanh", "-a", archive, "--json"}).out);
     REQUIRE(best.size() == std::size_t(1));
     const std::string id = best.front().at("candidate").get<std::string>();
@@ -311,9 +321,9 @@ TEST_CASE("a search on two GPUs times its best kernels again on both")
     // The fake worker poses as two GPUs of one model (it tells the cards apart by their UUIDs).
     TemporaryDir dir;
     const std::string archive = dir.filePath("two.kxdb");
-    const auto search = runKx({"search", "gelu_tanh", "-a", archive, "--worker", std::string(KX_FAKE_WORKER) + " --gpus 2",
-                               "--gpus", "0,1", "--generations", "2", "--children", "3", "--seed", "4",
-                               "--retime-top", "2"});
+    const auto search =
+        runKx({"search", "gelu_tanh", "-a", archive, "--worker", std::string(KX_FAKE_WORKER) + " --gpus 2", "--gpus",
+               "0,1", "--generations", "2", "--children", "3", "--seed", "4", "--retime-top", "2"});
     CHECK_MESSAGE(search.exitCode == 0, search.err);
     CHECK_MESSAGE(contains(search.out, "timing the best 2 kernels again on each of 2 GPUs"), search.out);
     CHECK(contains(search.out, "on 2 GPUs:"));

@@ -38,9 +38,9 @@ std::vector<CoverageRow> sampleRows()
     untranslated.note = "unsupported calls: aten::bmm";
     auto noInductor = verifiedRow("4_norm.py", 1.0, 0, 0.8);
     noInductor.note = "no Inductor baseline: torch.export failed, with a comma";
-    return {verifiedRow("1_gemm.py", 2.0, 1.0, 1.0),   // beats eager 2x, ties Inductor
-            verifiedRow("2_relu.py", 1.0, 0.5, 0.25),  // 4x and 2x
-            untranslated, noInductor};                  // 1.25x, no Inductor time
+    return {verifiedRow("1_gemm.py", 2.0, 1.0, 1.0),  // beats eager 2x, ties Inductor
+            verifiedRow("2_relu.py", 1.0, 0.5, 0.25), // 4x and 2x
+            untranslated, noInductor};                // 1.25x, no Inductor time
 }
 
 } // namespace

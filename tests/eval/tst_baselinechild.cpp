@@ -39,7 +39,10 @@ echo "loading..."
 printf '{"kind":"inductor","samplesMs":[0.5,0.25,0.75],"wallSamplesMs":[0.6,0.4,0.8],"maxAbsError":1e-6,'
 printf '"details":"{\\"device\\":\\"%s\\",\\"op\\":\\"%s\\"}","error":""}\n' "$2" "$op"
 )sh");
-    const auto measurement = runBaselineChild(settings, R"({"op":{"name":"layer_norm"}})" "\n", 3, 10000);
+    const auto measurement = runBaselineChild(settings,
+                                              R"({"op":{"name":"layer_norm"}})"
+                                              "\n",
+                                              3, 10000);
     INFO(measurement.error);
     CHECK(measurement.usable());
     CHECK(measurement.kind == BaselineKind::Inductor);

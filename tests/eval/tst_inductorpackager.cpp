@@ -204,7 +204,8 @@ TEST_CASE("without a package runner, Python or a PyTorch source there is a fallb
 
     Op noSource = relu;
     noSource.referenceSource.clear();
-    const auto nothing = packager(dir, fakePython(dir, "python2", Outcome::Exports)).prepare(noSource, "sm_90", 0, kRunner);
+    const auto nothing =
+        packager(dir, fakePython(dir, "python2", Outcome::Exports)).prepare(noSource, "sm_90", 0, kRunner);
     CHECK(nothing.settings.command.empty());
     CHECK(nothing.settings.unavailable == "no Inductor baseline: the op has no PyTorch source to compile");
 }

@@ -129,7 +129,11 @@ bool sameRequest(const EvaluateRequest &a, const EvaluateRequest &b)
 std::map<std::string, std::function<HostMessage()>> hostMessages()
 {
     return {
-        {"evaluate", [] { return HostMessage{EvaluateMessage{sampleRequest("\x7f" "ELF binary")}}; }},
+        {"evaluate",
+         [] {
+             return HostMessage{EvaluateMessage{sampleRequest("\x7f"
+                                                              "ELF binary")}};
+         }},
         {"evaluate-all-bytes", [] { return HostMessage{EvaluateMessage{sampleRequest(allBytes())}}; }},
         {"evaluate-empty-cubin", [] { return HostMessage{EvaluateMessage{sampleRequest("")}}; }},
         {"ping", [] { return HostMessage{PingMessage{17}}; }},
@@ -140,15 +144,35 @@ std::map<std::string, std::function<HostMessage()>> hostMessages()
 std::map<std::string, std::function<WorkerMessage()>> workerMessages()
 {
     return {
-        {"hello", [] { return WorkerMessage{HelloMessage{kProtocolVersion, 4242, 1, sampleGpu(), ""}}; }},
+        {"hello",
+         [] {
+             return WorkerMessage{HelloMessage{kProtocolVersion, 4242, 1, sampleGpu(), ""}};
+         }},
         {"hello-no-gpu",
-         [] { return WorkerMessage{HelloMessage{kProtocolVersion, 4242, 0, {}, "no usable GPU on device 0"}}; }},
-        {"result", [] { return WorkerMessage{ResultMessage{42, sampleEvaluation(), false}}; }},
-        {"result-must-exit", [] { return WorkerMessage{ResultMessage{43, sampleEvaluation(), true}}; }},
+         [] {
+             return WorkerMessage{HelloMessage{kProtocolVersion, 4242, 0, {}, "no usable GPU on device 0"}};
+         }},
+        {"result",
+         [] {
+             return WorkerMessage{ResultMessage{42, sampleEvaluation(), false}};
+         }},
+        {"result-must-exit",
+         [] {
+             return WorkerMessage{ResultMessage{43, sampleEvaluation(), true}};
+         }},
         {"pong", [] { return WorkerMessage{PongMessage{17}}; }},
-        {"busy", [] { return WorkerMessage{BusyMessage{42, 600000, "measuring the baselines of relu"}}; }},
-        {"error-with-id", [] { return WorkerMessage{ErrorMessage{12, "bad evaluate message"}}; }},
-        {"error-without-id", [] { return WorkerMessage{ErrorMessage{std::nullopt, "unreadable line"}}; }},
+        {"busy",
+         [] {
+             return WorkerMessage{BusyMessage{42, 600000, "measuring the baselines of relu"}};
+         }},
+        {"error-with-id",
+         [] {
+             return WorkerMessage{ErrorMessage{12, "bad evaluate message"}};
+         }},
+        {"error-without-id",
+         [] {
+             return WorkerMessage{ErrorMessage{std::nullopt, "unreadable line"}};
+         }},
     };
 }
 
@@ -255,8 +279,8 @@ TEST_CASE("malformed lines are refused with a clear error")
          R"({"v":2,"type":"evaluate","id":3,"request":{"op":{"name":"relu"},)"
          R"("candidate":{"op":"relu","source":"","launchPlan":""},"cubin":"!!!!"}})",
          "field \"cubin\": invalid base64"},
-        {"result with unknown status", false,
-         R"({"v":2,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})", "bad result message"},
+        {"result with unknown status", false, R"({"v":2,"type":"result","id":3,"evaluation":{"status":"frobnicated"}})",
+         "bad result message"},
         {"result without evaluation", false, R"({"v":2,"type":"result","id":3})", "bad result message"},
         {"hello without pid", false, R"({"v":2,"type":"hello","protocolVersion":1})", "bad hello message"},
         {"hello with wrong field type", false, R"({"v":2,"type":"hello","protocolVersion":1,"pid":"many"})",

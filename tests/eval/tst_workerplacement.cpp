@@ -21,8 +21,8 @@ TEST_CASE("host lists name the host and its CUDA devices")
     REQUIRE(listed);
     CHECK(listed->host == "me@gpu-box");
     CHECK(listed->devices == std::vector<int>{1, 3});
-    for (const char *bad : {"", ":0", "gpu-box:", "gpu-box:a", "gpu-box:1,,2", "gpu-box:-1", "-oProxyCommand=x",
-                            "gpu box:0"}) {
+    for (const char *bad :
+         {"", ":0", "gpu-box:", "gpu-box:a", "gpu-box:1,,2", "gpu-box:-1", "-oProxyCommand=x", "gpu box:0"}) {
         CAPTURE(bad);
         CHECK_FALSE(parseSshHost(bad));
     }
@@ -40,8 +40,8 @@ TEST_CASE("local workers get their device")
 
 TEST_CASE("SSH workers are numbered across hosts, each with its remote device, quoted for the remote shell")
 {
-    const auto placement = WorkerPlacement::ssh({"ssh", "-p", "2222"}, {{"a", {0, 1}}, {"me@b", {3}}},
-                                                {"/opt/kx it's/kx", "worker"});
+    const auto placement =
+        WorkerPlacement::ssh({"ssh", "-p", "2222"}, {{"a", {0, 1}}, {"me@b", {3}}}, {"/opt/kx it's/kx", "worker"});
     CHECK(placement.workerCount() == 3);
     CHECK(placement.commandFor(0)
           == Words{"ssh", "-p", "2222", "-o", "BatchMode=yes", "-T", "a", "--",

@@ -24,7 +24,10 @@ using namespace kx::test;
 
 namespace {
 
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 Op reluOp()
 {

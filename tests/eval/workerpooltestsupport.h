@@ -39,7 +39,9 @@ inline EvaluateRequest request(const std::string &behaviour, double timeoutMs = 
     request.candidate.launchPlan = "{}";
     request.candidate.id = "candidate-" + behaviour;
     request.candidate.description = behaviour;
-    request.cubin = std::string("\x7f" "ELF fake cubin\0\x01\x02", 20);
+    request.cubin = std::string("\x7f"
+                                "ELF fake cubin\0\x01\x02",
+                                20);
     request.arch = "";
     request.settings.timeoutMs = timeoutMs;
     return request;
@@ -65,5 +67,5 @@ inline long workerPid(const Evaluation &evaluation)
 } // namespace kx::test
 
 // An evaluation came back (not an Error); its error message otherwise.
-#define REQUIRE_EVALUATION(result)                                                                                 \
+#define REQUIRE_EVALUATION(result)                                                                                     \
     REQUIRE_MESSAGE((result).hasValue(), ((result).hasValue() ? std::string() : (result).error().message))

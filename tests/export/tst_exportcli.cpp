@@ -42,7 +42,10 @@ Result runKx(const std::vector<std::string> &arguments)
     return {result.exitCode, result.out, result.err};
 }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 std::vector<std::string> entries(const fs::path &folder)
 {

@@ -29,7 +29,10 @@ const char kAccepted[] = "e8fbd32f7a1f58b1aa0d14118d7d47b10721acd5d22040e47e5925
 const char kUnreviewed[] = "befc282af6a7f5aa3b7f11ff4a69e94620eb702fdda8d950578f8a5ff9d3abcc";
 const char kTranslated[] = "adf9f184100be56fb77740bb17870407d2917ee0e59456e5184a120f48e8e68e";
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 /// The names in a folder, sorted; empty when it does not exist.
 std::vector<std::string> entries(const fs::path &folder)
@@ -158,8 +161,8 @@ TEST_CASE("an empty folder of the name is taken; a file of the name is refused")
     const fs::path other = sample.dir.filePath("other");
     fs::create_directories(other);
     REQUIRE(kx::test::writeFile(other / "relu_e8fbd32f7a1f", "a file"));
-    const auto refused = exportKernel(sample.accepted, sample.op, sample.acceptance(), other.string(),
-                                      ExistingFolder::ReplaceFiles);
+    const auto refused =
+        exportKernel(sample.accepted, sample.op, sample.acceptance(), other.string(), ExistingFolder::ReplaceFiles);
     REQUIRE_FALSE(refused);
     CHECK(contains(refused.error().message, "is not a folder"));
     CHECK(entries(other) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
@@ -288,7 +291,9 @@ TEST_CASE("names become C++ identifiers and folder names")
     CHECK(exportIdentifier("") == "_");
     CHECK(exportIdentifier("../x") == "___x");
     // One '_' a character, however many bytes its UTF-8 takes.
-    CHECK(exportIdentifier("gr\xC3\xB6\xC3\x9F" "e") == "gr__e");
+    CHECK(exportIdentifier("gr\xC3\xB6\xC3\x9F"
+                           "e")
+          == "gr__e");
     CHECK(exportIdentifier("\xF0\x9F\x94\xA5x") == "_x");
 
     Op op;

@@ -1,9 +1,9 @@
 #include "gputestsupport.h"
 
 #include "core/domain/candidate.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerpool.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <doctest/doctest.h>
 

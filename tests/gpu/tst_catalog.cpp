@@ -44,9 +44,12 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
     REQUIRE(tensorCores);
     const std::vector<std::pair<std::string, Params>> variants{
         {"3xTF32, defaults", {}},
-        {"3xTF32, 128 x 64, 4 x 2 warps, 3 stages", {{"bm", 128}, {"bn", 64}, {"bk", 16}, {"warpsM", 4}, {"warpsN", 2}, {"stages", 3}}},
-        {"TF32, 128 x 128, 2 x 4 warps, 3 stages", {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}, {"products", 1}}},
-        {"3xTF32, 32 x 64, 1 x 2 warps, 4 stages", {{"bm", 32}, {"bn", 64}, {"warpsM", 1}, {"warpsN", 2}, {"stages", 4}}},
+        {"3xTF32, 128 x 64, 4 x 2 warps, 3 stages",
+         {{"bm", 128}, {"bn", 64}, {"bk", 16}, {"warpsM", 4}, {"warpsN", 2}, {"stages", 3}}},
+        {"TF32, 128 x 128, 2 x 4 warps, 3 stages",
+         {{"bm", 128}, {"bn", 128}, {"bk", 16}, {"warpsM", 2}, {"warpsN", 4}, {"stages", 3}, {"products", 1}}},
+        {"3xTF32, 32 x 64, 1 x 2 warps, 4 stages",
+         {{"bm", 32}, {"bn", 64}, {"warpsM", 1}, {"warpsN", 2}, {"stages", 4}}},
         {"plain TF32, defaults", {{"products", 1}}},
         {"3xTF32, 128 x 128, 2 x 4 warps, k slices of 32, 3 stages", {{"bk", 32}, {"stages", 3}}},
         {"3xTF32, 256 x 64, 4 x 2 warps, k slices of 64, 2 stages, row order",
@@ -64,7 +67,8 @@ TEST_CASE("the catalog's gemms verify on tensor cores")
                 params[name] = value;
             REQUIRE(tensorCores->check(op, *recipe, params) == std::string());
             const auto generated = tensorCores->generate(op, *recipe, params);
-            const auto outcome = test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+            const auto outcome =
+                test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
             const auto &evaluation = outcome.evaluation;
             std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), label.c_str(),
                         test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
@@ -94,8 +98,8 @@ TEST_CASE("the catalog's gemm chains verify with a library product and a fused e
         REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
         const auto outcome = test::evaluateCandidate(op, *candidate);
         const auto &evaluation = outcome.evaluation;
-        std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), "library GEMM + epilogue",
-                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+        std::printf("%-30s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(),
+                    "library GEMM + epilogue", test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
                     evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
         CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
         ++checked;
@@ -163,11 +167,12 @@ TEST_CASE("the catalog's channel RMSNorm verifies in strided variants")
         const std::string genome = toJson(Genome{strided->name(), params});
         CAPTURE(genome);
         const auto generated = strided->generate(op, *recipe, params);
-        const auto outcome = test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+        const auto outcome =
+            test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
         const auto &evaluation = outcome.evaluation;
         std::printf("%-18s %-50s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), genome.c_str(),
-                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs, evaluation.baseline.medianMs,
-                    evaluation.speedup, evaluation.message.c_str());
+                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                    evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
         CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
         CHECK_FALSE(outcome.workerMustExit);
     }

@@ -265,11 +265,11 @@ TEST_CASE("root mean square of the finite elements, slice by slice")
 
 TEST_CASE("fp32 throughput follows the architecture")
 {
-    CHECK(fp32LanesPerSm(8, 0) == 64);   // A100
-    CHECK(fp32LanesPerSm(7, 0) == 64);   // V100
+    CHECK(fp32LanesPerSm(8, 0) == 64); // A100
+    CHECK(fp32LanesPerSm(7, 0) == 64); // V100
     CHECK(fp32LanesPerSm(8, 6) == 128);
     CHECK(fp32LanesPerSm(8, 9) == 128);
-    CHECK(fp32LanesPerSm(9, 0) == 128);  // H100, H200
+    CHECK(fp32LanesPerSm(9, 0) == 128); // H100, H200
     CHECK(fp32LanesPerSm(10, 0) == 128);
     // H100 SXM: 132 SMs at 1980 MHz boost.
     CHECK(peakFp32Tflops(9, 0, 132, 1980) == doctest::Approx(66.9).epsilon(0.01));
@@ -296,7 +296,8 @@ TEST_CASE("under a policy that allows TF32 the roofline uses the tensor cores' p
     CHECK(peakTflopsFor(volta, Precision::Tf32) == volta.peakTflops); // no TF32 before sm_80
     GpuInfo unknown = h100;
     unknown.computeCapability = "";
-    CHECK(peakTflopsFor(unknown, Precision::KernelBench) >= peakTflopsFor(h100, Precision::Tf32)); // err high: the floor stays a lower bound
+    CHECK(peakTflopsFor(unknown, Precision::KernelBench)
+          >= peakTflopsFor(h100, Precision::Tf32)); // err high: the floor stays a lower bound
 
     // A TF32 GEMM at cuBLAS speed (2 * 4096^3 FLOPs in 0.3 ms, 458 TFLOP/s) is under the fp32 floor but not
     // under the TF32 one.
@@ -342,7 +343,8 @@ TEST_CASE("seeded random inputs: reproducible, distinct per seed, from several d
 
     std::vector<float> wide(4096);
     REQUIRE(TensorOps::fillRandom(hostView(wide), 11, Distribution::Wide).isOk());
-    const auto largest = std::max_element(wide.begin(), wide.end(), [](float x, float y) { return std::abs(x) < std::abs(y); });
+    const auto largest =
+        std::max_element(wide.begin(), wide.end(), [](float x, float y) { return std::abs(x) < std::abs(y); });
     CHECK(std::abs(*largest) > 100.0f);
 }
 
@@ -441,31 +443,34 @@ TEST_CASE("library steps take int lists, booleans, none, strings and tensors see
     TensorView rows = hostView(image);
     rows.shape = {4, 4};
     auto rowsArg = arg(PlanArg::Kind::Input, "x");
-    const auto minRan = TensorOps::runLibraryStep("aten::min.dim", {rowsArg, dim, keep, arg(PlanArg::Kind::Output, "out")},
-                                                  {rows, {}, {}, hostView(minimum)});
+    const auto minRan = TensorOps::runLibraryStep(
+        "aten::min.dim", {rowsArg, dim, keep, arg(PlanArg::Kind::Output, "out")}, {rows, {}, {}, hostView(minimum)});
     REQUIRE_MESSAGE(minRan.isOk(), (minRan.isOk() ? "" : minRan.error().message));
     CHECK(minimum == std::vector<float>{0.0f, 4.0f, 8.0f, 12.0f});
 
     // The schema decides: an int where a float or a bool is wanted is converted; a string is passed as one.
     std::vector<float> copy(16, -1.0f);
     auto zero = arg(PlanArg::Kind::Int);
-    const auto dropped = TensorOps::runLibraryStep("aten::dropout", {rowsArg, zero, zero, arg(PlanArg::Kind::Output, "o")},
-                                                   {rows, {}, {}, hostView(copy)});
+    const auto dropped = TensorOps::runLibraryStep(
+        "aten::dropout", {rowsArg, zero, zero, arg(PlanArg::Kind::Output, "o")}, {rows, {}, {}, hostView(copy)});
     REQUIRE_MESSAGE(dropped.isOk(), (dropped.isOk() ? "" : dropped.error().message));
     CHECK(copy == image);
     auto approximate = arg(PlanArg::Kind::String);
     approximate.text = "tanh";
     std::vector<float> gelu(16, -1.0f);
     REQUIRE(TensorOps::runLibraryStep("aten::gelu", {rowsArg, approximate, arg(PlanArg::Kind::Output, "o")},
-                                      {rows, {}, hostView(gelu)}).isOk());
+                                      {rows, {}, hostView(gelu)})
+                .isOk());
     CHECK(gelu[2] == doctest::Approx(1.9546).epsilon(1e-3));
     approximate.text = "no-such-mode";
     CHECK_FALSE(TensorOps::runLibraryStep("aten::gelu", {rowsArg, approximate, arg(PlanArg::Kind::Output, "o")},
-                                          {rows, {}, hostView(gelu)}).isOk());
+                                          {rows, {}, hostView(gelu)})
+                    .isOk());
     // None for an optional argument: sum over everything with no dtype.
     std::vector<float> total(1, -1.0f);
     REQUIRE(TensorOps::runLibraryStep("aten::sum", {rowsArg, arg(PlanArg::Kind::None), arg(PlanArg::Kind::Output, "o")},
-                                      {rows, {}, hostView(total)}).isOk());
+                                      {rows, {}, hostView(total)})
+                .isOk());
     CHECK(total[0] == 120.0f);
 }
 
@@ -483,7 +488,8 @@ TEST_CASE("structured input distributions have the structure they promise")
     CHECK(constant.front() != 0.0f);
 
     const auto integers = fill(Distribution::IntegerValued);
-    CHECK(std::all_of(integers.begin(), integers.end(), [](float v) { return v == std::round(v) && std::abs(v) <= 8; }));
+    CHECK(
+        std::all_of(integers.begin(), integers.end(), [](float v) { return v == std::round(v) && std::abs(v) <= 8; }));
     CHECK(std::set<float>(integers.begin(), integers.end()).size() == 17);
 
     const auto sorted = fill(Distribution::Sorted);

@@ -20,7 +20,6 @@ namespace {
 
 [[maybe_unused]] const bool gpuPresent = skipWithoutGpu();
 
-
 const std::string kReluPlan = elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json");
 
 const char *const kRelu = R"(
@@ -37,7 +36,6 @@ EvaluateOutcome evaluateRelu(const char *source, const std::string &plan = kRelu
     return gpuEvaluator().evaluate(makeRequest(builtIn("relu"), source, plan));
 }
 
-
 } // namespace
 
 TEST_CASE("describe reports the GPU and a measured bandwidth")
@@ -51,10 +49,10 @@ TEST_CASE("describe reports the GPU and a measured bandwidth")
     CHECK(info.peakTflops > 0);
     CHECK_FALSE(info.torchVersion.empty());
     CHECK_FALSE(info.nvrtcVersion.empty());
-    MESSAGE(info.name, ", cc ", info.computeCapability, ", ", info.smCount, " SMs, L2 ", info.l2Bytes,
-            " B, driver ", info.driverVersion, ", runtime ", info.cudaRuntimeVersion, ", NVRTC ", info.nvrtcVersion,
-            ", LibTorch ", info.torchVersion, ", copy bandwidth ", info.measuredBandwidthGBs, " GB/s, fp32 peak ",
-            info.peakTflops, " TFLOP/s");
+    MESSAGE(info.name, ", cc ", info.computeCapability, ", ", info.smCount, " SMs, L2 ", info.l2Bytes, " B, driver ",
+            info.driverVersion, ", runtime ", info.cudaRuntimeVersion, ", NVRTC ", info.nvrtcVersion, ", LibTorch ",
+            info.torchVersion, ", copy bandwidth ", info.measuredBandwidthGBs, " GB/s, fp32 peak ", info.peakTflops,
+            " TFLOP/s");
 }
 
 TEST_CASE("a correct relu passes every check and is timed against the reference")
@@ -144,7 +142,8 @@ extern "C" __global__ void add(const float* a, const float* b, float* out, int n
         out[i] = a[i] + b[i];
 }
 )";
-        const auto plan = elementwisePlan("add", R"json([{"input": "a"}, {"input": "b"}, {"output": "out"}, {"int": "N"}])json");
+        const auto plan =
+            elementwisePlan("add", R"json([{"input": "a"}, {"input": "b"}, {"output": "out"}, {"int": "N"}])json");
         const auto outcome = gpuEvaluator().evaluate(makeRequest(builtIn("add"), source, plan));
         requireCorrect(outcome);
         MESSAGE("add: ", outcome.evaluation.message);
@@ -304,8 +303,9 @@ extern "C" __global__ void relu(const float* x, float* out, int n)
     }
     SUBCASE("reads uninitialised scratch memory")
     {
-        const auto plan = elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"scratch": "acc"}, {"int": "N"}])json",
-                                          R"json([{"name": "acc", "bytes": "4 * N"}])json");
+        const auto plan =
+            elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"scratch": "acc"}, {"int": "N"}])json",
+                            R"json([{"name": "acc", "bytes": "4 * N"}])json");
         const auto outcome = evaluateRelu(R"(
 extern "C" __global__ void relu(const float* x, float* out, float* acc, int n)
 {
@@ -336,7 +336,8 @@ extern "C" __global__ void relu(const float* x, float* out, int n)
     }
     SUBCASE("a plan naming a kernel the source lacks")
     {
-        const auto outcome = evaluateRelu(kRelu, elementwisePlan("missing", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json"));
+        const auto outcome = evaluateRelu(
+            kRelu, elementwisePlan("missing", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json"));
         CHECK(statusText(outcome.evaluation.status) == statusText(EvalStatus::PlanError));
         CHECK_FALSE(outcome.workerMustExit);
     }
@@ -371,7 +372,8 @@ extern "C" __global__ void count()
 
 TEST_CASE("asking for more shared memory than exists is a launch error, and the worker carries on")
 {
-    const auto plan = elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json", "[]", "200 * 1024");
+    const auto plan =
+        elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json", "[]", "200 * 1024");
     const auto outcome = evaluateRelu(R"(
 extern "C" __global__ void relu(const float* x, float* out, int n)
 {

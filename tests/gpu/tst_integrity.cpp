@@ -16,7 +16,6 @@ namespace {
 
 [[maybe_unused]] const bool gpuPresent = skipWithoutGpu();
 
-
 const std::string kReluArgs = R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json";
 
 EvaluateOutcome evaluateRelu(const std::string &source, const std::string &plan = elementwisePlan("relu", kReluArgs))
@@ -28,7 +27,6 @@ bool contains(const std::string &text, const std::string &part)
 {
     return text.find(part) != std::string::npos;
 }
-
 
 } // namespace
 
@@ -117,14 +115,15 @@ TEST_CASE("honest kernels of unusual structure pass every new check without flag
 {
     SUBCASE("grid-stride relu, a quarter of the blocks")
     {
-        const auto outcome = evaluateRelu(R"(
+        const auto outcome =
+            evaluateRelu(R"(
 extern "C" __global__ void relu(const float* x, float* out, int n)
 {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         out[i] = fmaxf(x[i], 0.0f);
 }
 )",
-                                          R"json({"steps": [{"kernel": "relu", "grid": ["ceil_div(N, 1024)"], "block": ["256"],
+                         R"json({"steps": [{"kernel": "relu", "grid": ["ceil_div(N, 1024)"], "block": ["256"],
             "args": [{"input": "x"}, {"output": "out"}, {"int": "N"}]}]})json");
         requireCorrect(outcome);
         const auto &e = outcome.evaluation;

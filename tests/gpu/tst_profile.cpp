@@ -140,14 +140,15 @@ TEST_CASE("a relu kernel that skips its work moved too few bytes")
 {
     const Op *op = findBuiltInOp("relu");
     REQUIRE(op);
-    const auto lazy = withCode(*op, R"(
+    const auto lazy =
+        withCode(*op, R"(
 extern "C" __global__ void relu(const float* __restrict__ x, float* __restrict__ out, int n)
 {
     if (blockIdx.x == 0 && threadIdx.x == 0)
         out[0] = fmaxf(x[0], 0.0f);
 }
 )",
-                               test::elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json"));
+                 test::elementwisePlan("relu", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json"));
     const auto profiled = profile(*op, lazy);
     CHECK(profiled.exitCode == 0);
     REQUIRE(profiled.profiles.size() == 2);

@@ -21,7 +21,8 @@ Op scaleShiftOp(const std::string &module)
     op.name = "kb/test/scale_shift";
     op.sourceKind = SourceKind::KernelBench;
     op.description = "x * weight + bias";
-    op.referenceSource = "class Model(nn.Module):\n    def forward(self, x):\n        return x * self.weight + self.bias\n";
+    op.referenceSource =
+        "class Model(nn.Module):\n    def forward(self, x):\n        return x * self.weight + self.bias\n";
     op.inputs = {{"x", {"N"}}, {"weight", {"N"}}, {"bias", {"N"}}};
     op.outputs = {{"out", {"N"}}};
     op.shapeSets = {{{"N", 1 << 22}}, {{"N", 99991}}};
@@ -32,7 +33,8 @@ Op scaleShiftOp(const std::string &module)
 }
 
 const std::string kPlan = elementwisePlan(
-    "scale_shift", R"json([{"input": "x"}, {"input": "weight"}, {"input": "bias"}, {"output": "out"}, {"int": "N"}])json");
+    "scale_shift",
+    R"json([{"input": "x"}, {"input": "weight"}, {"input": "bias"}, {"output": "out"}, {"int": "N"}])json");
 
 std::string kernel(const char *expression)
 {
@@ -42,7 +44,8 @@ extern "C" __global__ void scale_shift(const float* __restrict__ x, const float*
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
-        out[i] = )") + expression + R"(;
+        out[i] = )")
+           + expression + R"(;
 }
 )";
 }
@@ -54,7 +57,6 @@ EvaluateOutcome evaluate(const Op &op, const std::string &source)
 {
     return gpuEvaluator().evaluate(makeRequest(op, source, kPlan));
 }
-
 
 void requireReferenceError(const EvaluateOutcome &outcome, const std::string &expected)
 {
@@ -138,7 +140,8 @@ TEST_CASE("an honest kernel is not rejected by a trial on which the reference it
     op.bytesMovedExpr = "8 * N";
     op.flopsExpr = "N";
     op.referenceModule = referenceModule("exp_times_zero");
-    const auto outcome = gpuEvaluator().evaluate(makeRequest(op, R"(
+    const auto outcome = gpuEvaluator().evaluate(
+        makeRequest(op, R"(
 extern "C" __global__ void exp_times_zero(const float* x, float* out, int n)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -146,7 +149,7 @@ extern "C" __global__ void exp_times_zero(const float* x, float* out, int n)
         out[i] = 0.0f;
 }
 )",
-                                                           elementwisePlan("exp_times_zero", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json")));
+                    elementwisePlan("exp_times_zero", R"json([{"input": "x"}, {"output": "out"}, {"int": "N"}])json")));
     const auto &e = outcome.evaluation;
     INFO("message: ", e.message);
     REQUIRE(statusText(e.status) == statusText(EvalStatus::Correct));

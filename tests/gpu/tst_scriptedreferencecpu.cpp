@@ -101,7 +101,8 @@ TEST_CASE("a traced module takes the model's parameters as inputs")
     auto weight = ramp(5, 2.0f, -0.5f);
     auto bias = ramp(5, 0.5f, 1.0f);
     std::vector<float> out(x.size());
-    const auto status = reference->run({hostView(x, {4, 5}), hostView(weight), hostView(bias)}, {hostView(out, {4, 5})});
+    const auto status =
+        reference->run({hostView(x, {4, 5}), hostView(weight), hostView(bias)}, {hostView(out, {4, 5})});
     REQUIRE_MESSAGE(status.isOk(), failure(status));
     for (std::size_t r = 0; r < 4; ++r) {
         for (std::size_t c = 0; c < 5; ++c)

@@ -41,8 +41,9 @@ void requireTranslationCorrect(const std::string &file)
     REQUIRE_MESSAGE(candidate, (candidate ? "" : candidate.error().message));
     const auto outcome = test::evaluateCandidate(op, *candidate);
     const auto &evaluation = outcome.evaluation;
-    std::printf("%-32s %-10s %8.4f ms vs %8.4f ms eager  %s\n", file.c_str(), test::statusText(evaluation.status).c_str(),
-                evaluation.timing.medianMs, evaluation.baseline.medianMs, evaluation.message.c_str());
+    std::printf("%-32s %-10s %8.4f ms vs %8.4f ms eager  %s\n", file.c_str(),
+                test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs, evaluation.baseline.medianMs,
+                evaluation.message.c_str());
     CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
     CHECK_FALSE(outcome.workerMustExit);
 }
@@ -54,8 +55,9 @@ TEST_CASE("generated convolutions verify on the GPU")
     if (!test::skipWithoutGpu())
         return;
     skipWithoutPython();
-    for (const char *file : {"conv1d_strided_dilated.py", "conv2d_grouped_padded.py", "conv3d.py", "conv_transpose2d.py",
-                             "conv_transpose1d_dilated.py", "conv_depthwise.py", "conv_depthwise_separable.py"})
+    for (const char *file :
+         {"conv1d_strided_dilated.py", "conv2d_grouped_padded.py", "conv3d.py", "conv_transpose2d.py",
+          "conv_transpose1d_dilated.py", "conv_depthwise.py", "conv_depthwise_separable.py"})
         requireTranslationCorrect(file);
 }
 

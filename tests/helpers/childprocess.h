@@ -16,9 +16,9 @@ namespace kx::test {
 /// How a program ended and what it wrote.
 struct ProgramResult
 {
-    int exitCode = -1;                      ///< -1 when it did not exit normally.
-    int signal = 0;                         ///< The signal that ended it, 0 when it exited.
-    bool timedOut = false;                  ///< It was killed because it ran past the deadline.
+    int exitCode = -1;     ///< -1 when it did not exit normally.
+    int signal = 0;        ///< The signal that ended it, 0 when it exited.
+    bool timedOut = false; ///< It was killed because it ran past the deadline.
     std::string out;
     std::string err;
 };
@@ -30,7 +30,7 @@ public:
     using Environment = std::vector<std::pair<std::string, std::string>>;
 
     ChildProcess() = default;
-    ~ChildProcess();                        ///< Kills and reaps a child that still runs.
+    ~ChildProcess(); ///< Kills and reaps a child that still runs.
     ChildProcess(const ChildProcess &) = delete;
     ChildProcess &operator=(const ChildProcess &) = delete;
 

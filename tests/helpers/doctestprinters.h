@@ -9,7 +9,7 @@
 
 namespace doctest {
 
-template<>
+template <>
 struct StringMaker<std::vector<std::string>>
 {
     static String convert(const std::vector<std::string> &values)

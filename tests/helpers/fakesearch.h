@@ -17,7 +17,10 @@
 
 namespace kx::test {
 
-inline int genomeValue(const Candidate &candidate) { return nlohmann::json::parse(candidate.genome).at("x").get<int>(); }
+inline int genomeValue(const Candidate &candidate)
+{
+    return nlohmann::json::parse(candidate.genome).at("x").get<int>();
+}
 
 inline Candidate makeFakeCandidate(int x)
 {
@@ -49,8 +52,8 @@ public:
             child.origin = Origin::Mutated;
             break;
         case ProposalKind::Crossover:
-            child = makeFakeCandidate((genomeValue(request.parents[0].candidate)
-                                       + genomeValue(request.parents[1].candidate)) / 2 + 1);
+            child = makeFakeCandidate(
+                (genomeValue(request.parents[0].candidate) + genomeValue(request.parents[1].candidate)) / 2 + 1);
             child.origin = Origin::Crossover;
             break;
         case ProposalKind::Repair:

@@ -62,8 +62,7 @@ class FakeEvaluator : public kx::Evaluator
 public:
     explicit FakeEvaluator(const Options &options)
         : m_options(options)
-    {
-    }
+    {}
 
     kx::GpuInfo describe() override
     {
@@ -141,7 +140,11 @@ public:
                 evaluation.samplesMs.push_back(1.0 + i * 1e-6);
         }
 
-        const bool elf = request.cubin.size() >= 4 && request.cubin.compare(0, 4, "\x7f" "ELF") == 0;
+        const bool elf = request.cubin.size() >= 4
+                         && request.cubin.compare(0, 4,
+                                                  "\x7f"
+                                                  "ELF")
+                                == 0;
         evaluation.status = kx::EvalStatus::Correct;
         evaluation.message = "ok from pid " + std::to_string(::getpid()) + " on device "
                              + std::to_string(m_options.device) + "; cubin " + std::to_string(request.cubin.size())

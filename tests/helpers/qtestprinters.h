@@ -9,17 +9,17 @@
 #include <QTest>
 
 namespace QTest {
-template<>
+template <>
 inline char *toString(const kx::EvalStatus &value)
 {
     return qstrdup(kx::toString(value));
 }
-template<>
+template <>
 inline char *toString(const kx::Origin &value)
 {
     return qstrdup(kx::toString(value));
 }
-template<>
+template <>
 inline char *toString(const kx::RunState &value)
 {
     return qstrdup(kx::toString(value));

@@ -7,7 +7,7 @@
 namespace kx::test {
 
 /// True as soon as predicate() holds; false when it still does not after timeout.
-template<typename Predicate>
+template <typename Predicate>
 bool waitUntil(Predicate predicate, std::chrono::milliseconds timeout = std::chrono::seconds(5))
 {
     const auto deadline = std::chrono::steady_clock::now() + timeout;

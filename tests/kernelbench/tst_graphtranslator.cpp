@@ -99,8 +99,8 @@ TEST_CASE("a trailing broadcast input is read by name; an inner broadcast become
         {"kind": "aten::sigmoid", "inputs": [{"value": "4", "shape": [64, 256], "dtype": "float32"}],
          "outputs": [{"value": "5", "shape": [64, 256], "dtype": "float32"}]}
       ]})";
-    const Op op = makeOp({tensor("x", {"N", "D"}), tensor("scale", {"D"})}, tensor("out", {"N", "D"}),
-                         {{{"N", 64}, {"D", 256}}});
+    const Op op =
+        makeOp({tensor("x", {"N", "D"}), tensor("scale", {"D"})}, tensor("out", {"N", "D"}), {{{"N", 64}, {"D", 256}}});
     const auto translated = GraphTranslator().translate(graphOf(json), op);
     CHECK(recipeOfTranslation(translated).expression == "(1.0f / (1.0f + expf(-(x * scale))))");
     checkCompiles(*translated);
@@ -168,10 +168,10 @@ TEST_CASE("nn.Linear with an epilogue becomes a transposed gemm with bias")
         {"kind": "aten::relu", "inputs": [{"value": "7", "shape": [64, 128], "dtype": "float32"}],
          "outputs": [{"value": "8", "shape": [64, 128], "dtype": "float32"}]}
       ]})";
-    const Op op = makeOp({tensor("x", {"batch", "in_f"}), tensor("fc_weight", {"out_f", "in_f"}),
-                          tensor("fc_bias", {"out_f"})},
-                         tensor("out", {"batch", "out_f"}),
-                         {{{"batch", 64}, {"in_f", 256}, {"out_f", 128}}, {{"batch", 32}, {"in_f", 256}, {"out_f", 128}}});
+    const Op op =
+        makeOp({tensor("x", {"batch", "in_f"}), tensor("fc_weight", {"out_f", "in_f"}), tensor("fc_bias", {"out_f"})},
+               tensor("out", {"batch", "out_f"}),
+               {{{"batch", 64}, {"in_f", 256}, {"out_f", 128}}, {{"batch", 32}, {"in_f", 256}, {"out_f", 128}}});
     const auto graph = graphOf(json);
     const auto translated = GraphTranslator().translate(graph, op);
     const auto recipe = recipeOfTranslation(translated);
@@ -274,11 +274,11 @@ TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with th
         {"kind": "aten::relu", "inputs": [{"value": "21", "shape": [4, 16, 30, 38], "dtype": "float32"}],
          "outputs": [{"value": "22", "shape": [4, 16, 30, 38], "dtype": "float32"}]}
       ]})";
-    const Op op = makeOp({tensor("x", {"B", "CI", "H", "W"}), tensor("conv_weight", {"CO", "CI", "KS", "KS"}),
-                          tensor("bias", {"CO"})},
-                         tensor("out", {"B", "CO", "30", "38"}),
-                         {{{"B", 4}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}},
-                          {{"B", 2}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}}});
+    const Op op = makeOp(
+        {tensor("x", {"B", "CI", "H", "W"}), tensor("conv_weight", {"CO", "CI", "KS", "KS"}), tensor("bias", {"CO"})},
+        tensor("out", {"B", "CO", "30", "38"}),
+        {{{"B", 4}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}},
+         {{"B", 2}, {"CI", 8}, {"H", 32}, {"W", 40}, {"CO", 16}, {"KS", 3}}});
     const auto graph = graphOf(json);
     const auto translated = GraphTranslator().translate(graph, op);
     const auto recipe = recipeOfTranslation(translated);
@@ -287,7 +287,8 @@ TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with th
     CHECK(recipe.bias == "bias");
     CHECK(translated->policy.allowLibrarySteps);
     CHECK(translated->policy.allowedLibraryOps == std::vector<std::string>{"aten::conv2d"});
-    CHECK(graphFlopsExpression(graph, op) == "2 * B * CO * 30 * 38 * CI * KS * KS + B * CO * 30 * 38 + B * CO * 30 * 38");
+    CHECK(graphFlopsExpression(graph, op)
+          == "2 * B * CO * 30 * 38 * CI * KS * KS + B * CO * 30 * 38 + B * CO * 30 * 38");
     checkCompiles(*translated);
 
     // Padding 1: conv-epilogue runs conv2d(x, weight) without it, so the op becomes a pipeline that passes
@@ -395,8 +396,8 @@ TEST_CASE("softmax, layer_norm and argmax use the row templates")
 TEST_CASE("layer_norm over the trailing dimensions normalises rows of their product, long rows split across blocks")
 {
     // KernelBench's 40_LayerNorm: [16, 64, 256, 256] normalised over (64, 256, 256): 16 rows of 4 Mi elements.
-    const Op norm = makeOp({tensor("x", {"batch", "features", "dim1", "dim2"}), tensor("w", {"features", "dim1", "dim2"}),
-                            tensor("b", {"features", "dim1", "dim2"})},
+    const Op norm = makeOp({tensor("x", {"batch", "features", "dim1", "dim2"}),
+                            tensor("w", {"features", "dim1", "dim2"}), tensor("b", {"features", "dim1", "dim2"})},
                            tensor("out", {"batch", "features", "dim1", "dim2"}),
                            {{{"batch", 16}, {"features", 64}, {"dim1", 256}, {"dim2", 256}},
                             {{"batch", 8}, {"features", 64}, {"dim1", 256}, {"dim2", 256}}});
@@ -516,8 +517,8 @@ TEST_CASE("malformed graph JSON gives an error, not a crash")
     const auto noKind = opGraphFromJson(nlohmann::json::parse(R"({"nodes": [{"inputs": []}]})"));
     REQUIRE_FALSE(noKind);
     CHECK(noKind.error().message == "graph node 1: needs a \"kind\"");
-    const auto badShape = opGraphFromJson(nlohmann::json::parse(
-        R"({"nodes": [{"kind": "aten::relu", "inputs": [{"value": "x", "shape": ["a"]}]}]})"));
+    const auto badShape = opGraphFromJson(
+        nlohmann::json::parse(R"({"nodes": [{"kind": "aten::relu", "inputs": [{"value": "x", "shape": ["a"]}]}]})"));
     REQUIRE_FALSE(badShape);
     CHECK(badShape.error().message == "graph node 1 (aten::relu): \"shape\" must be a list of sizes");
 }

@@ -31,7 +31,10 @@ using Clock = std::chrono::steady_clock;
 
 const std::string kData = std::string(KX_TEST_DATA_DIR) + "/kernelbench/";
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 void skipWithoutTorch()
 {
@@ -185,10 +188,10 @@ TEST_CASE("a problem file cannot reach files, the network or processes outside i
     Listener listener;
     const char *home = std::getenv("HOME");
     const ScopedEnvironment targets(Variables{{"KX_TEST_PRIVATE_FILE", privateFile},
-                                     {"KX_TEST_MARKER_FILE", marker},
-                                     {"KX_TEST_REAL_HOME", std::string(home && *home ? home : "/root")},
-                                     {"KX_TEST_PORT", std::to_string(listener.port())},
-                                     {"KX_TEST_PID", std::to_string(::getpid())}});
+                                              {"KX_TEST_MARKER_FILE", marker},
+                                              {"KX_TEST_REAL_HOME", std::string(home && *home ? home : "/root")},
+                                              {"KX_TEST_PORT", std::to_string(listener.port())},
+                                              {"KX_TEST_PID", std::to_string(::getpid())}});
     const auto imported = ProblemImporter().importFile(problem);
     CHECK_MESSAGE(imported, (imported ? "" : imported.error().message));
     CHECK_FALSE(test::fileExists(marker));
@@ -250,14 +253,16 @@ TEST_CASE("the import has a memory cap and a time limit, both settings")
     CHECK_MESSAGE(contains(sleeper.error().message, "did not finish within 2 s"), sleeper.error().message);
 
     TemporaryDir dir;
-    const std::vector<std::string> confinement = sandbox ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"};
-    std::vector<std::string> sleeperArgs{"import", kData + "sandbox/sleeper.py", "-a", dir.filePath("a.kxdb"), "--timeout", "2"};
+    const std::vector<std::string> confinement =
+        sandbox ? std::vector<std::string>{} : std::vector<std::string>{"--no-sandbox"};
+    std::vector<std::string> sleeperArgs{
+        "import", kData + "sandbox/sleeper.py", "-a", dir.filePath("a.kxdb"), "--timeout", "2"};
     sleeperArgs.insert(sleeperArgs.end(), confinement.begin(), confinement.end());
     const auto cli = runKx(sleeperArgs);
     CHECK(cli.exitCode == 3);
     CHECK_MESSAGE(contains(cli.err, "--timeout"), cli.err);
-    std::vector<std::string> hungryArgs{"import", kData + "sandbox/hungry.py", "-a", dir.filePath("a.kxdb"),
-                                        "--max-memory-mb", "4096"};
+    std::vector<std::string> hungryArgs{
+        "import", kData + "sandbox/hungry.py", "-a", dir.filePath("a.kxdb"), "--max-memory-mb", "4096"};
     hungryArgs.insert(hungryArgs.end(), confinement.begin(), confinement.end());
     const auto memory = runKx(hungryArgs);
     CHECK(memory.exitCode == 3);

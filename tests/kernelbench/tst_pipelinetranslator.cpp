@@ -74,13 +74,23 @@ Op convNormPoolOp()
     op.sourceKind = SourceKind::KernelBench;
     op.inputs = {tensor("x", {"batch_size", "in_channels", "height", "width"}),
                  tensor("conv_weight", {"out_channels", "in_channels", "kernel_size", "kernel_size"}),
-                 tensor("conv_bias", {"out_channels"}), tensor("bn_weight", {"out_channels"}),
-                 tensor("bn_bias", {"out_channels"}), tensor("bn_running_mean", {"out_channels"}),
+                 tensor("conv_bias", {"out_channels"}),
+                 tensor("bn_weight", {"out_channels"}),
+                 tensor("bn_bias", {"out_channels"}),
+                 tensor("bn_running_mean", {"out_channels"}),
                  tensor("bn_running_var", {"out_channels"})};
     op.outputs = {tensor("out", {"batch_size", "out_channels", "1", "1"})};
-    op.shapeSets = {{{"batch_size", 8}, {"in_channels", 3}, {"out_channels", 16}, {"height", 32}, {"width", 32},
+    op.shapeSets = {{{"batch_size", 8},
+                     {"in_channels", 3},
+                     {"out_channels", 16},
+                     {"height", 32},
+                     {"width", 32},
                      {"kernel_size", 3}},
-                    {{"batch_size", 4}, {"in_channels", 3}, {"out_channels", 16}, {"height", 32}, {"width", 32},
+                    {{"batch_size", 4},
+                     {"in_channels", 3},
+                     {"out_channels", 16},
+                     {"height", 32},
+                     {"width", 32},
                      {"kernel_size", 3}}};
     return op;
 }
@@ -96,7 +106,8 @@ TEST_CASE("conv, BatchNorm, ReLU, pooling, mean and a scale become five stages")
 
     CHECK(stages[0].kind == PipelineStage::Kind::Library);
     CHECK(stages[0].op == "aten::_convolution");
-    CHECK(stages[0].args[0] == nlohmann::json{{"tensor", "x"}, {"shape", {"batch_size", "in_channels", "height", "width"}}});
+    CHECK(stages[0].args[0]
+          == nlohmann::json{{"tensor", "x"}, {"shape", {"batch_size", "in_channels", "height", "width"}}});
     CHECK(stages[0].args[3] == nlohmann::json{{"ints", {"2", "2"}}});
     CHECK(stages[0].args[6] == nlohmann::json{{"bool", false}});
     CHECK(stages[0].outputs[0].name == "t0");
@@ -169,7 +180,8 @@ TEST_CASE("a model whose every call is a library call is refused, and why")
     op.shapeSets = {{{"B", 2}}};
     const auto refused = PipelineTranslator::translate(graphOf(json), op);
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().message == "every call would run as a library step (aten::bmm): there is nothing to generate");
+    CHECK(refused.error().message
+          == "every call would run as a library step (aten::bmm): there is nothing to generate");
 }
 
 TEST_CASE("a lone pooling becomes a generated pool stage whose stride defaults to the kernel")

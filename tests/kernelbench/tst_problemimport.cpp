@@ -126,7 +126,9 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
         {"relu.py", "elementwise", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
         {"softmax.py", "softmax", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
         {"sum_dim.py", "reduce", {"x[batch_size,rows,features]"}, "out[batch_size,rows,1]"},
-        {"layer_norm.py", "norm", {"x[batch_size,features]", "norm_weight[features]", "norm_bias[features]"},
+        {"layer_norm.py",
+         "norm",
+         {"x[batch_size,features]", "norm_weight[features]", "norm_bias[features]"},
          "out[batch_size,features]"},
     };
     for (const auto &c : cases) {
@@ -163,27 +165,38 @@ TEST_CASE("convolutions and poolings import as generated window stages that comp
     {
         const char *file;
         std::vector<PipelineStage::Kind> kinds;
-        const char *firstLine;              // what the first kernel says it computes
+        const char *firstLine; // what the first kernel says it computes
     } cases[] = {
-        {"conv1d_strided_dilated.py", {PipelineStage::Kind::Conv},
+        {"conv1d_strided_dilated.py",
+         {PipelineStage::Kind::Conv},
          "out = conv1d(x, conv_weight), stride 2, padding 0, dilation 2, groups 1."},
-        {"conv2d_grouped_padded.py", {PipelineStage::Kind::Conv},
+        {"conv2d_grouped_padded.py",
+         {PipelineStage::Kind::Conv},
          "out = conv2d(x, conv_weight) + conv_bias, stride (1, 1), padding (1, 2), dilation (1, 1), groups 2."},
-        {"conv3d.py", {PipelineStage::Kind::Conv},
+        {"conv3d.py",
+         {PipelineStage::Kind::Conv},
          "out = conv3d(x, conv_weight) + conv_bias, stride (1, 2, 1), padding (1, 1, 1)"},
-        {"conv_transpose2d.py", {PipelineStage::Kind::Conv},
+        {"conv_transpose2d.py",
+         {PipelineStage::Kind::Conv},
          "out = conv_transpose2d(x, conv_weight) + conv_bias, stride (2, 3), padding (1, 2), dilation (2, 1), "
          "output padding (1, 2), groups 2."},
-        {"conv_transpose1d_dilated.py", {PipelineStage::Kind::Conv},
+        {"conv_transpose1d_dilated.py",
+         {PipelineStage::Kind::Conv},
          "out = conv_transpose1d(x, conv_weight) + conv_bias, stride 3, padding 2, dilation 2, output padding 0"},
-        {"conv_depthwise.py", {PipelineStage::Kind::Conv}, "out = conv2d(x, conv_weight), stride (2, 2), padding (1, 1)"},
-        {"conv_depthwise_separable.py", {PipelineStage::Kind::Conv, PipelineStage::Kind::Conv},
+        {"conv_depthwise.py",
+         {PipelineStage::Kind::Conv},
+         "out = conv2d(x, conv_weight), stride (2, 2), padding (1, 1)"},
+        {"conv_depthwise_separable.py",
+         {PipelineStage::Kind::Conv, PipelineStage::Kind::Conv},
          "t0 = conv2d(x, depthwise_weight), stride (1, 1), padding (1, 1), dilation (1, 1), groups 6."},
-        {"max_pool.py", {PipelineStage::Kind::Pool},
+        {"max_pool.py",
+         {PipelineStage::Kind::Pool},
          "out = max_pool2d(x), kernel (3, 3), stride (2, 2), padding (1, 1), dilation (2, 2), ceil_mode."},
-        {"avg_pool.py", {PipelineStage::Kind::Pool},
+        {"avg_pool.py",
+         {PipelineStage::Kind::Pool},
          "out = avg_pool3d(x), kernel (3, 3, 3), stride (2, 2, 2), padding (1, 1, 1), ceil_mode, padding left out"},
-        {"avg_pool1d.py", {PipelineStage::Kind::Pool},
+        {"avg_pool1d.py",
+         {PipelineStage::Kind::Pool},
          "out = avg_pool1d(x), kernel 5, stride 2, padding 2, padding counted in the divisor."},
     };
     for (const auto &c : cases) {
@@ -275,8 +288,9 @@ TEST_CASE("broken problem files give the helper's clear message")
 {
     CHECK(importError("broken/syntax_error.py") == kData + "broken/syntax_error.py:9: syntax error: expected ':'");
     CHECK(importError("broken/missing_get_inputs.py")
-          == kData + "broken/missing_get_inputs.py does not define get_inputs (a KernelBench problem defines Model, "
-                     "get_inputs and get_init_inputs)");
+          == kData
+                 + "broken/missing_get_inputs.py does not define get_inputs (a KernelBench problem defines Model, "
+                   "get_inputs and get_init_inputs)");
     const auto raised = importError("broken/forward_raises.py");
     CHECK(raised.rfind(kData + "broken/forward_raises.py:10: Model.forward raised RuntimeError", 0) == 0);
     CHECK(importError("missing.py") == "cannot read " + kData + "missing.py: no such file");
@@ -284,8 +298,9 @@ TEST_CASE("broken problem files give the helper's clear message")
     // An unsupported call imports, but does not translate; the error lists exactly the unsupported calls.
     const auto &fft = importedOk("broken/unsupported_fft.py");
     CHECK_FALSE(fft.translated());
-    CHECK(fft.translationError == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat; as a pipeline: "
-                                  "aten::fft_rfft computes complexfloat for a later call: intermediates are float32");
+    CHECK(fft.translationError
+          == "unsupported calls: aten::fft_rfft, aten::abs on complexfloat; as a pipeline: "
+             "aten::fft_rfft computes complexfloat for a later call: intermediates are float32");
     CHECK(fft.op.recipe.empty());
     CHECK(fft.op.flopsExpr == "0");
 }
@@ -345,8 +360,8 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
     const test::TemporaryDir temp;
     REQUIRE(temp.isValid());
     const auto csv = temp.filePath("coverage.csv"), markdown = temp.filePath("coverage.md");
-    const std::vector<std::string> command{"coverage", kData + "broken", "-j", "2", "--csv", csv, "--markdown",
-                                           markdown};
+    const std::vector<std::string> command{"coverage", kData + "broken", "-j",    "2", "--csv",
+                                           csv,        "--markdown",     markdown};
     const auto first = runKx(command);
     CHECK_MESSAGE(first.exitCode == 0, first.err);
     CHECK(test::readFile(markdown).find("4 files: 1 imported, 0 translated (0%)") != std::string::npos);
@@ -373,7 +388,8 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
     const auto resumed = runKx(resumeCommand);
     CHECK_MESSAGE(resumed.exitCode == 0, resumed.err);
     const std::string again = test::readFile(csv);
-    CHECK(again.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from before\"") != std::string::npos);
+    CHECK(again.find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from before\"")
+          != std::string::npos);
     CHECK(again.find("syntax_error.py,,no,,no,no,no,,,,,,,") != std::string::npos);
     CHECK(resumed.err.find("imported unsupported_fft.py") == std::string::npos);
     CHECK(resumed.err.find("imported syntax_error.py") != std::string::npos);
@@ -383,7 +399,8 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
                                  "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,\"kept, from an old table\"\n"));
     const auto fromOld = runKx(resumeCommand);
     CHECK_MESSAGE(fromOld.exitCode == 0, fromOld.err);
-    CHECK(test::readFile(csv).find("unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from an old table\"")
+    CHECK(test::readFile(csv).find(
+              "unsupported_fft.py,kb/unsupported_fft,yes,,no,no,no,,,,,,,\"kept, from an old table\"")
           != std::string::npos);
     CHECK(fromOld.err.find("imported unsupported_fft.py") == std::string::npos);
 

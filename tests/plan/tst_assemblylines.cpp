@@ -53,10 +53,10 @@ $L__BB0_2:
     REQUIRE(map.sourceLine.size() == std::size_t(lineOf(ptx, "ret;") + 1));
     CHECK(map.sourceLineOf(lineOf(ptx, "ld.param") - 1) == 5);
     CHECK(map.sourceLineOf(lineOf(ptx, "mov.u32") - 1) == 5);
-    CHECK(map.sourceLineOf(lineOf(ptx, "max.f32") - 1) == 0);   // code from a header
+    CHECK(map.sourceLineOf(lineOf(ptx, "max.f32") - 1) == 0); // code from a header
     CHECK(map.sourceLineOf(lineOf(ptx, "st.global") - 1) == 7);
-    CHECK(map.sourceLineOf(lineOf(ptx, "$L__BB0_2") - 1) == 0);  // a label
-    CHECK(map.sourceLineOf(lineOf(ptx, ".reg") - 1) == 0);       // a declaration
+    CHECK(map.sourceLineOf(lineOf(ptx, "$L__BB0_2") - 1) == 0); // a label
+    CHECK(map.sourceLineOf(lineOf(ptx, ".reg") - 1) == 0);      // a declaration
     CHECK(map.sourceLineOf(lineOf(ptx, ".target") - 1) == 0);
     CHECK(map.assemblyLinesOf(5) == std::vector<int>{lineOf(ptx, "ld.param") - 1, lineOf(ptx, "mov.u32") - 1});
     CHECK(map.assemblyLinesOf(99).empty());

@@ -28,7 +28,10 @@ std::string fixture(const std::string &name)
     return text;
 }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 std::string repeated(const std::string &part, int times)
 {
@@ -41,8 +44,7 @@ std::string repeated(const std::string &part, int times)
 
 // The check's verdict, or the end of the suite when it does not come within the deadline: a hung check cannot
 // be stopped from here, and the old exponential one would not finish for hours.
-Status checkWithin(const std::string &source, std::chrono::seconds deadline,
-                   const CudaPreprocessOptions &options = {})
+Status checkWithin(const std::string &source, std::chrono::seconds deadline, const CudaPreprocessOptions &options = {})
 {
     auto verdict = std::make_shared<std::promise<Status>>();
     auto future = verdict->get_future();
@@ -58,7 +60,7 @@ Status checkWithin(const std::string &source, std::chrono::seconds deadline,
 struct Rejected
 {
     std::string file;
-    std::vector<std::string> expected;      // Lines of the check's message.
+    std::vector<std::string> expected; // Lines of the check's message.
 };
 
 } // namespace
@@ -72,7 +74,8 @@ TEST_CASE("preprocessor tricks do not hide host code")
         {"comment-into-if0.cu", {"line 3: host function main not allowed"}},
         {"digraphs.cu", {"line 3: host function main not allowed"}},
         {"parenthesised-name.cu", {"line 2: host function main not allowed"}},
-        {"multi-declarators.cu", {"line 2: host variable cursor not allowed", "line 3: host function main not allowed"}},
+        {"multi-declarators.cu",
+         {"line 2: host variable cursor not allowed", "line 3: host function main not allowed"}},
         {"function-pointers.cu", {"line 2: host variable hook not allowed", "line 3: host variable table not allowed"}},
         {"struct-members.cu",
          {"line 3: host function Launcher::launch not allowed", "line 4: host variable Launcher::calls not allowed",
@@ -107,8 +110,9 @@ TEST_CASE("device code written with the same tricks passes, and its kernel is fo
 
 TEST_CASE("#if groups are decided for the architecture that is compiled for")
 {
-    const std::string source = "#if __CUDA_ARCH__ >= 800 && defined(__CUDACC_RTC__)\n#define D __device__\n#else\n#define D\n"
-                               "#endif\nD int helper() { return 1; }\n";
+    const std::string source =
+        "#if __CUDA_ARCH__ >= 800 && defined(__CUDACC_RTC__)\n#define D __device__\n#else\n#define D\n"
+        "#endif\nD int helper() { return 1; }\n";
     CudaPreprocessOptions ampere;
     ampere.arch = "sm_80";
     CHECK(checkDeviceOnly(source, ampere));
@@ -128,17 +132,20 @@ TEST_CASE("deep nesting is an error that says so, never a crash")
         std::string expected;
     };
     const std::vector<Deep> cases = {
-        {"namespaces", repeated("namespace a {\n", 100000), "line 257: namespaces, extern \"C\" blocks and types nested "
-                                                              "deeper than 256 levels"},
+        {"namespaces", repeated("namespace a {\n", 100000),
+         "line 257: namespaces, extern \"C\" blocks and types nested "
+         "deeper than 256 levels"},
         {"extern C blocks", repeated("extern \"C\" {", 100000), "nested deeper than 256 levels"},
         {"types", repeated("struct a {", 100000), "nested deeper than 256 levels"},
         {"#if parentheses", "#if " + repeated("(", 100000) + "1" + repeated(")", 100000) + "\n#endif\n",
          "#if expression nested deeper than 256 levels"},
-        {"#if negations", "#if " + repeated("!", 100000) + "1\n#endif\n", "#if expression nested deeper than 256 levels"},
+        {"#if negations", "#if " + repeated("!", 100000) + "1\n#endif\n",
+         "#if expression nested deeper than 256 levels"},
         {"macro arguments", "#define F(x) x\nint v = " + repeated("F(", 1000) + "1" + repeated(")", 1000) + ";\n",
          "macro calls nested deeper than 256 levels in arguments"},
         // Each level copies the arguments within it: that counts against the limit on produced tokens.
-        {"long macro arguments", "#define F(x) x\nint v = " + repeated("F(", 100000) + "1" + repeated(")", 100000) + ";\n",
+        {"long macro arguments",
+         "#define F(x) x\nint v = " + repeated("F(", 100000) + "1" + repeated(")", 100000) + ";\n",
          "macros expand to more than"},
     };
     for (const Deep &deep : cases) {
@@ -188,7 +195,8 @@ TEST_CASE("the preprocessor follows the C++ rules for macros")
           == "f ( 2 * ( y + 1 ) ) + f ( 2 * ( f ( 2 * ( z [ 0 ] ) ) ) ) % f ( 2 * ( 0 ) ) + t ( 1 ) ;");
     CHECK(text(standard + "g(x+(3,4)-w) | h 5) & m\n(f)^m(m);")
           == "f ( 2 * ( 2 + ( 3 , 4 ) - 0 , 1 ) ) | f ( 2 * ( ~ 5 ) ) & f ( 2 * ( 0 , 1 ) ) ^ m ( 0 , 1 ) ;");
-    CHECK(text(standard + "p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };") == "int i [ ] = { 1 , 23 , 4 , 5 , } ;");
+    CHECK(text(standard + "p() i[q()] = { q(1), r(2,3), r(4,), r(,5), r(,) };")
+          == "int i [ ] = { 1 , 23 , 4 , 5 , } ;");
     CHECK(text(standard + "char c[2][6] = { str(hello), str() };") == "char c [ 2 ] [ 6 ] = { \"hello\" , \"\" } ;");
     CHECK(text("#define str(s) # s\n#define xstr(s) str(s)\n#define INCFILE(n) vers ## n\nxstr(INCFILE(2).h)")
           == "\"vers2.h\"");

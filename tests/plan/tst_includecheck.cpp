@@ -19,12 +19,18 @@ using namespace kx;
 
 namespace {
 
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 const std::string kMarker = "kx-include-marker-31c7e0";
 const std::string kKernel = "extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = 1.0f; }\n";
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 // A file outside the toolkit whose text must never reach a log: a candidate that could include it could include
 // /proc/self/environ (the API key) as well.
@@ -44,7 +50,7 @@ struct Bypass
 {
     std::string name;
     std::string source;
-    std::string expected;   // A part of the check's message.
+    std::string expected; // A part of the check's message.
 };
 
 std::vector<Bypass> bypasses(const std::string &secret)
@@ -66,8 +72,7 @@ std::vector<Bypass> bypasses(const std::string &secret)
         {"line splice in the directive", "#inc\\\nlude " + quoted + "\n" + kKernel, secret},
         {"line splice before the header name", "#include \\\n" + quoted + "\n" + kKernel, secret},
         {"after a comment that ends on its line", "/*\n*/ #include " + quoted + "\n" + kKernel, secret},
-        {"after code and a comment that ends on its line", "int a; /*\n*/ #include " + quoted + "\n" + kKernel,
-         secret},
+        {"after code and a comment that ends on its line", "int a; /*\n*/ #include " + quoted + "\n" + kKernel, secret},
         {"inside #if 0", "#if 0\n#include " + quoted + "\n#endif\n" + kKernel, secret},
         {"include_next", "#include_next " + quoted + "\n" + kKernel, "#include_next"},
         {"import", "#import " + quoted + "\n" + kKernel, "#import"},
@@ -119,10 +124,12 @@ TEST_CASE("allowed includes and ordinary preprocessor use pass the check")
     for (const std::string &source : {
              "#include <cuda_fp16.h>\n#include \"cuda_bf16.h\"\n#include <mma.h> // tensor cores\n" + kKernel,
              "  #  include   <cooperative_groups.h>\n" + kKernel,
-             "#define BLOCK 256\n#define STR(x) #x\n#define CAT(a, b) a##b\n__device__ int CAT(v, 1) = BLOCK;\n" + kKernel,
+             "#define BLOCK 256\n#define STR(x) #x\n#define CAT(a, b) a##b\n__device__ int CAT(v, 1) = BLOCK;\n"
+                 + kKernel,
              "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800\n#define FAST 1\n#elif BLOCK > 2\n#endif\n" + kKernel,
              "#pragma unroll\n#line 40\n// #include \"/etc/passwd\" in a line comment\n" + kKernel,
-             "/*\n # of threads per block: 256\n*/\n#define STR(x) \\\n    #x\n#if defined(STR) && !defined(X)\n#endif\n"
+             "/*\n # of threads per block: 256\n*/\n#define STR(x) \\\n    #x\n#if defined(STR) && "
+             "!defined(X)\n#endif\n"
                  + kKernel,
          }) {
         CAPTURE(source);
@@ -199,8 +206,10 @@ TEST_CASE("every allowed header compiles from memory" * needsNvrtc())
     };
     for (const Use &use : uses) {
         CAPTURE(use.header);
-        const std::string source = "#include <" + use.header + ">\n"
-                                   "extern \"C\" __global__ void k(float* y) { " + use.body + " }\n";
+        const std::string source = "#include <" + use.header
+                                   + ">\n"
+                                     "extern \"C\" __global__ void k(float* y) { "
+                                   + use.body + " }\n";
         const CompileResult result = NvrtcCompiler().compile(source);
         CHECK_MESSAGE(result.ok, result.stats.log);
     }
@@ -212,7 +221,8 @@ TEST_CASE("a long compile log is cut with a note" * needsNvrtc())
     std::string body;
     for (int i = 0; i < 600; ++i)
         body += "int unused_variable_number_" + std::to_string(i) + ";\n";
-    const CompileResult result = NvrtcCompiler().compile("extern \"C\" __global__ void k(float* y)\n{\n" + body + "}\n");
+    const CompileResult result =
+        NvrtcCompiler().compile("extern \"C\" __global__ void k(float* y)\n{\n" + body + "}\n");
     CHECK(result.ok);
     CHECK(result.stats.log.size() <= 16 * 1024 + 200);
     CHECK_MESSAGE(contains(result.stats.log, "cut"), result.stats.log.substr(result.stats.log.size() - 300));
@@ -264,9 +274,8 @@ TEST_CASE("a compile log keeps only the diagnostics of known files")
                             "\n"
                             "3 errors detected in the compilation of \"candidate.cu\".\n"
                             "ptxas info    : Used 4 registers\n";
-    const std::string scrubbed = scrubCompileLog(log, [](std::string_view file) {
-        return file == "candidate.cu" || file == "cuda_fp16.hpp";
-    });
+    const std::string scrubbed =
+        scrubCompileLog(log, [](std::string_view file) { return file == "candidate.cu" || file == "cuda_fp16.hpp"; });
     CHECK(contains(scrubbed, "candidate.cu(3): error: identifier \"x\" is undefined\n      y[0] = x;"));
     CHECK(contains(scrubbed, "cuda_fp16.hpp(120): warning"));
     CHECK(contains(scrubbed, "At end of source: error"));

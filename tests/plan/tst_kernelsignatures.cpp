@@ -48,59 +48,55 @@ TEST_CASE("parses the signatures of extern \"C\" kernels")
         std::string source;
         const char *expected;
     } rows[] = {
-        {"one line",
-         R"(extern "C" __global__ void relu(const float* x, float* y, int n) { })",
+        {"one line", R"(extern "C" __global__ void relu(const float* x, float* y, int n) { })",
          "relu(const float* x:cptr, float* y:ptr, int n:int)"},
         {"launch bounds and line breaks",
          "extern \"C\"\n__global__ void\n__launch_bounds__(256, 2)\nrelu_kernel(const float* __restrict__ x,\n"
          "            float* __restrict__ out,\n            int n)\n{\n}\n",
          "relu_kernel(const float* __restrict__ x:cptr, float* __restrict__ out:ptr, int n:int)"},
-        {"launch bounds before void",
-         R"(extern "C" __global__ __launch_bounds__(128) void k(float* y) {})",
+        {"launch bounds before void", R"(extern "C" __global__ __launch_bounds__(128) void k(float* y) {})",
          "k(float* y:ptr)"},
-        {"extern C block",
-         "extern \"C\" {\n__global__ void a(float* y) {}\n__global__ void b(void) {}\n}\n",
+        {"extern C block", "extern \"C\" {\n__global__ void a(float* y) {}\n__global__ void b(void) {}\n}\n",
          "a(float* y:ptr); b()"},
         {"integer types",
          R"(extern "C" __global__ void k(long a, unsigned b, unsigned int c, long long d, size_t e,
          int64_t f, uint32_t g, short h, const int i, std::int64_t j) {})",
          "k(long a:int, unsigned b:int, unsigned int c:int, long long d:int, size_t e:int, int64_t f:int, "
          "uint32_t g:int, short h:int, const int i:int, std::int64_t j:int)"},
-        {"float types",
-         R"(extern "C" __global__ void k(float a, double b, const float c) {})",
+        {"float types", R"(extern "C" __global__ void k(float a, double b, const float c) {})",
          "k(float a:float, double b:float, const float c:float)"},
-        {"other types",
-         R"(extern "C" __global__ void k(float4 v, __half h, bool flag, float &r) {})",
+        {"other types", R"(extern "C" __global__ void k(float4 v, __half h, bool flag, float &r) {})",
          "k(float4 v:other, __half h:other, bool flag:other, float & r:other)"},
         {"pointer constness",
          R"(extern "C" __global__ void k(float* const a, const float* const b, float const* c, )"
          R"(const int* __restrict__ d) {})",
          "k(float* const a:ptr, const float* const b:cptr, float const* c:cptr, const int* __restrict__ d:cptr)"},
-        {"arrays decay to pointers",
-         R"(extern "C" __global__ void k(float y[], const float x[4]) {})",
+        {"arrays decay to pointers", R"(extern "C" __global__ void k(float y[], const float x[4]) {})",
          "k(float[] y:ptr, const float[] x:cptr)"},
         {"unnamed parameters", R"(extern "C" __global__ void k(int, float*) {})", "k(int:int, float*:ptr)"},
         {"default argument", R"(extern "C" __global__ void k(int n = 5) {})", "k(int n:int)"},
-        {"macro for extern C",
-         "#define KERNEL extern \"C\" __global__\nKERNEL void k(float* y) {}\n",
+        {"macro for extern C", "#define KERNEL extern \"C\" __global__\nKERNEL void k(float* y) {}\n",
          "k(float* y:ptr)"},
         {"C++ linkage is not listed",
          "__global__ void mangled(float* y) {}\nextern \"C\" __global__ void plain(float* y) {}\n",
          "plain(float* y:ptr)"},
-        {"device functions are not listed", "extern \"C\" __device__ float twice(float x) { return 2 * x; }\n"
-             "extern \"C\" __global__ void k(float* y) { y[0] = twice(y[0]); }\n", "k(float* y:ptr)"},
+        {"device functions are not listed",
+         "extern \"C\" __device__ float twice(float x) { return 2 * x; }\n"
+         "extern \"C\" __global__ void k(float* y) { y[0] = twice(y[0]); }\n",
+         "k(float* y:ptr)"},
         {"comments and #if 0 are skipped",
          "// extern \"C\" __global__ void line(int a) {}\n/* extern \"C\" __global__ void block(int a) {} */\n"
          "#if 0\nextern \"C\" __global__ void disabled(int a) {}\n#endif\n"
          "extern \"C\" __global__ void k(/* input */ const float* x) {}\n",
          "k(const float* x:cptr)"},
         {"declaration then definition",
-         "extern \"C\" __global__ void k(float* y);\nextern \"C\" __global__ void k(float* y) {}\n",
-         "k(float* y:ptr)"},
-        {"after templates and types", "template<typename T> __device__ T add(T a, T b) { return a + b; }\n"
-             "struct Pair { float a, b; __device__ float sum() const { return a + b; } };\n"
-             "namespace detail { __device__ int twice(int v) { return 2 * v; } }\n"
-             "extern \"C\" __global__ void k(Pair* p, int n) {}\n", "k(Pair* p:ptr, int n:int)"},
+         "extern \"C\" __global__ void k(float* y);\nextern \"C\" __global__ void k(float* y) {}\n", "k(float* y:ptr)"},
+        {"after templates and types",
+         "template<typename T> __device__ T add(T a, T b) { return a + b; }\n"
+         "struct Pair { float a, b; __device__ float sum() const { return a + b; } };\n"
+         "namespace detail { __device__ int twice(int v) { return 2 * v; } }\n"
+         "extern \"C\" __global__ void k(Pair* p, int n) {}\n",
+         "k(Pair* p:ptr, int n:int)"},
         {"no kernels", "__device__ float f(float x) { return x; }\n", ""},
     };
     for (const auto &row : rows) {

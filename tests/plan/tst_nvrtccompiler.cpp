@@ -15,7 +15,10 @@ using namespace kx;
 namespace {
 
 // Cases that compile skip where this build has no NVRTC (no CUDA toolkit was found when it was configured).
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 const char *kReluSource = R"(
 extern "C" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int n)
@@ -42,7 +45,10 @@ ptxas info    : Used 40 registers, used 1 barriers, 1200 bytes cumulative stack 
 ptxas info    : Compile time = 9.880 ms
 )";
 
-bool startsWith(const std::string &text, const std::string &prefix) { return text.rfind(prefix, 0) == 0; }
+bool startsWith(const std::string &text, const std::string &prefix)
+{
+    return text.rfind(prefix, 0) == 0;
+}
 
 } // namespace
 
@@ -94,25 +100,25 @@ TEST_CASE("accepts device-only code")
         const char *source;
     } rows[] = {
         {"kernel and device function", "__device__ float twice(float x) { return 2 * x; }\n"
-             "extern \"C\" __global__ void k(float* y) { y[0] = twice(y[0]); }\n"},
+                                       "extern \"C\" __global__ void k(float* y) { y[0] = twice(y[0]); }\n"},
         {"qualifier order and inline", "static __device__ __forceinline__ float f(float x) { return x; }\n"
-             "__forceinline__ __device__ float g(float x) { return x; }\n"
-             "__host__ __device__ inline int h(int v) { return v; }\n"},
+                                       "__forceinline__ __device__ float g(float x) { return x; }\n"
+                                       "__host__ __device__ inline int h(int v) { return v; }\n"},
         {"templates", "template <typename T, int N> __device__ T sum(const T (&v)[N]) { T s{}; "
-             "for (int i = 0; i < N; ++i) s += v[i]; return s; }\n"
-             "template <int B> __global__ void k(float* y) { y[B] = 0; }\n"
-             "template __global__ void k<128>(float*);\n"},
+                      "for (int i = 0; i < N; ++i) s += v[i]; return s; }\n"
+                      "template <int B> __global__ void k(float* y) { y[B] = 0; }\n"
+                      "template __global__ void k<128>(float*);\n"},
         {"types with members",
          "struct Acc { float v; float get() const { return v; } Acc operator+(Acc o) const { return {v + o.v}; } };\n"
          "enum class Mode : int { A, B };\nunion Bits { float f; unsigned u; };\n"
          "typedef float real;\nusing index_t = int;\nstatic_assert(sizeof(float) == 4, \"float\");\n"},
         {"device memory and constants", "__constant__ float table[4] = {1, 2, 3, 4};\n__device__ int counter;\n"
-             "extern __shared__ float dynamicShared[];\nconstexpr int kBlock = 256;\n"
-             "static const float kScale = 0.5f;\n"},
+                                        "extern __shared__ float dynamicShared[];\nconstexpr int kBlock = 256;\n"
+                                        "static const float kScale = 0.5f;\n"},
         {"macros for qualifiers", "#define DEVICE_INLINE __device__ __forceinline__\n"
-             "#define KERNEL extern \"C\" __global__\n"
-             "DEVICE_INLINE float f(float x) { return x; }\n"
-             "KERNEL void k(float* y) { y[0] = f(y[0]); }\n"},
+                                  "#define KERNEL extern \"C\" __global__\n"
+                                  "DEVICE_INLINE float f(float x) { return x; }\n"
+                                  "KERNEL void k(float* y) { y[0] = f(y[0]); }\n"},
         {"namespaces and extern C block",
          "namespace { __device__ float f(float x) { return x; } }\nnamespace detail { __device__ int g(); }\n"
          "extern \"C\" { __global__ void k(float* y) {} }\n"},
@@ -140,24 +146,20 @@ TEST_CASE("rejects host code with its line")
         const char *expected;
     } rows[] = {
         {"main", "int main() { return 0; }\n", "line 1: host function main not allowed"},
-        {"main after a kernel",
-         std::string(kReluSource) + "\nint main()\n{\n    return 0;\n}\n",
+        {"main after a kernel", std::string(kReluSource) + "\nint main()\n{\n    return 0;\n}\n",
          "line 9: host function main not allowed"},
         {"unmarked helper", "float twice(float x) { return 2 * x; }\n", "line 1: host function twice not allowed"},
         {"host only", "__host__ void setup() {}\n", "line 1: host function setup not allowed"},
-        {"helper in a namespace",
-         "namespace detail {\nint helper() { return 1; }\n}\n",
+        {"helper in a namespace", "namespace detail {\nint helper() { return 1; }\n}\n",
          "line 2: host function helper not allowed"},
         {"member defined outside its type",
          "struct Acc { float v; float get() const; };\nfloat Acc::get() const { return v; }\n",
          "line 2: host function Acc::get not allowed"},
-        {"host operator",
-         "float2 operator-(float2 a, float2 b) { return a; }\n",
+        {"host operator", "float2 operator-(float2 a, float2 b) { return a; }\n",
          "line 1: host function operator- not allowed"},
         {"host variable", "int counter = 0;\n", "line 1: host variable counter not allowed"},
         {"managed variable", "__managed__ int shared_state;\n", "line 1: managed variable shared_state not allowed"},
-        {"every offence listed",
-         "int a;\nint main() { return a; }\n",
+        {"every offence listed", "int a;\nint main() { return a; }\n",
          "line 1: host variable a not allowed (use __device__ or __constant__)\n"
          "line 2: host function main not allowed"},
     };
@@ -195,7 +197,9 @@ TEST_CASE("compiles for each architecture" * needsNvrtc())
                               != std::string::npos,
                           result.stats.log);
             REQUIRE(result.cubin.size() > 4);
-            CHECK(result.cubin.substr(0, 4) == std::string("\x7f" "ELF"));
+            CHECK(result.cubin.substr(0, 4)
+                  == std::string("\x7f"
+                                 "ELF"));
             CHECK(result.ptx.find(".target " + options.arch) != std::string::npos);
             CHECK(result.ptx.find(".entry relu_kernel(") != std::string::npos);
             REQUIRE(result.kernels.size() == size_t(1));
@@ -231,14 +235,13 @@ TEST_CASE("reports syntax errors with their line" * needsNvrtc())
 TEST_CASE("reports the local memory of a large local array" * needsNvrtc())
 {
     // Indexing with a loaded value keeps the array out of registers: 1024 floats of stack.
-    const CompileResult result = NvrtcCompiler().compile(
-        "extern \"C\" __global__ void k(const int* index, float* y)\n"
-        "{\n"
-        "    float local[1024];\n"
-        "    for (int i = 0; i < 1024; ++i)\n"
-        "        local[i] = y[i * blockDim.x + threadIdx.x];\n"
-        "    y[threadIdx.x] = local[index[threadIdx.x]];\n"
-        "}\n");
+    const CompileResult result = NvrtcCompiler().compile("extern \"C\" __global__ void k(const int* index, float* y)\n"
+                                                         "{\n"
+                                                         "    float local[1024];\n"
+                                                         "    for (int i = 0; i < 1024; ++i)\n"
+                                                         "        local[i] = y[i * blockDim.x + threadIdx.x];\n"
+                                                         "    y[threadIdx.x] = local[index[threadIdx.x]];\n"
+                                                         "}\n");
     REQUIRE_MESSAGE(result.ok, result.stats.log);
     CHECK(result.stats.spillBytes >= 4096);
     CHECK(result.stats.log.find("bytes stack frame") != std::string::npos);
@@ -246,14 +249,13 @@ TEST_CASE("reports the local memory of a large local array" * needsNvrtc())
 
 TEST_CASE("reports static shared memory" * needsNvrtc())
 {
-    const CompileResult result = NvrtcCompiler().compile(
-        "extern \"C\" __global__ void k(float* y)\n"
-        "{\n"
-        "    __shared__ float tile[256];\n"
-        "    tile[threadIdx.x] = y[threadIdx.x];\n"
-        "    __syncthreads();\n"
-        "    y[threadIdx.x] = tile[255 - threadIdx.x];\n"
-        "}\n");
+    const CompileResult result = NvrtcCompiler().compile("extern \"C\" __global__ void k(float* y)\n"
+                                                         "{\n"
+                                                         "    __shared__ float tile[256];\n"
+                                                         "    tile[threadIdx.x] = y[threadIdx.x];\n"
+                                                         "    __syncthreads();\n"
+                                                         "    y[threadIdx.x] = tile[255 - threadIdx.x];\n"
+                                                         "}\n");
     REQUIRE_MESSAGE(result.ok, result.stats.log);
     CHECK(result.stats.staticSharedBytes == 256 * 4);
 }
@@ -283,10 +285,10 @@ TEST_CASE("passes fast math" * needsNvrtc())
 
 TEST_CASE("finds the half-precision headers" * needsNvrtc())
 {
-    const CompileResult result = NvrtcCompiler().compile(
-        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
-        "extern \"C\" __global__ void k(const __half* x, __nv_bfloat16* y)\n"
-        "{ y[threadIdx.x] = __float2bfloat16(__half2float(x[threadIdx.x])); }\n");
+    const CompileResult result =
+        NvrtcCompiler().compile("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+                                "extern \"C\" __global__ void k(const __half* x, __nv_bfloat16* y)\n"
+                                "{ y[threadIdx.x] = __float2bfloat16(__half2float(x[threadIdx.x])); }\n");
     CHECK_MESSAGE(result.ok, result.stats.log);
 }
 

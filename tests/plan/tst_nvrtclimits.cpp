@@ -8,11 +8,11 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <csignal>
 #include <thread>
 
 using namespace kx;
@@ -21,12 +21,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 const std::string kSlowFile = std::string(KX_TEST_DATA_DIR) + "/devicecode/slow-template.cu";
 const std::string kKernel = "extern \"C\" __global__ void k(float* y) { y[threadIdx.x] = 1.0f; }\n";
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 double secondsSince(Clock::time_point start)
 {
@@ -122,8 +128,8 @@ bool hasChildNamed(pid_t parent, const std::string &name)
 
 TEST_CASE("kx compile: a time limit that is hit exits 1 with the limit; Ctrl-C exits 130" * needsNvrtc())
 {
-    const auto limited = test::runProgram({KX_CLI, "compile", kSlowFile, "--compile-timeout", "2"}, {},
-                                          std::chrono::seconds(60));
+    const auto limited =
+        test::runProgram({KX_CLI, "compile", kSlowFile, "--compile-timeout", "2"}, {}, std::chrono::seconds(60));
     CHECK(limited.exitCode == 1);
     CHECK_MESSAGE(contains(limited.out + limited.err, "the compile took longer than 2 s"), (limited.out + limited.err));
 

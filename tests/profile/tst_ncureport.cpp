@@ -12,7 +12,10 @@ using namespace kx;
 
 namespace {
 
-std::string fixture(const std::string &name) { return test::readFile(KX_TEST_DATA_DIR "/ncu/" + name); }
+std::string fixture(const std::string &name)
+{
+    return test::readFile(KX_TEST_DATA_DIR "/ncu/" + name);
+}
 
 } // namespace
 
@@ -77,13 +80,12 @@ TEST_CASE("aggregation over the kernels of one launch")
 
 TEST_CASE("older metric names and the older stall spelling are found too")
 {
-    const std::string csv =
-        "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\","
-        "\"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active\","
-        "\"smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio\","
-        "\"smsp__average_warp_latency_issue_stalled_selected.ratio\"\n"
-        "\"\",\"\",\"nsecond\",\"byte\",\"%\",\"\",\"\"\n"
-        "\"0\",\"gemm\",\"1,000\",\"4096\",\"61.5\",\"2.5\",\"1\"\n";
+    const std::string csv = "\"ID\",\"Kernel Name\",\"gpu__time_duration.sum\",\"dram__bytes_read.sum\","
+                            "\"sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active\","
+                            "\"smsp__average_warp_latency_issue_stalled_short_scoreboard.ratio\","
+                            "\"smsp__average_warp_latency_issue_stalled_selected.ratio\"\n"
+                            "\"\",\"\",\"nsecond\",\"byte\",\"%\",\"\",\"\"\n"
+                            "\"0\",\"gemm\",\"1,000\",\"4096\",\"61.5\",\"2.5\",\"1\"\n";
     const auto report = NcuReport::parse(csv);
     REQUIRE(report);
     const auto metrics = report->aggregate();
@@ -100,7 +102,8 @@ TEST_CASE("older metric names and the older stall spelling are found too")
 
 TEST_CASE("stall metric names")
 {
-    CHECK(stallReasonOf("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio") == "long_scoreboard");
+    CHECK(stallReasonOf("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
+          == "long_scoreboard");
     CHECK(stallReasonOf("smsp__average_warp_latency_issue_stalled_barrier.ratio") == "barrier");
     CHECK(stallReasonOf("smsp__average_warps_issue_stalled_selected_per_issue_active.ratio").empty());
     CHECK(stallReasonOf("smsp__average_warps_issue_stalled_wait_per_warp_active.pct").empty());
@@ -156,7 +159,7 @@ ProfileMetrics traffic(double readBytes, double writeBytes)
 
 TEST_CASE("moved-too-few-bytes: under half the model's bytes where the inputs exceed L2")
 {
-    const Op op = scaleOp(64 << 20);                       // 256 MiB in, 256 MiB out
+    const Op op = scaleOp(64 << 20); // 256 MiB in, 256 MiB out
     const GpuInfo gpu = gpuWithL2(50 << 20);
     const double model = 8.0 * (64 << 20);
 

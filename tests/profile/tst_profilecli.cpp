@@ -37,7 +37,10 @@ Result runKx(const std::vector<std::string> &arguments, const kx::test::ChildPro
     return {result.exitCode, result.out, result.err};
 }
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 std::string sampleArchive(const TemporaryDir &dir)
 {
@@ -76,11 +79,11 @@ TEST_CASE("kx profile stores the candidate's and the eager reference's metrics b
 
     // ncu was asked as documented, once for each target, with the child on the chosen GPU.
     const std::string calls = kx::test::readFile(argsLog);
-    for (const char *flag : {"--profile-from-start off", "--clock-control none", "--csv", "--page raw",
-                             "--target-processes all", "--section SpeedOfLight", "--section MemoryWorkloadAnalysis",
-                             "--section Occupancy", "--section LaunchStats", "--section WarpStateStats",
-                             "--metrics dram__bytes_read.sum,dram__bytes_write.sum",
-                             "profile-launch", "--what candidate", "--what eager", "--device 1"})
+    for (const char *flag :
+         {"--profile-from-start off", "--clock-control none", "--csv", "--page raw", "--target-processes all",
+          "--section SpeedOfLight", "--section MemoryWorkloadAnalysis", "--section Occupancy", "--section LaunchStats",
+          "--section WarpStateStats", "--metrics dram__bytes_read.sum,dram__bytes_write.sum", "profile-launch",
+          "--what candidate", "--what eager", "--device 1"})
         CHECK_MESSAGE(contains(calls, flag), flag);
 
     const auto profiles = storedProfiles(archive);

@@ -31,24 +31,25 @@ struct ScriptedReply
     double delaySeconds = 0;
     std::map<std::string, std::string> headers;
     // Misbehaving servers:
-    double dripSeconds = 0;                 ///< > 0: sends the body one byte at a time, this far apart.
-    long long closeAfterBytes = -1;         ///< >= 0: drops the connection after this many bytes of the body.
-    bool chunked = false;                   ///< Sends the body in chunks, without a Content-Length.
+    double dripSeconds = 0;         ///< > 0: sends the body one byte at a time, this far apart.
+    long long closeAfterBytes = -1; ///< >= 0: drops the connection after this many bytes of the body.
+    bool chunked = false;           ///< Sends the body in chunks, without a Content-Length.
 };
 
 /// A chat completion body with the given answer and token counts.
 inline std::string completionBody(const std::string &content, int promptTokens = 120, int completionTokens = 80,
                                   const std::string &finishReason = "stop")
 {
-    nlohmann::json body{{"id", "chatcmpl-test"},
-                        {"object", "chat.completion"},
-                        {"model", "fake-model-1"},
-                        {"choices", {{{"index", 0},
-                                      {"message", {{"role", "assistant"}, {"content", content}}},
-                                      {"finish_reason", finishReason}}}},
-                        {"usage", {{"prompt_tokens", promptTokens},
-                                   {"completion_tokens", completionTokens},
-                                   {"total_tokens", promptTokens + completionTokens}}}};
+    nlohmann::json body{
+        {"id", "chatcmpl-test"},
+        {"object", "chat.completion"},
+        {"model", "fake-model-1"},
+        {"choices",
+         {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content}}}, {"finish_reason", finishReason}}}},
+        {"usage",
+         {{"prompt_tokens", promptTokens},
+          {"completion_tokens", completionTokens},
+          {"total_tokens", promptTokens + completionTokens}}}};
     return body.dump();
 }
 
@@ -174,10 +175,9 @@ private:
                                                       return write(offset, sink);
                                                   });
         } else {
-            response.set_content_provider(body->size(), reply.contentType,
-                                          [write](std::size_t offset, std::size_t, httplib::DataSink &sink) {
-                                              return write(offset, sink);
-                                          });
+            response.set_content_provider(
+                body->size(), reply.contentType,
+                [write](std::size_t offset, std::size_t, httplib::DataSink &sink) { return write(offset, sink); });
         }
     }
 

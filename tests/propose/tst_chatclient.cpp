@@ -81,8 +81,9 @@ TEST_CASE("a key handed in with the settings is sent and wins over the key varia
 TEST_CASE("429 with Retry-After is retried, then succeeds")
 {
     FakeChatServer server;
-    server.script({reply(429, R"({"error": {"message": "rate limited"}})", "application/json", 0, {{"Retry-After", "0"}}),
-                   answer("second time lucky")});
+    server.script(
+        {reply(429, R"({"error": {"message": "rate limited"}})", "application/json", 0, {{"Retry-After", "0"}}),
+         answer("second time lucky")});
     const auto reply = ChatClient(settingsFor(server)).complete(kMessages, {});
     REQUIRE_MESSAGE(reply, (reply ? "" : reply.error().message));
     CHECK(reply->content == "second time lucky");
@@ -132,7 +133,8 @@ TEST_CASE("cancelling aborts the request in flight within a second")
     auto settings = settingsFor(server);
     settings.timeoutSeconds = 120;
     std::stop_source stop;
-    auto result = std::async(std::launch::async, [&] { return ChatClient(settings).complete(kMessages, stop.get_token()); });
+    auto result =
+        std::async(std::launch::async, [&] { return ChatClient(settings).complete(kMessages, stop.get_token()); });
     while (server.requestCount() == 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const auto asked = std::chrono::steady_clock::now();
@@ -211,7 +213,8 @@ TEST_CASE("cancelling during the backoff between retries returns at once")
     server.script({reply(503, "busy", "text/plain", 0, {{"Retry-After", "30"}})});
     auto settings = settingsFor(server);
     std::stop_source stop;
-    auto result = std::async(std::launch::async, [&] { return ChatClient(settings).complete(kMessages, stop.get_token()); });
+    auto result =
+        std::async(std::launch::async, [&] { return ChatClient(settings).complete(kMessages, stop.get_token()); });
     while (server.requestCount() == 0)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     const auto asked = std::chrono::steady_clock::now();

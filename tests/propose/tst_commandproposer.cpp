@@ -17,7 +17,10 @@ using namespace kx;
 
 namespace {
 
-std::string script(const std::string &name) { return std::string(KX_TEST_DATA_DIR) + "/propose/" + name; }
+std::string script(const std::string &name)
+{
+    return std::string(KX_TEST_DATA_DIR) + "/propose/" + name;
+}
 
 CommandProposer proposerFor(const std::string &command, double timeoutSeconds = 30)
 {
@@ -153,7 +156,7 @@ TEST_CASE("every process a command started is stopped with it, also one in a ses
             CAPTURE(pid);
             CHECK(test::waitUntil([pid] { return !running(pid); }, std::chrono::seconds(5)));
             if (running(pid))
-                ::kill(pid, SIGKILL);   // Leave nothing behind, whatever the verdict.
+                ::kill(pid, SIGKILL); // Leave nothing behind, whatever the verdict.
         }
     }
 }

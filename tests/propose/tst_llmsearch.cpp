@@ -28,7 +28,10 @@ using namespace kx::test;
 
 namespace {
 
-const Op &relu() { return *findBuiltInOp("relu"); }
+const Op &relu()
+{
+    return *findBuiltInOp("relu");
+}
 
 LlmSettings settingsFor(const FakeChatServer &server)
 {
@@ -62,10 +65,13 @@ ProposalRequest translateRelu(std::uint64_t seed = 1)
 std::string reluAnswer(int n)
 {
     const int block = 32 * (1 + n % 32);
-    return "Variant " + std::to_string(n) + ": block size " + std::to_string(block) + ".\n\n```cuda\n"
-           "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int n)\n{\n"
-           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = fmaxf(x[i], 0.0f);\n}\n```\n\n"
-           "```json\n{\"steps\": [{\"kernel\": \"relu_kernel\", \"grid\": [\"ceil_div(N, "
+    return "Variant " + std::to_string(n) + ": block size " + std::to_string(block)
+           + ".\n\n```cuda\n"
+             "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int "
+             "n)\n{\n"
+             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = fmaxf(x[i], "
+             "0.0f);\n}\n```\n\n"
+             "```json\n{\"steps\": [{\"kernel\": \"relu_kernel\", \"grid\": [\"ceil_div(N, "
            + std::to_string(block) + ")\"], \"block\": [\"" + std::to_string(block)
            + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, {\"int\": \"N\"}]}]}\n```\n";
 }
@@ -220,7 +226,8 @@ TEST_CASE("proposer settings are checked, and the factory builds each kind")
     CHECK_FALSE(checkProposerSettings(settings));
     settings.llmShare = 0.3;
     const auto resources = ProposerResources::forSettings(settings);
-    for (const ProposerKind kind : {ProposerKind::Template, ProposerKind::Llm, ProposerKind::Command, ProposerKind::Mix}) {
+    for (const ProposerKind kind :
+         {ProposerKind::Template, ProposerKind::Llm, ProposerKind::Command, ProposerKind::Mix}) {
         settings.kind = kind;
         const auto proposer = makeProposer(settings, resources);
         REQUIRE_MESSAGE(proposer, (proposer ? "" : proposer.error().message));
@@ -396,10 +403,12 @@ TEST_CASE("a version 3 archive upgrades to version 4 and keeps its candidates")
         // Fill it as a version 3 program would (the candidate_provenance table does not exist yet).
         sqlite3 *db = nullptr;
         REQUIRE(sqlite3_open(archivePath.c_str(), &db) == SQLITE_OK);
-        REQUIRE(sqlite3_exec(db, "INSERT INTO ops VALUES('relu', 'builtin', '{}', '', 1, 1);"
-                                 "INSERT INTO candidates(id, op_name, source, launch_plan, origin, operator, description,"
-                                 " run_id, created_at) VALUES('c1', 'relu', 's', '{}', 'translated', 'translate', '', NULL, 1);",
-                             nullptr, nullptr, nullptr)
+        REQUIRE(sqlite3_exec(
+                    db,
+                    "INSERT INTO ops VALUES('relu', 'builtin', '{}', '', 1, 1);"
+                    "INSERT INTO candidates(id, op_name, source, launch_plan, origin, operator, description,"
+                    " run_id, created_at) VALUES('c1', 'relu', 's', '{}', 'translated', 'translate', '', NULL, 1);",
+                    nullptr, nullptr, nullptr)
                 == SQLITE_OK);
         sqlite3_close(db);
     }

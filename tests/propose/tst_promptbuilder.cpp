@@ -102,7 +102,8 @@ TEST_CASE("repair shows the failure; crossover shows both parents; missing paren
     CHECK(repairPrompt->user.find("output out differs at index 17") != std::string::npos);
 
     auto crossover = requestFor(ProposalKind::Crossover);
-    crossover.parents = {variant("eeee0005", "a", 1.5, EvalStatus::Correct), variant("ffff0006", "b", 1.6, EvalStatus::Correct)};
+    crossover.parents = {variant("eeee0005", "a", 1.5, EvalStatus::Correct),
+                         variant("ffff0006", "b", 1.6, EvalStatus::Correct)};
     const auto crossoverPrompt = builder().build(crossover);
     REQUIRE(crossoverPrompt);
     CHECK(crossoverPrompt->user.find("parent A (eeee0005") != std::string::npos);

@@ -55,11 +55,14 @@ TEST_CASE("bad answers give a reason")
         {"Sorry, I can't do that.", "neither"},
         {"```cuda\nextern \"C\" __global__ void k(float* out) {}\n```\n", "no ```json"},
         {"```json\n{\"steps\": []}\n```\n", "no ```cuda"},
-        {"```cuda\nextern \"C\" __global__ void k(const float* x, float* out, int n) {}\n```\n```json\n{\"steps\": [{\"kernel\": "
-         "\"k\", \"grid\": [\"1\"], \"block\": [\"1\"], \"args\": [{\"input\": \"nope\"}, {\"output\": \"out\"}, {\"int\": "
+        {"```cuda\nextern \"C\" __global__ void k(const float* x, float* out, int n) {}\n```\n```json\n{\"steps\": "
+         "[{\"kernel\": "
+         "\"k\", \"grid\": [\"1\"], \"block\": [\"1\"], \"args\": [{\"input\": \"nope\"}, {\"output\": \"out\"}, "
+         "{\"int\": "
          "\"N\"}]}]}\n```\n",
          "does not fit the op"},
-        {"```cuda\nextern \"C\" __global__ void k() {}\n```\n```json\n{\"steps\": [ {\"kernel\": }\n```\n", "launch plan is invalid"},
+        {"```cuda\nextern \"C\" __global__ void k() {}\n```\n```json\n{\"steps\": [ {\"kernel\": }\n```\n",
+         "launch plan is invalid"},
         {R"({"source": 5, "plan": {}})", "must be a string"},
     };
     for (const auto &c : cases) {
@@ -108,7 +111,9 @@ TEST_CASE("random bytes and mangled answers never crash the parser")
 TEST_CASE("invalid UTF-8 is replaced, valid text is kept")
 {
     CHECK(ResponseParser::toValidUtf8("caf\xc3\xa9 ok") == "caf\xc3\xa9 ok");
-    CHECK(ResponseParser::toValidUtf8("a\xff\xfe" "b") == "a??b");
+    CHECK(ResponseParser::toValidUtf8("a\xff\xfe"
+                                      "b")
+          == "a??b");
     CHECK(ResponseParser::toValidUtf8(std::string("x\0y", 3)) == "x?y");
     CHECK(ResponseParser::toValidUtf8("\xe2\x82") == "??");
 }

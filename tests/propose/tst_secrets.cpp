@@ -4,10 +4,10 @@
 #include "fakechatserver.h"
 #include "proposetestdata.h"
 
-#include "core/plan/disassembler.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/eval/workerprocess.h"
 #include "core/kernelbench/problemimporter.h"
+#include "core/plan/disassembler.h"
+#include "core/plan/nvrtccompiler.h"
 #include "core/propose/commandrunner.h"
 #include "core/propose/proposerfactory.h"
 #include "core/util/childenvironment.h"
@@ -31,15 +31,22 @@ using namespace kx::test;
 
 namespace {
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
-doctest::skip needsNvrtc() { return doctest::skip(!NvrtcCompiler::available()); }
+doctest::skip needsNvrtc()
+{
+    return doctest::skip(!NvrtcCompiler::available());
+}
 
 // Variables set in this process for one test and removed again.
 class ScopedVariables
 {
 public:
-    explicit ScopedVariables(std::map<std::string, std::string> variables) : m_variables(std::move(variables))
+    explicit ScopedVariables(std::map<std::string, std::string> variables)
+        : m_variables(std::move(variables))
     {
         for (const auto &[name, value] : m_variables)
             ::setenv(name.c_str(), value.c_str(), 1);
@@ -58,10 +65,8 @@ private:
 // The secrets this suite plants: the default key variable, one whose name the LLM settings give, and others that
 // are secrets by their names.
 const std::map<std::string, std::string> kSecrets{
-    {"OPENAI_API_KEY", "sk-kx-child-openai-4d1f"},
-    {"KX_TEST_MODEL_ACCESS", "kx-child-named-by-settings-93ab"},
-    {"KX_TEST_SERVICE_TOKEN", "kx-child-token-77e0"},
-    {"kx_test_db_password", "kx-child-password-5c2d"},
+    {"OPENAI_API_KEY", "sk-kx-child-openai-4d1f"},     {"KX_TEST_MODEL_ACCESS", "kx-child-named-by-settings-93ab"},
+    {"KX_TEST_SERVICE_TOKEN", "kx-child-token-77e0"},  {"kx_test_db_password", "kx-child-password-5c2d"},
     {"KX_TEST_UPLOAD_SECRET", "kx-child-secret-0b8e"},
 };
 
@@ -204,7 +209,7 @@ TEST_CASE("a command that needs a secret gets only the ones it is given by name"
 {
     ScopedVariables secrets(kSecrets);
     ScopedVariables given(std::map<std::string, std::string>{{"KX_COMMAND_SECRETS", "KX_TEST_SERVICE_TOKEN"},
-                                                          {"KX_TEST_HARMLESS", "visible"}});
+                                                             {"KX_TEST_HARMLESS", "visible"}});
     const auto output = CommandRunner::run("env", {}, std::chrono::seconds(10), {});
     REQUIRE(output);
     CHECK(contains(output->out, "KX_TEST_SERVICE_TOKEN=kx-child-token-77e0"));
@@ -274,21 +279,41 @@ TEST_CASE("a model's candidate that includes /proc/self/environ leaks the key no
         if (index == 0)
             return answer(readDataFile("include-environ-answer.md"));
         const int block = 32 * (1 + index % 32);
-        return answer("Variant " + std::to_string(index) + ".\n\n```cuda\n"
-                      "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, "
-                      "int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "    if (i < n) out[i] = fmaxf(x[i], 0.0f);\n}\n```\n\n```json\n{\"steps\": [{\"kernel\": "
-                      "\"relu_kernel\", \"grid\": [\"ceil_div(N, " + std::to_string(block) + ")\"], \"block\": [\""
-                      + std::to_string(block) + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, "
-                      "{\"int\": \"N\"}]}]}\n```\n");
+        return answer(
+            "Variant " + std::to_string(index)
+            + ".\n\n```cuda\n"
+              "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, "
+              "int n)\n{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+              "    if (i < n) out[i] = fmaxf(x[i], 0.0f);\n}\n```\n\n```json\n{\"steps\": [{\"kernel\": "
+              "\"relu_kernel\", \"grid\": [\"ceil_div(N, "
+            + std::to_string(block) + ")\"], \"block\": [\"" + std::to_string(block)
+            + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, "
+              "{\"int\": \"N\"}]}]}\n```\n");
     });
     TemporaryDir dir;
     REQUIRE(dir.isValid());
     const std::string archive = dir.filePath("search.kxdb");
     // The key is in kx's environment from its start, where /proc/self/environ shows it.
-    const KxResult search = runKx({"search", "relu", "-a", archive, "--worker", KX_FAKE_WORKER, "--proposer", "llm",
-                                   "--endpoint", server.endpoint(), "--model", "fake-model", "--generations", "1",
-                                   "--children", "4", "--seed", "3", "--concurrency", "1"},
+    const KxResult search = runKx({"search",
+                                   "relu",
+                                   "-a",
+                                   archive,
+                                   "--worker",
+                                   KX_FAKE_WORKER,
+                                   "--proposer",
+                                   "llm",
+                                   "--endpoint",
+                                   server.endpoint(),
+                                   "--model",
+                                   "fake-model",
+                                   "--generations",
+                                   "1",
+                                   "--children",
+                                   "4",
+                                   "--seed",
+                                   "3",
+                                   "--concurrency",
+                                   "1"},
                                   {{"OPENAI_API_KEY", key}});
     CHECK_MESSAGE(search.exitCode == 0, search.out);
     CHECK_MESSAGE(contains(search.out, "#include \"/proc/self/environ\" is not allowed"), search.out);

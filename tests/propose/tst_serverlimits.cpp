@@ -30,9 +30,15 @@ LlmSettings settingsFor(const FakeChatServer &server)
 
 const std::vector<ChatMessage> kMessages{{"system", "be brief"}, {"user", "write a kernel"}};
 
-double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double secondsSince(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
-bool contains(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string &text, const std::string &part)
+{
+    return text.find(part) != std::string::npos;
+}
 
 // A completion whose usage block is given as JSON text.
 std::string completionWithUsage(const std::string &usage)
@@ -119,8 +125,8 @@ TEST_CASE("negative, huge, fractional and non-numeric token counts are refused w
             FakeChatServer server;
             server.script({reply(200, completionWithUsage(row.usage))});
             const auto result = ChatClient(settingsFor(server)).complete(kMessages, {});
-            REQUIRE_FALSE_MESSAGE(result, "accepted " << std::string(row.usage) << " as " << result->promptTokens << " + "
-                                                      << result->completionTokens << " tokens");
+            REQUIRE_FALSE_MESSAGE(result, "accepted " << std::string(row.usage) << " as " << result->promptTokens
+                                                      << " + " << result->completionTokens << " tokens");
             CHECK_MESSAGE(contains(result.error().message, row.field), result.error().message);
             CHECK(contains(result.error().message, "not a token count"));
         }

@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <mutex>
+#include <set>
 #include <thread>
 
 using namespace kx;
@@ -65,8 +65,7 @@ TEST_CASE("evolves and records the lineage")
             CHECK(results.at(parent).status == EvalStatus::Correct);
     }
     CHECK(std::any_of(lineage.begin(), lineage.end(), [](auto &c) { return c.origin == Origin::Crossover; }));
-    CHECK(std::any_of(results.begin(), results.end(),
-                      [](auto &r) { return r.second.status != EvalStatus::Correct; }));
+    CHECK(std::any_of(results.begin(), results.end(), [](auto &r) { return r.second.status != EvalStatus::Correct; }));
 
     // New-best events improve monotonically and end at the run's best.
     double previous = 0;
@@ -98,8 +97,7 @@ class SubmissionCountingProposer : public test::FakeProposer
 public:
     explicit SubmissionCountingProposer(std::shared_ptr<test::FakeEvaluator> evaluator)
         : m_evaluator(std::move(evaluator))
-    {
-    }
+    {}
     ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override
     {
         submittedAtProposal[request.generation].push_back(m_evaluator->submitted());
@@ -178,9 +176,8 @@ TEST_CASE("selection ranks kernel times against the median eager time of the run
         return std::pair{candidate, evaluation};
     };
     Population population;
-    for (const auto &[candidate, evaluation] :
-         {correct("slow-kernel-slow-eager", "A", 1.0, 3.0), correct("fast", "A", 0.8, 1.2),
-          correct("other-gpu", "B", 0.5, 0.6)}) {
+    for (const auto &[candidate, evaluation] : {correct("slow-kernel-slow-eager", "A", 1.0, 3.0),
+                                                correct("fast", "A", 0.8, 1.2), correct("other-gpu", "B", 0.5, 0.6)}) {
         population.add(candidate, 1);
         population.setEvaluation(candidate.id, evaluation);
     }
@@ -236,7 +233,9 @@ namespace {
 class PreparingEvaluator : public test::FakeEvaluator
 {
 public:
-    explicit PreparingEvaluator(std::string packagePath) : m_packagePath(std::move(packagePath)) {}
+    explicit PreparingEvaluator(std::string packagePath)
+        : m_packagePath(std::move(packagePath))
+    {}
 
     BaselinePreparation prepareBaselines(const Op &op, const EvalSettings &settings, std::stop_token) override
     {

@@ -34,7 +34,9 @@ std::vector<std::string> runnerArguments(const std::string &archive, const std::
 class FailingProposer : public test::FakeProposer
 {
 public:
-    explicit FailingProposer(bool everyOther) : m_everyOther(everyOther) {}
+    explicit FailingProposer(bool everyOther)
+        : m_everyOther(everyOther)
+    {}
     ProposalResult propose(const ProposalRequest &request, std::stop_token stop) override
     {
         if (m_everyOther && m_calls++ % 2 == 1)
@@ -86,8 +88,8 @@ TEST_CASE("pauses and resumes")
     auto evaluator = std::make_shared<test::FakeEvaluator>();
     evaluator->hold();
     EventLog log;
-    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<test::FakeProposer>(), evaluator,
-                        settingsWithSeed(5), generations(3), log.sink());
+    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<test::FakeProposer>(), evaluator, settingsWithSeed(5),
+                        generations(3), log.sink());
     REQUIRE(engine.start(test::fakeOp()));
     CHECK(waitUntil([&] { return engine.progress().proposed >= 1; }));
     engine.pause();
@@ -112,8 +114,8 @@ TEST_CASE("cancels with evaluations in flight")
     auto evaluator = std::make_shared<test::FakeEvaluator>();
     evaluator->hold();
     EventLog log;
-    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<test::FakeProposer>(), evaluator,
-                        settingsWithSeed(5), generations(50), log.sink());
+    SearchEngine engine(dir.filePath("a.kxdb"), std::make_unique<test::FakeProposer>(), evaluator, settingsWithSeed(5),
+                        generations(50), log.sink());
     const auto runId = engine.start(test::fakeOp());
     REQUIRE(runId);
     CHECK(waitUntil([&] { return engine.progress().proposed >= 1; }));
@@ -230,4 +232,3 @@ TEST_CASE("a search the proposer cannot make a kernel for is refused before it s
     REQUIRE(other.start(opaque));
     other.wait();
 }
-

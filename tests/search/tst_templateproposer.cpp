@@ -1,9 +1,9 @@
 // The offline proposer: translation, mutation, crossover, transplant and repair give valid, compilable
 // candidates that say what changed; proposals are deterministic for a seed.
 #include "core/codegen/kerneltemplate.h"
+#include "core/ops/builtinops.h"
 #include "core/plan/launchplan.h"
 #include "core/plan/nvrtccompiler.h"
-#include "core/ops/builtinops.h"
 #include "core/search/population.h"
 #include "core/search/templateproposer.h"
 
@@ -25,7 +25,10 @@ ScoredCandidate correct(Candidate candidate, double speedup)
     return {std::move(candidate), evaluation};
 }
 
-Params paramsOf(const Candidate &candidate) { return genomeFromJson(candidate.genome)->params; }
+Params paramsOf(const Candidate &candidate)
+{
+    return genomeFromJson(candidate.genome)->params;
+}
 
 int differences(const Params &a, const Params &b)
 {
@@ -125,7 +128,7 @@ TEST_CASE("a mutation can move a gemm to tensor cores, and only ops with another
     const auto root = *translateOp(matmul);
     REQUIRE(genomeFromJson(root.genome)->templateName == std::string("gemm"));
     const auto switches = templateSwitches(matmul, 60);
-    CHECK(switches.size() >= 3);   // about 15% of 60 mutations
+    CHECK(switches.size() >= 3); // about 15% of 60 mutations
     CHECK(switches.size() <= 20);
     for (const auto &child : switches) {
         const auto genome = genomeFromJson(child.genome);
@@ -280,8 +283,9 @@ TEST_CASE("the first generation starts every template that can make the op")
         for (const auto &candidate : result.candidates) {
             CHECK(candidate.origin == Origin::Translated);
             CHECK(candidate.parentIds.empty());
-            CHECK(paramsOf(candidate) == findKernelTemplate(genomeFromJson(candidate.genome)->templateName)
-                                             ->defaults(request.op, *recipeOf(request.op)));
+            CHECK(paramsOf(candidate)
+                  == findKernelTemplate(genomeFromJson(candidate.genome)->templateName)
+                         ->defaults(request.op, *recipeOf(request.op)));
             templates.push_back(genomeFromJson(candidate.genome)->templateName);
         }
         CHECK(result.candidates.front().id == translateOp(request.op)->id); // the translation comes first

@@ -134,12 +134,12 @@ SampleArchive SampleArchive::write(const QString &path)
 {
     auto archive = openWritable(path);
     SampleArchive sample;
-    const Candidate a = makeCandidate("relu", "__global__ void k() { /* A */ }", Origin::Translated, "translate",
-                                      "naive relu", 1000);
+    const Candidate a =
+        makeCandidate("relu", "__global__ void k() { /* A */ }", Origin::Translated, "translate", "naive relu", 1000);
     sample.sourceB = "extern \"C\" __global__ void k(const float4 *x, float4 *y, int n)\n"
                      "{\n    const int i = blockIdx.x * blockDim.x + threadIdx.x;\n}\n";
-    const Candidate b = makeCandidate("relu", sample.sourceB, Origin::Mutated, "block-size",
-                                      "vectorised float4 loads", 2000, {a.id});
+    const Candidate b =
+        makeCandidate("relu", sample.sourceB, Origin::Mutated, "block-size", "vectorised float4 loads", 2000, {a.id});
     const Candidate c = makeCandidate("relu", "__global__ void k() { syntax error }", Origin::Mutated, "unroll",
                                       "unrolled loop", 3000, {b.id});
     const Candidate d = makeCandidate("softmax", "__global__ void k() { /* D */ }", Origin::Translated, "translate",
@@ -178,15 +178,16 @@ BaselineArchive BaselineArchive::addTo(const QString &path)
     auto archive = openWritable(path);
     const Candidate loses = makeCandidate("layernorm", "__global__ void k() { /* loses */ }", Origin::Mutated,
                                           "vectorize", "one pass, float4", 11000);
-    const Candidate beats = makeCandidate("layernorm", "__global__ void k() { /* beats */ }", Origin::Mutated,
-                                          "fuse", "welford in registers", 12000, {loses.id});
+    const Candidate beats = makeCandidate("layernorm", "__global__ void k() { /* beats */ }", Origin::Mutated, "fuse",
+                                          "welford in registers", 12000, {loses.id});
     const Candidate failed = makeCandidate("layernorm", "__global__ void k() { /* failed */ }", Origin::Mutated,
                                            "unroll", "unrolled by four", 13000, {loses.id});
     const BaselineMeasurement eagerH100 = makeBaseline(BaselineKind::Eager, h100, 1.0, Precision::Tf32);
     Evaluation losesEvaluation = withBaselines(makeEvaluation(loses.id, h100, EvalStatus::Correct, 0.5, 1.0), eagerH100,
                                                makeBaseline(BaselineKind::Inductor, h100, 0.4, Precision::Tf32));
-    Evaluation beatsEvaluation = withBaselines(makeEvaluation(beats.id, h100, EvalStatus::Correct, 0.2, 1.0), eagerH100,
-                                               makeBaseline(BaselineKind::Inductor, h100, 0.5, Precision::Tf32, {}, 25));
+    Evaluation beatsEvaluation =
+        withBaselines(makeEvaluation(beats.id, h100, EvalStatus::Correct, 0.2, 1.0), eagerH100,
+                      makeBaseline(BaselineKind::Inductor, h100, 0.5, Precision::Tf32, {}, 25));
     beatsEvaluation.createdAtMs = 10500;
     Evaluation failedEvaluation = withBaselines(
         makeEvaluation(failed.id, a100, EvalStatus::Correct, 0.5, 1.0), makeBaseline(BaselineKind::Eager, a100, 1.0),

@@ -48,7 +48,7 @@ std::unique_ptr<Archive> openWritable(const QString &path);
  */
 struct SampleArchive
 {
-    std::string a, b, c, d, e;              ///< Candidate ids.
+    std::string a, b, c, d, e; ///< Candidate ids.
     std::string sourceB;
 
     /// Writes the sample into the archive at path (created when missing).

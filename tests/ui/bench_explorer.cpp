@@ -2,16 +2,16 @@
 // table, selection to source, the text filter and opening a run's lineage. Prints a Markdown table. Run by
 // tests/bench/bench_explorer.sh; a measurement, not a test.
 //   bench_explorer ARCHIVE RUN_ID
-#include "ui/kernels/candidateview.h"
 #include "ui/diff/diffview.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/kernelsmodel.h"
+#include "ui/kernels/kernelsourceview.h"
 #include "ui/kernels/kernelspage.h"
 #include "ui/kernels/kernelsproxymodel.h"
-#include "ui/kernels/kernelsourceview.h"
 #include "ui/lineage/lineagepage.h"
 #include "ui/lineage/lineagescene.h"
-#include "ui/window/mainwindow.h"
 #include "ui/plots/plotspage.h"
+#include "ui/window/mainwindow.h"
 #include "ui/window/scratchsettings.h"
 
 #include <QApplication>
@@ -66,7 +66,8 @@ int main(int argc, char **argv)
     if (!window.openArchive(QString::fromLocal8Bit(argv[1]), ArchiveSession::Access::ReadOnly))
         return 1;
     KernelsPage *kernels = window.kernelsPage();
-    const double tableMs = double(open.elapsed()) + timeUntil([&] { return !kernels->isLoading() && kernels->model()->rowCount() > 0; });
+    const double tableMs =
+        double(open.elapsed()) + timeUntil([&] { return !kernels->isLoading() && kernels->model()->rowCount() > 0; });
     const int rows = kernels->model()->rowCount();
 
     // Selection to source: rows spread over the table, each shown in the source dock.
@@ -77,8 +78,10 @@ int main(int argc, char **argv)
         QElapsedTimer timer;
         timer.start();
         kernels->selectCandidate(id);
-        timeUntil([&] { return window.candidateView()->candidateId() == id
-                               && !window.candidateView()->sourceView()->text().isEmpty(); });
+        timeUntil([&] {
+            return window.candidateView()->candidateId() == id
+                   && !window.candidateView()->sourceView()->text().isEmpty();
+        });
         selections.push_back(double(timer.nsecsElapsed()) / 1e6);
     }
 
@@ -102,8 +105,10 @@ int main(int argc, char **argv)
         timeUntil(idle);
         std::vector<double> times;
         for (int i = 0; i < 5; ++i) {
-            const QString id = kernels->proxy()->index((i * 104729) % kernels->proxy()->rowCount(), 0)
-                                   .data(KernelsModel::CandidateIdRole).toString();
+            const QString id = kernels->proxy()
+                                   ->index((i * 104729) % kernels->proxy()->rowCount(), 0)
+                                   .data(KernelsModel::CandidateIdRole)
+                                   .toString();
             QElapsedTimer timer;
             timer.start();
             kernels->selectCandidate(id);
@@ -132,9 +137,11 @@ int main(int argc, char **argv)
     std::printf("| measure | ms | goal |\n|---|---:|---|\n");
     std::printf("| kernels table, %d kernels, open to rows shown | %.0f | |\n", rows, tableMs);
     std::printf("| selection to source (median of %zu) | %.1f | < 100 |\n", selections.size(), median(selections));
-    std::printf("| filter, a key to the table updated (median of %zu) | %.1f | < 100 |\n", filters.size(), median(filters));
+    std::printf("| filter, a key to the table updated (median of %zu) | %.1f | < 100 |\n", filters.size(),
+                median(filters));
     std::printf("| Diff page shown: selection to the diff (median of 5) | %.0f | |\n", diffMs);
     std::printf("| Plots page shown: selection to the plots (median of 5) | %.0f | |\n", plotsMs);
-    std::printf("| lineage of a %d-node run, chosen to laid out | %.0f | < 1000 |\n", lineage->graph().size(), lineageMs);
+    std::printf("| lineage of a %d-node run, chosen to laid out | %.0f | < 1000 |\n", lineage->graph().size(),
+                lineageMs);
     return 0;
 }

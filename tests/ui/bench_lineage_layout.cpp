@@ -27,7 +27,7 @@ LineageGraph generate(int nodes, unsigned seed)
 {
     std::mt19937 random(seed);
     LineageGraph graph;
-    const EvalStatus outcomes[] = {EvalStatus::Correct, EvalStatus::Correct, EvalStatus::Correct,
+    const EvalStatus outcomes[] = {EvalStatus::Correct,   EvalStatus::Correct,      EvalStatus::Correct,
                                    EvalStatus::Incorrect, EvalStatus::CompileError, EvalStatus::Timeout};
     for (int i = 0; i < nodes; ++i) {
         LineageNode node;
@@ -77,8 +77,10 @@ int main(int argc, char **argv)
     std::printf("%s, %s, %d cores; commit %s. Median of %d runs, milliseconds.\n\n",
                 qPrintable(QSysInfo::prettyProductName()), qPrintable(QSysInfo::currentCpuArchitecture()),
                 QThread::idealThreadCount(), qPrintable(commit), kRepeats);
-    std::printf("| nodes | edges | layout | scene build | relayout (items kept) | restyle | paint, fitted | paint, 100%% |\n");
-    std::printf("|------:|------:|-------:|------------:|----------------------:|--------:|--------------:|------------:|\n");
+    std::printf(
+        "| nodes | edges | layout | scene build | relayout (items kept) | restyle | paint, fitted | paint, 100%% |\n");
+    std::printf(
+        "|------:|------:|-------:|------------:|----------------------:|--------:|--------------:|------------:|\n");
     for (int nodes : {1000, 5000, 10000}) {
         const LineageGraph graph = generate(nodes, 42);
         int edges = 0;

@@ -14,7 +14,8 @@ class FakeSecretStore : public ui::SecretStore
 {
 public:
     explicit FakeSecretStore(bool available = true, QObject *parent = nullptr)
-        : SecretStore(parent), m_available(available)
+        : SecretStore(parent)
+        , m_available(available)
     {}
 
     void setAvailable(bool available) { m_available = available; }

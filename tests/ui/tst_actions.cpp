@@ -1,7 +1,7 @@
 // The main window's actions: icons on the frequent ones and on the toolbar, a shortcut for each frequent one,
 // and no key sequence taken twice.
-#include "ui/window/mainwindow.h"
 #include "ui/common/uiresources.h"
+#include "ui/window/mainwindow.h"
 
 #include <QAction>
 #include <QDir>
@@ -24,15 +24,19 @@ namespace {
 
 /// Object names of the actions users reach often: each needs an icon, and all but the submenu a shortcut.
 const QStringList kFrequent = {
-    QStringLiteral("openOpAction"),       QStringLiteral("openPyTorchAction"),  QStringLiteral("openArchiveAction"),
-    QStringLiteral("newArchiveAction"),   QStringLiteral("reloadAction"),       QStringLiteral("startSearchAction"),
-    QStringLiteral("pauseSearchAction"),  QStringLiteral("resumeSearchAction"), QStringLiteral("stopSearchAction"),
-    QStringLiteral("continueRunAction"),  QStringLiteral("acceptAction"),       QStringLiteral("rejectAction"),
-    QStringLiteral("undoAction"),         QStringLiteral("redoAction"),         QStringLiteral("showPage3Action"),
-    QStringLiteral("exportKernelAction"), QStringLiteral("exportPlotAction"),   QStringLiteral("zoomInAction"),
-    QStringLiteral("zoomOutAction"),      QStringLiteral("fitAction"),          QStringLiteral("filterAction"),
-    QStringLiteral("proposerSettingsAction"), QStringLiteral("newCandidateAction"),
-    QStringLiteral("nextChangeAction"),   QStringLiteral("previousChangeAction"),
+    QStringLiteral("openOpAction"),         QStringLiteral("openPyTorchAction"),
+    QStringLiteral("openArchiveAction"),    QStringLiteral("newArchiveAction"),
+    QStringLiteral("reloadAction"),         QStringLiteral("startSearchAction"),
+    QStringLiteral("pauseSearchAction"),    QStringLiteral("resumeSearchAction"),
+    QStringLiteral("stopSearchAction"),     QStringLiteral("continueRunAction"),
+    QStringLiteral("acceptAction"),         QStringLiteral("rejectAction"),
+    QStringLiteral("undoAction"),           QStringLiteral("redoAction"),
+    QStringLiteral("showPage3Action"),      QStringLiteral("exportKernelAction"),
+    QStringLiteral("exportPlotAction"),     QStringLiteral("zoomInAction"),
+    QStringLiteral("zoomOutAction"),        QStringLiteral("fitAction"),
+    QStringLiteral("filterAction"),         QStringLiteral("proposerSettingsAction"),
+    QStringLiteral("newCandidateAction"),   QStringLiteral("nextChangeAction"),
+    QStringLiteral("previousChangeAction"),
 };
 
 /// Every action reachable from the menu bar, submenus included.

@@ -33,7 +33,10 @@ public:
 
 protected:
     void onVerdictsChanged(const QString &candidateId) override { verdicts.append(candidateId); }
-    void onCandidateAdded(const Candidate &candidate, int) override { added.append(QString::fromStdString(candidate.id)); }
+    void onCandidateAdded(const Candidate &candidate, int) override
+    {
+        added.append(QString::fromStdString(candidate.id));
+    }
 };
 
 Candidate handMade(const std::string &parentId, std::optional<std::int64_t> runId)

@@ -4,9 +4,9 @@
 #include "archivefixture.h"
 
 #include "ui/common/baselineformat.h"
-#include "ui/search/baselinesettings.h"
-#include "ui/kernels/evaluationspanel.h"
 #include "ui/common/format.h"
+#include "ui/kernels/evaluationspanel.h"
+#include "ui/search/baselinesettings.h"
 #include "ui/search/runpanel.h"
 #include "ui/search/searchbridge.h"
 
@@ -16,8 +16,8 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
-#include <QTabWidget>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -29,7 +29,7 @@ namespace {
 
 const std::string kH100 = "NVIDIA H100 80GB HBM3";
 
-template<typename T>
+template <typename T>
 T *child(QObject *parent, const char *name)
 {
     T *found = parent->findChild<T *>(QLatin1String(name));
@@ -127,10 +127,10 @@ void TestBaselines::standingWordsAreCores()
 
 void TestBaselines::panelListsBothBaselines()
 {
-    const Evaluation evaluation = test::withBaselines(
-        test::makeEvaluation("c", kH100, EvalStatus::Correct, 0.5, 1.0),
-        test::makeBaseline(BaselineKind::Eager, kH100, 1.0, Precision::Tf32),
-        test::makeBaseline(BaselineKind::Inductor, kH100, 0.4, Precision::Tf32, {}, 2.5));
+    const Evaluation evaluation =
+        test::withBaselines(test::makeEvaluation("c", kH100, EvalStatus::Correct, 0.5, 1.0),
+                            test::makeBaseline(BaselineKind::Eager, kH100, 1.0, Precision::Tf32),
+                            test::makeBaseline(BaselineKind::Inductor, kH100, 0.4, Precision::Tf32, {}, 2.5));
     QVERIFY(evaluation.baselineSamplesMs.empty());
     EvaluationsPanel panel;
     panel.showDetails(detailsWith({evaluation}));
@@ -171,10 +171,10 @@ void TestBaselines::panelListsBothBaselines()
 void TestBaselines::panelSaysWhyThereIsNoInductorTime()
 {
     const char *why = "torch.export failed: data-dependent control flow";
-    const Evaluation evaluation = test::withBaselines(
-        test::makeEvaluation("c", kH100, EvalStatus::Correct, 0.5, 1.0),
-        test::makeBaseline(BaselineKind::Eager, kH100, 1.0),
-        test::makeBaseline(BaselineKind::Inductor, kH100, 0, Precision::Fp32, why));
+    const Evaluation evaluation =
+        test::withBaselines(test::makeEvaluation("c", kH100, EvalStatus::Correct, 0.5, 1.0),
+                            test::makeBaseline(BaselineKind::Eager, kH100, 1.0),
+                            test::makeBaseline(BaselineKind::Inductor, kH100, 0, Precision::Fp32, why));
     EvaluationsPanel panel;
     panel.showDetails(detailsWith({evaluation}));
     QTreeWidgetItem *top = panel.tree()->topLevelItem(0);
@@ -230,7 +230,8 @@ void TestBaselines::panelShowsTrialInputsAndTheErrorAgainstFloat64()
     QCOMPARE(inputs->childCount(), 3);
     QVERIFY(inputs->child(1)->text(1).contains(QStringLiteral("x1/256")));
     QVERIFY(find(top, QStringLiteral("Timing inputs"))->text(1).startsWith(QStringLiteral("input sets: 3")));
-    const QString error = find(top, QStringLiteral("Error vs float64"))->text(1).replace(QLatin1Char('\n'), QLatin1Char(' '));
+    const QString error =
+        find(top, QStringLiteral("Error vs float64"))->text(1).replace(QLatin1Char('\n'), QLatin1Char(' '));
     for (const char *part : {"p99 rel 3e-05 (fp32 reference 6e-08)", "max rel 4e-05", "samples: 1000"})
         QVERIFY2(error.contains(QLatin1String(part)), qPrintable(error));
 

@@ -2,17 +2,17 @@
 // demand with the real NVRTC, and the checks a hand-edited kernel passes before it is stored.
 #include "qtestprinters.h"
 
+#include "ui/common/codeview.h"
+#include "ui/common/format.h"
 #include "ui/kernels/assemblyloader.h"
 #include "ui/kernels/candidateview.h"
 #include "ui/kernels/kernelsourceview.h"
-#include "ui/common/codeview.h"
-#include "ui/common/format.h"
 #include "ui/kernels/manualcheck.h"
 
+#include "core/ops/builtinops.h"
 #include "core/plan/disassembler.h"
 #include "core/plan/launchplan.h"
 #include "core/plan/nvrtccompiler.h"
-#include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 
 #include <QAction>
@@ -29,7 +29,8 @@ namespace {
 
 constexpr int kCompileTimeoutMs = 60000;
 
-const char kScaleKernel[] = R"(extern "C" __global__ void scale(const float *__restrict__ x, float *__restrict__ y, int n)
+const char kScaleKernel[] =
+    R"(extern "C" __global__ void scale(const float *__restrict__ x, float *__restrict__ y, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -83,11 +84,16 @@ void TestCandidateView::archFromCapability_data()
 {
     QTest::addColumn<QString>("capability");
     QTest::addColumn<QString>("arch");
-    QTest::newRow("hopper") << "9.0" << "sm_90";
-    QTest::newRow("ampere") << "8.6" << "sm_86";
-    QTest::newRow("blackwell") << "10.0" << "sm_100";
-    QTest::newRow("empty") << "" << "sm_90";
-    QTest::newRow("garbage") << "nine" << "sm_90";
+    QTest::newRow("hopper") << "9.0"
+                            << "sm_90";
+    QTest::newRow("ampere") << "8.6"
+                            << "sm_86";
+    QTest::newRow("blackwell") << "10.0"
+                               << "sm_100";
+    QTest::newRow("empty") << ""
+                           << "sm_90";
+    QTest::newRow("garbage") << "nine"
+                             << "sm_90";
 }
 
 void TestCandidateView::archFromCapability()
@@ -210,7 +216,8 @@ void TestCandidateView::sourceAndPtxLinesAreLinkedBothWays()
     QCOMPARE(view.ptxView()->highlightedLines(), ptxLines);
     // A declaration belongs to no source line.
     const QString ptx = view.ptxView()->text();
-    view.ptxView()->setCursorPosition(int(ptx.left(ptx.indexOf(QStringLiteral(".target"))).count(QLatin1Char('\n'))), 0);
+    view.ptxView()->setCursorPosition(int(ptx.left(ptx.indexOf(QStringLiteral(".target"))).count(QLatin1Char('\n'))),
+                                      0);
     QTRY_VERIFY(view.sourceView()->highlightedLines().empty());
 
     // Another kernel: no marks left over.
@@ -259,12 +266,17 @@ void TestCandidateView::manualCheck_data()
     QTest::addColumn<QString>("source");
     QTest::addColumn<QString>("plan");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("compile error with its line")
-        << "extern \"C\" __global__ void k(float *y)\n{\n    y[0] = nope;\n}\n"
-        << "{}" << "line 3: error";
-    QTest::newRow("host code") << "int main() { return 0; }\n" << "{}" << "line 1";
-    QTest::newRow("empty source") << "  \n" << "{}" << "empty";
-    QTest::newRow("plan is not JSON") << QString::fromLatin1(kScaleKernel) << "{ steps: " << "Launch plan";
+    QTest::newRow("compile error with its line") << "extern \"C\" __global__ void k(float *y)\n{\n    y[0] = nope;\n}\n"
+                                                 << "{}"
+                                                 << "line 3: error";
+    QTest::newRow("host code") << "int main() { return 0; }\n"
+                               << "{}"
+                               << "line 1";
+    QTest::newRow("empty source") << "  \n"
+                                  << "{}"
+                                  << "empty";
+    QTest::newRow("plan is not JSON") << QString::fromLatin1(kScaleKernel) << "{ steps: "
+                                      << "Launch plan";
 }
 
 void TestCandidateView::manualCheck()

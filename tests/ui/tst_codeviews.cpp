@@ -60,13 +60,12 @@ void TestCodeViews::highlightsCudaSource()
 {
     QFETCH(QString, word);
     QFETCH(int, style);
-    const QString source = QStringLiteral(
-        "extern \"C\" __global__ void k(const float4 *__restrict__ x, float *y)\n"
-        "{\n"
-        "    float total = x[threadIdx.x].x;\n"
-        "    total += __shfl_down_sync(0xffffffffu, total, 16);\n"
-        "    y[0] = total;\n"
-        "}\n");
+    const QString source = QStringLiteral("extern \"C\" __global__ void k(const float4 *__restrict__ x, float *y)\n"
+                                          "{\n"
+                                          "    float total = x[threadIdx.x].x;\n"
+                                          "    total += __shfl_down_sync(0xffffffffu, total, 16);\n"
+                                          "    y[0] = total;\n"
+                                          "}\n");
     KernelSourceView view;
     view.setCode(source);
     view.SendScintilla(QsciScintillaBase::SCI_COLOURISE, 0, -1);

@@ -1,10 +1,10 @@
 // The diff engine (dtl line and character diffs), the side-by-side pane and the diff page.
 #include "screenshotsupport.h"
 #include "ui/common/archivereader.h"
+#include "ui/common/codeview.h"
 #include "ui/diff/diffengine.h"
 #include "ui/diff/diffpane.h"
 #include "ui/diff/diffview.h"
-#include "ui/common/codeview.h"
 
 #include "core/archive/archive.h"
 #include "core/archive/archivejson.h"
@@ -44,7 +44,8 @@ bool importSample(const QString &path)
 
 QString marginText(CodeView *view, int line)
 {
-    const long length = view->SendScintilla(QsciScintillaBase::SCI_MARGINGETTEXT, line, static_cast<const char *>(nullptr));
+    const long length =
+        view->SendScintilla(QsciScintillaBase::SCI_MARGINGETTEXT, line, static_cast<const char *>(nullptr));
     QByteArray text(int(length) + 1, '\0');
     view->SendScintilla(QsciScintillaBase::SCI_MARGINGETTEXT, line, text.constData());
     return QString::fromUtf8(text.constData());
@@ -130,8 +131,8 @@ void TestDiffView::characterRanges_data()
     QTest::addColumn<std::vector<DiffRange>>("rightRanges");
 
     QTest::newRow("function name") << QStringLiteral("out[i] = fmaxf(x[i], 0.f);")
-                                   << QStringLiteral("out[i] = fminf(x[i], 0.f);")
-                                   << std::vector<DiffRange>{{11, 2}} << std::vector<DiffRange>{{11, 2}};
+                                   << QStringLiteral("out[i] = fminf(x[i], 0.f);") << std::vector<DiffRange>{{11, 2}}
+                                   << std::vector<DiffRange>{{11, 2}};
     QTest::newRow("insertion only") << QStringLiteral("x(a, b)") << QStringLiteral("x(a, b, c)")
                                     << std::vector<DiffRange>{} << std::vector<DiffRange>{{6, 3}};
     QTest::newRow("two places") << QStringLiteral("int a = 1; int b = 2;") << QStringLiteral("int a = 7; int b = 9;")
@@ -142,8 +143,9 @@ void TestDiffView::characterRanges_data()
                                         << std::vector<DiffRange>{{22, 3}} << std::vector<DiffRange>{{22, 3}};
     QTest::newRow("literals with suffixes") << QStringLiteral("y = x * 0.25f;") << QStringLiteral("y = x * 0.5f;")
                                             << std::vector<DiffRange>{{8, 5}} << std::vector<DiffRange>{{8, 4}};
-    QTest::newRow("digits in names stay characters") << QStringLiteral("float4 v;") << QStringLiteral("float2 v;")
-                                                     << std::vector<DiffRange>{{5, 1}} << std::vector<DiffRange>{{5, 1}};
+    QTest::newRow("digits in names stay characters")
+        << QStringLiteral("float4 v;") << QStringLiteral("float2 v;") << std::vector<DiffRange>{{5, 1}}
+        << std::vector<DiffRange>{{5, 1}};
     // Ranges count code points: the two-byte µ and the four-byte emoji are one each.
     QTest::newRow("non-ASCII") << QStringLiteral("µs 😀 = 1") << QStringLiteral("µs 😀 = 2")
                                << std::vector<DiffRange>{{7, 1}} << std::vector<DiffRange>{{7, 1}};

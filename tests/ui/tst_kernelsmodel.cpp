@@ -9,8 +9,8 @@
 #include "ui/kernels/kernelsproxymodel.h"
 
 #include <QAbstractItemModelTester>
-#include <QLocale>
 #include <QFile>
+#include <QLocale>
 #include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -137,9 +137,9 @@ void TestKernelsModel::sortsNumbersAsNumbers_data()
         << int(KernelsModel::SpeedupColumn) << int(Qt::AscendingOrder) << QStringList{};
     QTest::newRow("median ascending") << int(KernelsModel::MedianColumn) << int(Qt::AscendingOrder)
                                       << QStringList{q(m_sample.b), q(m_sample.a), q(m_sample.e)};
-    QTest::newRow("created descending")
-        << int(KernelsModel::CreatedColumn) << int(Qt::DescendingOrder)
-        << QStringList{q(m_sample.e), q(m_sample.d), q(m_sample.c), q(m_sample.b), q(m_sample.a)};
+    QTest::newRow("created descending") << int(KernelsModel::CreatedColumn) << int(Qt::DescendingOrder)
+                                        << QStringList{q(m_sample.e), q(m_sample.d), q(m_sample.c), q(m_sample.b),
+                                                       q(m_sample.a)};
     QTest::newRow("flags descending") << int(KernelsModel::FlagsColumn) << int(Qt::DescendingOrder)
                                       << QStringList{q(m_sample.b)};
 }
@@ -172,10 +172,10 @@ void TestKernelsModel::filters_data()
 
     const QString none;
     QTest::newRow("no filter") << none << none << none << false
-                               << QStringList{q(m_sample.a), q(m_sample.b), q(m_sample.c), q(m_sample.d), q(m_sample.e)};
+                               << QStringList{q(m_sample.a), q(m_sample.b), q(m_sample.c), q(m_sample.d),
+                                              q(m_sample.e)};
     QTest::newRow("description") << "FLOAT4" << none << none << false << QStringList{q(m_sample.b)};
-    QTest::newRow("op name in text") << "softmax" << none << none << false
-                                     << QStringList{q(m_sample.d), q(m_sample.e)};
+    QTest::newRow("op name in text") << "softmax" << none << none << false << QStringList{q(m_sample.d), q(m_sample.e)};
     QTest::newRow("id prefix") << q(m_sample.c.substr(0, 8)) << none << none << false << QStringList{q(m_sample.c)};
     QTest::newRow("id tail") << q(m_sample.e.substr(40)) << none << none << false << QStringList{q(m_sample.e)};
     QTest::newRow("operator") << "unroll" << none << none << false << QStringList{q(m_sample.c)};
@@ -187,9 +187,11 @@ void TestKernelsModel::filters_data()
     QTest::newRow("not evaluated") << none << none << KernelsProxyModel::kNotEvaluated << false
                                    << QStringList{q(m_sample.d)};
     QTest::newRow("flagged") << none << none << none << true << QStringList{q(m_sample.b)};
-    QTest::newRow("op and status") << none << "relu" << "correct" << false
-                                   << QStringList{q(m_sample.a), q(m_sample.b)};
-    QTest::newRow("op, status and text") << "naive" << "relu" << "correct" << false << QStringList{q(m_sample.a)};
+    QTest::newRow("op and status") << none << "relu"
+                                   << "correct" << false << QStringList{q(m_sample.a), q(m_sample.b)};
+    QTest::newRow("op, status and text") << "naive"
+                                         << "relu"
+                                         << "correct" << false << QStringList{q(m_sample.a)};
 }
 
 void TestKernelsModel::filters()
@@ -238,8 +240,9 @@ void TestKernelsModel::inductorAndPrecisionColumns()
     QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn).toString(), QStringLiteral("0.80×"));
     QCOMPARE(cell(sample.losesToInductor, KernelsModel::InductorSpeedupColumn, KernelsModel::SortRole).toDouble(), 0.8);
     QCOMPARE(cell(sample.losesToInductor, KernelsModel::PrecisionColumn).toString(), QStringLiteral("tf32"));
-    QVERIFY(cell(sample.losesToInductor, KernelsModel::PrecisionColumn, Qt::ToolTipRole).toString().contains(
-        QLatin1String("TF32")));
+    QVERIFY(cell(sample.losesToInductor, KernelsModel::PrecisionColumn, Qt::ToolTipRole)
+                .toString()
+                .contains(QLatin1String("TF32")));
     QCOMPARE(cell(sample.losesToInductor, 0, KernelsModel::StandingRole).toString(),
              QString::fromStdString(standingText(2.0, 0.8)));
     QCOMPARE(cell(sample.losesToInductor, 0, KernelsModel::StandingRole).toString(),
@@ -315,8 +318,8 @@ void TestKernelsModel::pageDropsStaleLoads()
         auto archive = test::openWritable(other);
         Transaction tx = archive->begin();
         archive->putOp(tx, test::makeOp("gelu"));
-        archive->addCandidate(tx, test::makeCandidate("gelu", "__global__ void g() {}", Origin::Translated,
-                                                      "translate", "gelu", 1));
+        archive->addCandidate(
+            tx, test::makeCandidate("gelu", "__global__ void g() {}", Origin::Translated, "translate", "gelu", 1));
         tx.commit();
     }
     KernelsPage page;

@@ -101,18 +101,18 @@ void TestLatestJob::futureContinuationsOfReplacedJobsAreDropped()
     QList<int> delivered;
     // Three reads started one after the other; all finish before any result is delivered.
     for (int read = 1; read <= 3; ++read)
-        QtConcurrent::run([read] { return read; }).then(&owner, job.guard([&delivered](int result) {
-            delivered << result;
-        }));
+        QtConcurrent::run([read] {
+            return read;
+        }).then(&owner, job.guard([&delivered](int result) { delivered << result; }));
     QThreadPool::globalInstance()->waitForDone();
     QTRY_COMPARE(delivered, QList<int>{3});
     QCoreApplication::processEvents();
     QCOMPARE(delivered, QList<int>{3});
 
     // Invalidated while in flight: nothing arrives.
-    QtConcurrent::run([] { return 4; }).then(&owner, job.guard([&delivered](const int &result) {
-        delivered << result;
-    }));
+    QtConcurrent::run([] {
+        return 4;
+    }).then(&owner, job.guard([&delivered](const int &result) { delivered << result; }));
     job.invalidate();
     QThreadPool::globalInstance()->waitForDone();
     QCoreApplication::processEvents();

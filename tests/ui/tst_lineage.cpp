@@ -7,10 +7,10 @@
 #include "ui/lineage/lineagescene.h"
 #include "ui/lineage/lineageview.h"
 
-#include <QMenu>
 #include <QClipboard>
 #include <QComboBox>
 #include <QGuiApplication>
+#include <QMenu>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -240,8 +240,9 @@ void TestLineage::sceneHasEveryEdge()
             crossoverEdges << text + (edge->isSecondParent() ? QLatin1String(" (second)") : QString());
         QVERIFY(edge->isVisible());
     }
-    QCOMPARE(edges, (QSet<QString>{QStringLiteral("root->aaaa"), QStringLiteral("root->bbbb"), QStringLiteral("aaaa->cccc"),
-                                   QStringLiteral("bbbb->cccc"), QStringLiteral("aaaa->dddd"), QStringLiteral("dddd->eeee")}));
+    QCOMPARE(edges,
+             (QSet<QString>{QStringLiteral("root->aaaa"), QStringLiteral("root->bbbb"), QStringLiteral("aaaa->cccc"),
+                            QStringLiteral("bbbb->cccc"), QStringLiteral("aaaa->dddd"), QStringLiteral("dddd->eeee")}));
     crossoverEdges.sort();
     QCOMPARE(crossoverEdges, (QStringList{QStringLiteral("aaaa->cccc"), QStringLiteral("bbbb->cccc (second)")}));
     // A second layout moves the same items instead of making new ones.
@@ -281,15 +282,13 @@ void TestLineage::keyboardNavigation()
         const char *expected;
     };
     const Step steps[] = {
-        {Qt::Key_Down, "aaaa1111"},  // first child (leftmost)
-        {Qt::Key_Right, "bbbb2222"}, // sibling
-        {Qt::Key_Right, "bbbb2222"}, // no further sibling: stays
-        {Qt::Key_Left, "aaaa1111"},
-        {Qt::Key_Down, "dddd4444"},  // aaaa's leftmost child
-        {Qt::Key_Right, "cccc3333"}, // crossover child shares the first parent
-        {Qt::Key_Up, "aaaa1111"},    // first parent of the crossover
-        {Qt::Key_Up, "root0000"},
-        {Qt::Key_Up, "root0000"},    // a root has no parent
+        {Qt::Key_Down, "aaaa1111"},                              // first child (leftmost)
+        {Qt::Key_Right, "bbbb2222"},                             // sibling
+        {Qt::Key_Right, "bbbb2222"},                             // no further sibling: stays
+        {Qt::Key_Left, "aaaa1111"},  {Qt::Key_Down, "dddd4444"}, // aaaa's leftmost child
+        {Qt::Key_Right, "cccc3333"},                             // crossover child shares the first parent
+        {Qt::Key_Up, "aaaa1111"},                                // first parent of the crossover
+        {Qt::Key_Up, "root0000"},    {Qt::Key_Up, "root0000"},   // a root has no parent
     };
     for (const Step &step : steps) {
         QTest::keyClick(page.view(), step.key);
@@ -314,7 +313,7 @@ void TestLineage::search()
 
     page.setSearchText(QStringLiteral("BBBB")); // id prefix, any case
     QCOMPARE(page.matches(), QVector<int>{page.graph().indexOf(QStringLiteral("bbbb2222"))});
-    page.setSearchText(QStringLiteral("of "));   // every description
+    page.setSearchText(QStringLiteral("of ")); // every description
     QCOMPARE(page.matches().size(), 6);
     page.setSearchText(QStringLiteral("nothing like this"));
     QVERIFY(page.matches().isEmpty());
@@ -333,7 +332,8 @@ void TestLineage::pathToBest()
         return out;
     };
     page.setGpu(QStringLiteral("GPU X"));
-    QCOMPARE(ids(page.pathToBest()), (QStringList{QStringLiteral("root"), QStringLiteral("aaaa"), QStringLiteral("cccc")}));
+    QCOMPARE(ids(page.pathToBest()),
+             (QStringList{QStringLiteral("root"), QStringLiteral("aaaa"), QStringLiteral("cccc")}));
     page.setShowPathToBest(true);
     QStringList highlighted;
     for (LineageEdgeItem *edge : page.scene()->edgeItems())
@@ -352,7 +352,8 @@ void TestLineage::pathToBest()
              LineageScene::outcomeColor(LineageOutcome::Pending, 0));
     QCOMPARE(page.scene()->nodeItem(g.indexOf(QStringLiteral("bbbb2222")))->look().fill,
              LineageScene::outcomeColor(LineageOutcome::Correct, 3.0));
-    QVERIFY(LineageScene::outcomeColor(LineageOutcome::Correct, 3.0) != LineageScene::outcomeColor(LineageOutcome::Correct, 1.2));
+    QVERIFY(LineageScene::outcomeColor(LineageOutcome::Correct, 3.0)
+            != LineageScene::outcomeColor(LineageOutcome::Correct, 1.2));
 }
 
 // The lineage's "Best" is the best kernel that counts: not one rejected, not one flagged impossible.
@@ -437,16 +438,20 @@ void TestLineage::failuresOfAGenerationGrouped()
 {
     // root -> f1, f2, f3 (failed, generation 1), ok (correct, 1), g1 (failed, 2); ok -> h1, h2 (failed, 2);
     // ok -> ok2 (correct, 2) -> x (failed, 3, alone).
-    const std::vector<std::pair<Candidate, int>> candidates{
-        {candidate("root", {}, "translate", Origin::Translated), 0}, {candidate("f1", {"root"}, "mutate"), 1},
-        {candidate("f2", {"root"}, "mutate"), 1}, {candidate("f3", {"root"}, "mutate"), 1},
-        {candidate("ok", {"root"}, "mutate"), 1}, {candidate("g1", {"root"}, "mutate"), 2},
-        {candidate("h1", {"ok"}, "mutate"), 2}, {candidate("h2", {"ok", "root"}, "crossover"), 2},
-        {candidate("ok2", {"ok"}, "mutate"), 2}, {candidate("x", {"ok2"}, "mutate"), 3}};
+    const std::vector<std::pair<Candidate, int>> candidates{{candidate("root", {}, "translate", Origin::Translated), 0},
+                                                            {candidate("f1", {"root"}, "mutate"), 1},
+                                                            {candidate("f2", {"root"}, "mutate"), 1},
+                                                            {candidate("f3", {"root"}, "mutate"), 1},
+                                                            {candidate("ok", {"root"}, "mutate"), 1},
+                                                            {candidate("g1", {"root"}, "mutate"), 2},
+                                                            {candidate("h1", {"ok"}, "mutate"), 2},
+                                                            {candidate("h2", {"ok", "root"}, "crossover"), 2},
+                                                            {candidate("ok2", {"ok"}, "mutate"), 2},
+                                                            {candidate("x", {"ok2"}, "mutate"), 3}};
     const std::vector<std::pair<std::string, EvalStatus>> results{
         {"root", EvalStatus::Correct}, {"f1", EvalStatus::Incorrect}, {"f2", EvalStatus::CompileError},
-        {"f3", EvalStatus::Timeout}, {"ok", EvalStatus::Correct}, {"g1", EvalStatus::Incorrect},
-        {"h1", EvalStatus::Incorrect}, {"h2", EvalStatus::Fault}, {"ok2", EvalStatus::Correct},
+        {"f3", EvalStatus::Timeout},   {"ok", EvalStatus::Correct},   {"g1", EvalStatus::Incorrect},
+        {"h1", EvalStatus::Incorrect}, {"h2", EvalStatus::Fault},     {"ok2", EvalStatus::Correct},
         {"x", EvalStatus::Incorrect}};
     LineageGraph graph;
     for (const auto &[c, generation] : candidates)
@@ -459,7 +464,7 @@ void TestLineage::failuresOfAGenerationGrouped()
     QCOMPARE(groupOf("f1"), QStringLiteral("f1"));
     QCOMPARE(groupOf("f2"), QStringLiteral("f1"));
     QCOMPARE(groupOf("f3"), QStringLiteral("f1"));
-    QCOMPARE(groupOf("g1"), QString());     // another generation: alone
+    QCOMPARE(groupOf("g1"), QString()); // another generation: alone
     QCOMPARE(groupOf("h1"), QStringLiteral("h1"));
     QCOMPARE(groupOf("h2"), QStringLiteral("h1")); // grouped by its first parent
     QCOMPARE(groupOf("x"), QString());
@@ -485,7 +490,9 @@ void TestLineage::failuresOfAGenerationGrouped()
     applied.clear();
     page.setGroupFailures(true);
     QTRY_VERIFY(!applied.isEmpty());
-    const auto item = [&page](const char *node) { return page.scene()->nodeItem(page.graph().indexOf(QLatin1String(node))); };
+    const auto item = [&page](const char *node) {
+        return page.scene()->nodeItem(page.graph().indexOf(QLatin1String(node)));
+    };
     QVERIFY(!item("f2")->isVisible());
     QVERIFY(!item("h2")->isVisible());
     QVERIFY(item("g1")->isVisible());
@@ -508,11 +515,11 @@ void TestLineage::eliteView()
 {
     // root -> a, b, c; a -> a1, a2, a3; b -> b1; a1 is the fastest, b1 second, a flagged kernel c fastest of all.
     LineageGraph graph;
-    for (const auto &c : {candidate("root", {}, "translate", Origin::Translated), candidate("a", {"root"}, "mutate"),
-                          candidate("b", {"root"}, "mutate"), candidate("c", {"root"}, "mutate"),
-                          candidate("a1", {"a"}, "mutate"), candidate("a2", {"a"}, "mutate"),
-                          candidate("a3", {"a"}, "mutate"), candidate("b1", {"b"}, "mutate"),
-                          candidate("b1x", {"b1"}, "mutate")})
+    for (const auto &c :
+         {candidate("root", {}, "translate", Origin::Translated), candidate("a", {"root"}, "mutate"),
+          candidate("b", {"root"}, "mutate"), candidate("c", {"root"}, "mutate"), candidate("a1", {"a"}, "mutate"),
+          candidate("a2", {"a"}, "mutate"), candidate("a3", {"a"}, "mutate"), candidate("b1", {"b"}, "mutate"),
+          candidate("b1x", {"b1"}, "mutate")})
         graph.addNode(LineageGraph::nodeFromCandidate(c, int(c.parentIds.empty() ? 0 : c.id.size())));
     for (const auto &[id, speedup] : std::vector<std::pair<std::string, double>>{
              {"root", 1.0}, {"a", 1.1}, {"b", 1.05}, {"a1", 3.0}, {"a2", 1.2}, {"a3", 0.9}, {"b1", 2.0}, {"b1x", 0.5}})
@@ -569,7 +576,8 @@ void TestLineage::showFilter()
         return ids;
     };
     QCOMPARE(shown(LineageGraph::Show::All, "GPU X").size(), g.size());
-    QCOMPARE(shown(LineageGraph::Show::Correct, "GPU X"), (QStringList{"aaaa1111", "bbbb2222", "cccc3333", "root0000"}));
+    QCOMPARE(shown(LineageGraph::Show::Correct, "GPU X"),
+             (QStringList{"aaaa1111", "bbbb2222", "cccc3333", "root0000"}));
     QCOMPARE(shown(LineageGraph::Show::FasterThanEager, "GPU Y"), (QStringList{"bbbb2222", "root0000"}));
     // The failures with the line that led to them.
     QCOMPARE(shown(LineageGraph::Show::Failed, "GPU X"), (QStringList{"aaaa1111", "dddd4444", "eeee5555", "root0000"}));

@@ -2,18 +2,18 @@
 #include "archivefixture.h"
 
 #include "ui/common/archivereader.h"
-#include "ui/window/archivestatuswidget.h"
-#include "ui/kernels/candidateview.h"
 #include "ui/common/codeview.h"
 #include "ui/diff/diffview.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/evaluationspanel.h"
 #include "ui/kernels/kernelsmodel.h"
-#include "ui/kernels/kernelspage.h"
 #include "ui/kernels/kernelsourceview.h"
+#include "ui/kernels/kernelspage.h"
 #include "ui/kernels/kernelsproxymodel.h"
 #include "ui/lineage/lineagepage.h"
-#include "ui/window/mainwindow.h"
 #include "ui/plots/plotspage.h"
+#include "ui/window/archivestatuswidget.h"
+#include "ui/window/mainwindow.h"
 #include "ui/window/recentarchives.h"
 #include "ui/window/samplearchive.h"
 
@@ -26,12 +26,12 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
-#include <QFileInfo>
-#include <QScopeGuard>
 #include <QFile>
+#include <QFileInfo>
 #include <QLocale>
 #include <QMenu>
 #include <QMimeData>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -178,7 +178,8 @@ void TestMainWindow::showsRowsAndSelectedKernel()
     QVERIFY(tree->topLevelItem(0)->text(1).startsWith(QStringLiteral("correct · 10.00×")));
     QCOMPARE(tree->topLevelItem(1)->text(0), QStringLiteral("NVIDIA A100-SXM4-80GB"));
     QVERIFY(tree->topLevelItem(1)->text(1).startsWith(QStringLiteral("correct · 8.00×")));
-    const QList<QTreeWidgetItem *> flags = tree->findItems(QStringLiteral("Flags"), Qt::MatchExactly | Qt::MatchRecursive);
+    const QList<QTreeWidgetItem *> flags =
+        tree->findItems(QStringLiteral("Flags"), Qt::MatchExactly | Qt::MatchRecursive);
     QCOMPARE(flags.size(), 1);
     QCOMPARE(flags.first()->childCount(), 1);
     QCOMPARE(flags.first()->child(0)->text(0), QStringLiteral("suspicious"));
@@ -206,11 +207,16 @@ void TestMainWindow::refusesBadFiles_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("expectedText");
-    QTest::newRow("text file") << "text" << "not a Kernel Explorer archive";
-    QTest::newRow("database of another program") << "foreign" << "another program";
-    QTest::newRow("newer schema") << "newer" << "newer than this program understands";
-    QTest::newRow("missing file") << "missing" << "does not exist";
-    QTest::newRow("folder") << "folder" << "is not a file";
+    QTest::newRow("text file") << "text"
+                               << "not a Kernel Explorer archive";
+    QTest::newRow("database of another program") << "foreign"
+                                                 << "another program";
+    QTest::newRow("newer schema") << "newer"
+                                  << "newer than this program understands";
+    QTest::newRow("missing file") << "missing"
+                                  << "does not exist";
+    QTest::newRow("folder") << "folder"
+                            << "is not a file";
 }
 
 void TestMainWindow::refusesBadFiles()
@@ -482,7 +488,8 @@ void TestMainWindow::anyTwoKernelsCanBeDiffed()
     // Two rows of the table: the other one on the left, the current one on the right.
     pages->setCurrentWidget(kernels);
     QVERIFY(kernels->selectCandidate(q(m_sample.b)));
-    const QModelIndex e = kernels->proxy()->mapFromSource(kernels->model()->index(kernels->model()->rowOf(q(m_sample.e)), 0));
+    const QModelIndex e =
+        kernels->proxy()->mapFromSource(kernels->model()->index(kernels->model()->rowOf(q(m_sample.e)), 0));
     kernels->view()->selectionModel()->setCurrentIndex(e, QItemSelectionModel::Select | QItemSelectionModel::Rows);
     QCOMPARE(kernels->selectedCandidateIds(), (QStringList{q(m_sample.b), q(m_sample.e)}));
     {
@@ -556,12 +563,14 @@ void TestMainWindow::opensTheSampleArchive()
     QCOMPARE(window.session()->path(), SampleArchive::archivePath());
     QTRY_VERIFY(window.kernelsPage()->model()->rowCount() > 100);
     QVERIFY(window.kernelsPage()->model()->opNames().contains(QStringLiteral("softmax")));
-    const auto archive = Archive::open(QFile::encodeName(SampleArchive::archivePath()).toStdString(), ArchiveMode::ReadOnly);
+    const auto archive =
+        Archive::open(QFile::encodeName(SampleArchive::archivePath()).toStdString(), ArchiveMode::ReadOnly);
     QVERIFY(archive);
     // Real cards of two models, not a fake worker; with verdicts and flagged kernels for the Review page.
     const auto gpus = (*archive)->gpuNames();
     const auto has = [&gpus](const char *model) {
-        return std::any_of(gpus.begin(), gpus.end(), [model](const std::string &name) { return name.find(model) != std::string::npos; });
+        return std::any_of(gpus.begin(), gpus.end(),
+                           [model](const std::string &name) { return name.find(model) != std::string::npos; });
     };
     QVERIFY(has("H100"));
     QVERIFY(has("H200"));

@@ -7,8 +7,8 @@
 #include "ui/lineage/lineageview.h"
 #include "ui/plots/plotspage.h"
 
-#include <qcustomplot.h>
 #include <Qsci/qscilexer.h>
+#include <qcustomplot.h>
 
 #include <QApplication>
 #include <QGraphicsRectItem>

@@ -354,12 +354,14 @@ void TestPlots::inductorReferenceAndSamples()
 
     // The runtime distribution: eager's samples come from its measurement (the evaluation keeps none), with
     // Inductor's beside them.
-    const PlotsData loses = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.losesToInductor)});
+    const PlotsData loses =
+        PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.losesToInductor)});
     QCOMPARE(loses.distributions.size(), std::size_t(1));
     compareSeries(loses.distributions[0].candidateMs, {0.495, 0.5, 0.505});
     compareSeries(loses.distributions[0].baselineMs, {0.98, 0.99, 1.0, 1.01, 1.02});
     compareSeries(loses.distributions[0].inductorMs, {0.392, 0.396, 0.4, 0.404, 0.408});
-    const PlotsData failed = PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.inductorFailed)});
+    const PlotsData failed =
+        PlotsData::prepare(*archive, {{}, std::nullopt, QString::fromStdString(sample.inductorFailed)});
     QCOMPARE(failed.distributions[0].baselineMs.size(), std::size_t(5));
     QVERIFY(failed.distributions[0].inductorMs.empty());
 
@@ -400,7 +402,8 @@ void TestPlots::pageDrawsInductorReference()
         QVERIFY(qFuzzyCompare(line->data()->at(1)->value, 2.25));
         QVERIFY(plot->yAxis->range().upper > 2.25);
         const QString tip = page.toolTipFor(which, line, 0);
-        QVERIFY2(tip.contains(QLatin1String("torch.compile")) && tip.contains(QStringLiteral("2.25×")), qPrintable(tip));
+        QVERIFY2(tip.contains(QLatin1String("torch.compile")) && tip.contains(QStringLiteral("2.25×")),
+                 qPrintable(tip));
         // None for the A100, where torch.compile could not be measured.
         QCOMPARE(plot->graphCount() - (which == PlotsPage::ProgressPlot ? 2 : 0), 1);
     }
@@ -408,7 +411,8 @@ void TestPlots::pageDrawsInductorReference()
 
     QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
     QCOMPARE(distribution->plottableCount(), 3); // Kernel, eager and Inductor boxes.
-    QVERIFY(page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0).contains(QLatin1String("eager")));
+    QVERIFY(
+        page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0).contains(QLatin1String("eager")));
     const QString inductorTip = page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(2), 0);
     QVERIFY2(inductorTip.contains(QLatin1String("Inductor")) && inductorTip.contains(QLatin1String("median 0.4000 ms")),
              qPrintable(inductorTip));
@@ -449,7 +453,8 @@ void TestPlots::pageBuildsPlotsWithToolTips()
 
     QCustomPlot *distribution = page.plot(PlotsPage::DistributionPlot);
     QCOMPARE(distribution->plottableCount(), 2); // Kernel boxes and reference boxes.
-    QVERIFY(page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0).contains(QLatin1String("Reference")));
+    QVERIFY(page.toolTipFor(PlotsPage::DistributionPlot, distribution->plottable(1), 0)
+                .contains(QLatin1String("Reference")));
 
     QCustomPlot *roofline = page.plot(PlotsPage::RooflinePlot);
     QCOMPARE(roofline->graphCount(), 2); // The roof and the kernel's point.
@@ -478,7 +483,8 @@ void TestPlots::pageBuildsPlotsWithToolTips()
     }
     bars = page.plot(PlotsPage::SpeedupBarsPlot);
     QCOMPARE(qobject_cast<QCPBars *>(bars->plottable(0))->baseValue(), 1.0);
-    QVERIFY2(bars->yAxis->range().upper < 3.0, qPrintable(QString::number(bars->yAxis->range().upper))); // still not flattened
+    QVERIFY2(bars->yAxis->range().upper < 3.0,
+             qPrintable(QString::number(bars->yAxis->range().upper))); // still not flattened
     logScale->setChecked(false);
     QCOMPARE(page.plot(PlotsPage::SpeedupBarsPlot)->yAxis->scaleType(), QCPAxis::stLinear);
     QCOMPARE(page.plot(PlotsPage::SpeedupBarsPlot)->yAxis->range().lower, 0.0);
@@ -611,7 +617,8 @@ void TestPlots::cardsOfOneModelAreToldApart()
     const PlotsData data = PlotsData::prepare(*openArchive(path), {QStringLiteral("relu"), std::nullopt, {}});
     QCOMPARE(data.gpus.size(), 3);
     QCOMPARE(data.gpus.first(), kH100);
-    QVERIFY2(data.gpus.at(1).startsWith(kH200 + QStringLiteral(" (")) && data.gpus.at(2).startsWith(kH200 + QStringLiteral(" (")),
+    QVERIFY2(data.gpus.at(1).startsWith(kH200 + QStringLiteral(" ("))
+                 && data.gpus.at(2).startsWith(kH200 + QStringLiteral(" (")),
              qPrintable(data.gpus.join(QStringLiteral(", "))));
     QVERIFY(data.gpus.contains(kH200 + QStringLiteral(" (gpu-b)")));
     const int second = int(data.gpus.indexOf(kH200 + QStringLiteral(" (gpu-b)")));

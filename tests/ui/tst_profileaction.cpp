@@ -115,8 +115,8 @@ void TestProfileAction::profileShowsTheMetricsBesideTheModel()
     QVERIFY(page.profileOutput().contains(QLatin1String("on GPU 1")));
 
     // The stored metrics beside the model's numbers, reloaded into the evidence.
-    QTRY_VERIFY_WITH_TIMEOUT(page.evidenceHtml().contains(QLatin1String("Nsight Compute")) &&
-                                 !page.evidenceHtml().contains(QLatin1String("Not profiled")),
+    QTRY_VERIFY_WITH_TIMEOUT(page.evidenceHtml().contains(QLatin1String("Nsight Compute"))
+                                 && !page.evidenceHtml().contains(QLatin1String("Not profiled")),
                              10000);
     const QString html = page.evidenceHtml();
     QVERIFY2(html.contains(QLatin1String("536.9 MB (what the op must move)")), qPrintable(html));

@@ -28,7 +28,7 @@ namespace {
 const QString kSecret = QStringLiteral("sk-kx-connection-51d2e7a0");
 const char kKeyVariable[] = "KX_TEST_CONNECTION_KEY";
 
-template<typename T>
+template <typename T>
 T *child(QObject *parent, const char *name)
 {
     T *found = parent->findChild<T *>(QLatin1String(name));
@@ -84,11 +84,16 @@ void TestProposerConnection::sendsOneShortRequestWithTheKey_data()
     QTest::addColumn<QString>("source");        // where the key is
     QTest::addColumn<QString>("authorization"); // what the server gets
 
-    QTest::newRow("environment variable") << "environment" << "Bearer from-environment";
-    QTest::newRow("typed, not saved yet") << "typed" << "Bearer " + kSecret;
-    QTest::newRow("saved in the keychain") << "keychain" << "Bearer " + kSecret;
-    QTest::newRow("kept for the session") << "session" << "Bearer " + kSecret;
-    QTest::newRow("no key at all") << "none" << "";
+    QTest::newRow("environment variable") << "environment"
+                                          << "Bearer from-environment";
+    QTest::newRow("typed, not saved yet") << "typed"
+                                          << "Bearer " + kSecret;
+    QTest::newRow("saved in the keychain") << "keychain"
+                                           << "Bearer " + kSecret;
+    QTest::newRow("kept for the session") << "session"
+                                          << "Bearer " + kSecret;
+    QTest::newRow("no key at all") << "none"
+                                   << "";
 }
 
 void TestProposerConnection::sendsOneShortRequestWithTheKey()
@@ -148,15 +153,21 @@ void TestProposerConnection::sendsOneShortRequestWithTheKey()
 void TestProposerConnection::failuresSayWhy_data()
 {
     QTest::addColumn<QString>("failure");
-    QTest::addColumn<QString>("expected");  // part of the message
-    QTest::addColumn<int>("requests");      // that reached the server
+    QTest::addColumn<QString>("expected"); // part of the message
+    QTest::addColumn<int>("requests");     // that reached the server
 
-    QTest::newRow("key refused") << "401" << "answered HTTP 401" << 1;
-    QTest::newRow("gateway error, not retried") << "502" << "answered HTTP 502" << 1;
-    QTest::newRow("not a chat completion") << "garbage" << "not JSON" << 1;
-    QTest::newRow("nothing listens") << "unreachable" << "cannot reach http://127.0.0.1:1/v1" << 0;
-    QTest::newRow("no model") << "no model" << "no model given" << 0;
-    QTest::newRow("no key saved") << "no key" << "needs the API key: No API key is saved" << 0;
+    QTest::newRow("key refused") << "401"
+                                 << "answered HTTP 401" << 1;
+    QTest::newRow("gateway error, not retried") << "502"
+                                                << "answered HTTP 502" << 1;
+    QTest::newRow("not a chat completion") << "garbage"
+                                           << "not JSON" << 1;
+    QTest::newRow("nothing listens") << "unreachable"
+                                     << "cannot reach http://127.0.0.1:1/v1" << 0;
+    QTest::newRow("no model") << "no model"
+                              << "no model given" << 0;
+    QTest::newRow("no key saved") << "no key"
+                                  << "needs the API key: No API key is saved" << 0;
 }
 
 void TestProposerConnection::failuresSayWhy()

@@ -9,13 +9,13 @@
 
 #include "ui/common/archivereader.h"
 #include "ui/common/format.h"
+#include "ui/proposers/sessionfallbacksecretstore.h"
 #include "ui/search/runpanel.h"
 #include "ui/search/searchbridge.h"
-#include "ui/proposers/sessionfallbacksecretstore.h"
 
 #include "core/archive/archive.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <QDir>
 #include <QFile>
@@ -48,12 +48,16 @@ SearchSettings smallSearch(int generations, int children)
 std::string reluAnswer(int n)
 {
     const std::string block = std::to_string(32 * (1 + n % 32));
-    return "Block size " + block + ".\n\n```cuda\n"
-           "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int n)\n{\n"
-           "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = fmaxf(x[i], 0.0f);\n}\n```\n\n"
-           "```json\n{\"steps\": [{\"kernel\": \"relu_kernel\", \"grid\": [\"ceil_div(N, " + block
-           + ")\"], \"block\": [\"" + block + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, "
-           "{\"int\": \"N\"}]}]}\n```\n";
+    return "Block size " + block
+           + ".\n\n```cuda\n"
+             "extern \"C\" __global__ void relu_kernel(const float* __restrict__ x, float* __restrict__ out, int "
+             "n)\n{\n"
+             "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = fmaxf(x[i], "
+             "0.0f);\n}\n```\n\n"
+             "```json\n{\"steps\": [{\"kernel\": \"relu_kernel\", \"grid\": [\"ceil_div(N, "
+           + block + ")\"], \"block\": [\"" + block
+           + "\"], \"args\": [{\"input\": \"x\"}, {\"output\": \"out\"}, "
+             "{\"int\": \"N\"}]}]}\n```\n";
 }
 
 QString shellQuoted(const QString &path)
@@ -134,8 +138,8 @@ void TestProposerRun::commandProposerMakesTheCandidates()
     config.settings.command.command = (shellQuoted(script) + QLatin1Char(' ') + shellQuoted(promptCopy)).toStdString();
     config.settings.promptsDir = KX_PROMPTS_DIR;
     panel.setProposerConfig(config);
-    QCOMPARE(panel.proposerSummaryText(), QStringLiteral("Proposer: command %1")
-                                              .arg(QString::fromStdString(config.settings.command.command)));
+    QCOMPARE(panel.proposerSummaryText(),
+             QStringLiteral("Proposer: command %1").arg(QString::fromStdString(config.settings.command.command)));
 
     const std::int64_t runId = runFromPanel(panel, bridge);
     QVERIFY(runId > 0);
@@ -162,9 +166,8 @@ void TestProposerRun::commandProposerMakesTheCandidates()
     panel.setSelectedRun(runId, RunState::Finished);
     const auto runCost = (*archive)->runCost(runId);
     QVERIFY(runCost.candidates > 0);
-    QTRY_COMPARE(panel.runCostText(), QStringLiteral("Run %1: %2 candidate(s) from models or commands")
-                                          .arg(runId)
-                                          .arg(runCost.candidates));
+    QTRY_COMPARE(panel.runCostText(),
+                 QStringLiteral("Run %1: %2 candidate(s) from models or commands").arg(runId).arg(runCost.candidates));
 }
 
 void TestProposerRun::modelGetsTheKeychainKeyAndCostsAreShown_data()
@@ -188,9 +191,8 @@ void TestProposerRun::modelGetsTheKeychainKeyAndCostsAreShown()
     SessionFallbackSecretStore store(&keychainStore);
     {
         bool saved = false;
-        store.write(ProposerConfig::keychainEntry(), kSecret, this, [&](const SecretResult &result) {
-            saved = result.ok() && result.sessionOnly == !keychain;
-        });
+        store.write(ProposerConfig::keychainEntry(), kSecret, this,
+                    [&](const SecretResult &result) { saved = result.ok() && result.sessionOnly == !keychain; });
         QTRY_VERIFY(saved);
     }
     QCOMPARE(keychainStore.entries().contains(ProposerConfig::keychainEntry()), keychain);
@@ -249,9 +251,7 @@ void TestProposerRun::modelGetsTheKeychainKeyAndCostsAreShown()
     panel.setSelectedRun(runId, RunState::Finished);
     const QString stored = Format::modelUsage(runCost.promptTokens, runCost.completionTokens, runCost.cost);
     QTRY_VERIFY2(panel.runCostText().contains(stored), qPrintable(panel.runCostText()));
-    QVERIFY2(panel.runCostText().startsWith(QStringLiteral("Run %1: %2 candidate")
-                                                .arg(runId)
-                                                .arg(runCost.candidates)),
+    QVERIFY2(panel.runCostText().startsWith(QStringLiteral("Run %1: %2 candidate").arg(runId).arg(runCost.candidates)),
              qPrintable(panel.runCostText()));
 
     const QString files = name + QStringLiteral(".kxdb*");

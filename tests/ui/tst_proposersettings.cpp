@@ -7,9 +7,9 @@
 #include "ui/common/archivereader.h"
 #include "ui/proposers/proposerconfig.h"
 #include "ui/proposers/proposersettingsdialog.h"
+#include "ui/proposers/sessionfallbacksecretstore.h"
 #include "ui/search/runpanel.h"
 #include "ui/search/searchbridge.h"
-#include "ui/proposers/sessionfallbacksecretstore.h"
 
 #include "core/ops/builtinops.h"
 #include "core/propose/promptbuilder.h"
@@ -42,7 +42,7 @@ namespace {
 
 const QString kSecret = QStringLiteral("sk-kx-test-4d1f9b7e0c");
 
-template<typename T>
+template <typename T>
 T *child(QObject *parent, const char *name)
 {
     T *found = parent->findChild<T *>(QLatin1String(name));
@@ -239,7 +239,7 @@ void TestProposerSettings::typedKeyGoesToTheKeychainOnly()
     QVERIFY(panel.proposerConfig().keySource == ProposerConfig::KeySource::Keychain);
     const QString dump = settingsDump();
     QVERIFY2(dump.contains(QStringLiteral("gpt-x")), qPrintable(dump)); // The settings were written ...
-    QVERIFY2(!dump.contains(kSecret), qPrintable(dump));                 // ... but not the key.
+    QVERIFY2(!dump.contains(kSecret), qPrintable(dump));                // ... but not the key.
     QCOMPARE(panel.proposerSummaryText(), QStringLiteral("Proposer: LLM gpt-x"));
     QVERIFY(panel.findChild<QLabel *>(QStringLiteral("runProposer"))->toolTip().contains(QStringLiteral("keychain")));
 
@@ -263,14 +263,42 @@ void TestProposerSettings::validationMessages_data()
 
     const QString local = QStringLiteral("http://127.0.0.1:8000/v1");
     const QString missing = m_dir.filePath(QStringLiteral("no-such-prompts"));
-    QTest::newRow("template") << "template" << "" << "" << "" << "" << "";
-    QTest::newRow("llm") << "llm" << local << "gpt-x" << "" << "" << "";
-    QTest::newRow("llm without model") << "llm" << local << "" << "" << "" << "needs a model";
-    QTest::newRow("llm with bad endpoint") << "llm" << "ftp://example.com" << "gpt-x" << "" << "" << "endpoint";
-    QTest::newRow("command") << "command" << "" << "" << "./ask.sh" << "" << "";
-    QTest::newRow("command without command") << "command" << local << "" << "" << "" << "needs a command";
-    QTest::newRow("mix without model or command") << "mix" << local << "" << "" << "" << "needs a command or a model name";
-    QTest::newRow("missing prompts folder") << "llm" << local << "gpt-x" << "" << missing << "does not exist";
+    QTest::newRow("template") << "template"
+                              << ""
+                              << ""
+                              << ""
+                              << ""
+                              << "";
+    QTest::newRow("llm") << "llm" << local << "gpt-x"
+                         << ""
+                         << ""
+                         << "";
+    QTest::newRow("llm without model") << "llm" << local << ""
+                                       << ""
+                                       << ""
+                                       << "needs a model";
+    QTest::newRow("llm with bad endpoint") << "llm"
+                                           << "ftp://example.com"
+                                           << "gpt-x"
+                                           << ""
+                                           << ""
+                                           << "endpoint";
+    QTest::newRow("command") << "command"
+                             << ""
+                             << ""
+                             << "./ask.sh"
+                             << ""
+                             << "";
+    QTest::newRow("command without command") << "command" << local << ""
+                                             << ""
+                                             << ""
+                                             << "needs a command";
+    QTest::newRow("mix without model or command") << "mix" << local << ""
+                                                  << ""
+                                                  << ""
+                                                  << "needs a command or a model name";
+    QTest::newRow("missing prompts folder") << "llm" << local << "gpt-x"
+                                            << "" << missing << "does not exist";
 }
 
 void TestProposerSettings::validationMessages()
@@ -319,8 +347,8 @@ void TestProposerSettings::sessionFallback_data()
 {
     QTest::addColumn<bool>("available");
     QTest::addColumn<bool>("refusing");
-    QTest::addColumn<int>("writeStatus");   // SecretResult::Status of the write
-    QTest::addColumn<bool>("sessionOnly");  // ... and whether it was kept in memory only
+    QTest::addColumn<int>("writeStatus");  // SecretResult::Status of the write
+    QTest::addColumn<bool>("sessionOnly"); // ... and whether it was kept in memory only
 
     QTest::newRow("keychain") << true << false << int(SecretResult::Status::Ok) << false;
     QTest::newRow("no keychain") << false << false << int(SecretResult::Status::Ok) << true;
@@ -567,13 +595,21 @@ void TestProposerSettings::runPanelSummary_data()
     QTest::addColumn<double>("share");
     QTest::addColumn<QString>("summary");
 
-    QTest::newRow("template") << "template" << "gpt-x" << "./ask.sh" << 0.3 << "Proposer: template";
-    QTest::newRow("llm") << "llm" << "gpt-x" << "" << 0.3 << "Proposer: LLM gpt-x";
-    QTest::newRow("command") << "command" << "" << "./ask.sh" << 0.3 << "Proposer: command ./ask.sh";
-    QTest::newRow("mix with model") << "mix" << "gpt-x" << "./ask.sh" << 0.3
-                                    << "Proposer: mix: 70% template, 30% gpt-x";
-    QTest::newRow("mix with command") << "mix" << "" << "./ask.sh" << 0.25
-                                      << "Proposer: mix: 75% template, 25% command ./ask.sh";
+    QTest::newRow("template") << "template"
+                              << "gpt-x"
+                              << "./ask.sh" << 0.3 << "Proposer: template";
+    QTest::newRow("llm") << "llm"
+                         << "gpt-x"
+                         << "" << 0.3 << "Proposer: LLM gpt-x";
+    QTest::newRow("command") << "command"
+                             << ""
+                             << "./ask.sh" << 0.3 << "Proposer: command ./ask.sh";
+    QTest::newRow("mix with model") << "mix"
+                                    << "gpt-x"
+                                    << "./ask.sh" << 0.3 << "Proposer: mix: 70% template, 30% gpt-x";
+    QTest::newRow("mix with command") << "mix"
+                                      << ""
+                                      << "./ask.sh" << 0.25 << "Proposer: mix: 75% template, 25% command ./ask.sh";
 }
 
 void TestProposerSettings::runPanelSummary()

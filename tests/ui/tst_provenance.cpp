@@ -4,10 +4,10 @@
 #include "archivefixture.h"
 #include "qtestprinters.h"
 
-#include "ui/kernels/candidateloader.h"
-#include "ui/kernels/candidateview.h"
 #include "ui/common/codeview.h"
 #include "ui/common/format.h"
+#include "ui/kernels/candidateloader.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/kernelsourceview.h"
 #include "ui/kernels/provenanceview.h"
 #include "ui/search/runcostlabel.h"
@@ -53,8 +53,8 @@ private:
     QTemporaryDir m_dir;
     QString m_path;
     std::string m_llm, m_command, m_template, m_fallback;
-    std::int64_t m_mixedRun = 0;            ///< All four candidates.
-    std::int64_t m_templateRun = 0;         ///< A template candidate only.
+    std::int64_t m_mixedRun = 0;    ///< All four candidates.
+    std::int64_t m_templateRun = 0; ///< A template candidate only.
 };
 
 void TestProvenance::initTestCase()
@@ -65,18 +65,25 @@ void TestProvenance::initTestCase()
 
     Candidate llm = makeCandidate("relu", "__global__ void k() { /* llm */ }", Origin::Mutated, "llm-mutate",
                                   "llm mutate (gpt-x)", 1000);
-    llm.provenance = CandidateProvenance{"llm", "gpt-x", kPrompt, sha256Hex(kPrompt), kResponse, 1234, 567, 0.0071,
-                                         "answered on attempt 2"};
+    llm.provenance = CandidateProvenance{"llm", "gpt-x", kPrompt, sha256Hex(kPrompt),     kResponse,
+                                         1234,  567,     0.0071,  "answered on attempt 2"};
     Candidate command = makeCandidate("relu", "__global__ void k() { /* command */ }", Origin::Mutated,
                                       "command-mutate", "command mutate (./ask.sh)", 2000);
-    command.provenance = CandidateProvenance{"command", "./ask.sh --fast", "the prompt on stdin",
-                                             sha256Hex("the prompt on stdin"), "the command's answer", 0, 0, 0, ""};
-    Candidate plain = makeCandidate("relu", "__global__ void k() { /* template */ }", Origin::Mutated,
-                                          "block-size", "block size 128", 3000);
-    Candidate fallback = makeCandidate("relu", "__global__ void k() { /* fallback */ }", Origin::Mutated,
-                                       "block-size", "block size 512", 4000);
-    fallback.provenance = CandidateProvenance{"template", "", "", "", "", 0, 0, 0,
-                                              "fallback: llm failed: cannot reach http://127.0.0.1:9/v1"};
+    command.provenance = CandidateProvenance{"command",
+                                             "./ask.sh --fast",
+                                             "the prompt on stdin",
+                                             sha256Hex("the prompt on stdin"),
+                                             "the command's answer",
+                                             0,
+                                             0,
+                                             0,
+                                             ""};
+    Candidate plain = makeCandidate("relu", "__global__ void k() { /* template */ }", Origin::Mutated, "block-size",
+                                    "block size 128", 3000);
+    Candidate fallback = makeCandidate("relu", "__global__ void k() { /* fallback */ }", Origin::Mutated, "block-size",
+                                       "block size 512", 4000);
+    fallback.provenance = CandidateProvenance{
+        "template", "", "", "", "", 0, 0, 0, "fallback: llm failed: cannot reach http://127.0.0.1:9/v1"};
     Candidate otherPlain = makeCandidate("relu", "__global__ void k() { /* template 2 */ }", Origin::Mutated,
                                          "block-size", "block size 256", 5000);
     auto archive = openWritable(m_path);
@@ -187,11 +194,15 @@ void TestProvenance::runCost_data()
     QTest::addColumn<QString>("expected");
 
     // The fallback candidate is the template proposer's: it does not count.
-    QTest::newRow("model and command") << "mixed" << "Run %1: 2 candidate(s) from models or commands · "
-                                                     + Format::modelUsage(1234, 567, 0.0071);
-    QTest::newRow("templates only") << "template" << "Run %1: no candidates from models or commands.";
-    QTest::newRow("no run") << "none" << "";
-    QTest::newRow("unreadable archive") << "missing" << "Run %1: its model costs cannot be read";
+    QTest::newRow("model and command") << "mixed"
+                                       << "Run %1: 2 candidate(s) from models or commands · "
+                                              + Format::modelUsage(1234, 567, 0.0071);
+    QTest::newRow("templates only") << "template"
+                                    << "Run %1: no candidates from models or commands.";
+    QTest::newRow("no run") << "none"
+                            << "";
+    QTest::newRow("unreadable archive") << "missing"
+                                        << "Run %1: its model costs cannot be read";
 }
 
 void TestProvenance::runCost()

@@ -1,7 +1,7 @@
 // Review: the queue ordered by suspicion with its evidence (both baselines and the precision policy among it),
 // verdicts recorded through the session, undo/redo of verdicts and the badges in the kernels table.
-#include "screenshotsupport.h"
 #include "archivefixture.h"
+#include "screenshotsupport.h"
 
 #include "ui/common/archivereader.h"
 #include "ui/common/archivesession.h"
@@ -9,12 +9,12 @@
 #include "ui/common/format.h"
 #include "ui/kernels/kernelsmodel.h"
 #include "ui/kernels/kernelspage.h"
-#include "ui/window/mainwindow.h"
 #include "ui/review/reviewevidence.h"
 #include "ui/review/reviewpage.h"
 #include "ui/review/reviewqueuemodel.h"
 #include "ui/review/verdictcontroller.h"
 #include "ui/review/verdictdialog.h"
+#include "ui/window/mainwindow.h"
 
 #include "core/archive/archivejson.h"
 #include "core/plan/roofline.h"
@@ -25,6 +25,8 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLocale>
+#include <QMenu>
+#include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRadioButton>
@@ -34,8 +36,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
-#include <QMenu>
-#include <QMenuBar>
 #include <QTest>
 #include <QUndoStack>
 
@@ -64,15 +64,15 @@ struct ReviewArchive
         ids.impossible = *archive->resolveCandidateId(kImpossible);
         const Candidate suspicious = test::makeCandidate("relu", "__global__ void k() { /* S */ }", Origin::Mutated,
                                                          "unroll", "suspicious only", 6000);
-        const Candidate alsoImpossible = test::makeCandidate("relu", "__global__ void k() { /* I */ }",
-                                                             Origin::Mutated, "grid-size", "impossible too", 7000);
+        const Candidate alsoImpossible = test::makeCandidate("relu", "__global__ void k() { /* I */ }", Origin::Mutated,
+                                                             "grid-size", "impossible too", 7000);
         Transaction tx = archive->begin();
         archive->addCandidate(tx, suspicious);
         archive->addCandidate(tx, alsoImpossible);
         archive->addEvaluation(tx, test::makeEvaluation(suspicious.id, "NVIDIA H100 80GB HBM3", EvalStatus::Correct,
                                                         0.1, 1.2, {Flag{"suspicious", R"({"speedup": 12})"}}));
-        archive->addEvaluation(tx, test::makeEvaluation(alsoImpossible.id, "NVIDIA H100 80GB HBM3",
-                                                        EvalStatus::Correct, 0.02, 1.0,
+        archive->addEvaluation(tx, test::makeEvaluation(alsoImpossible.id, "NVIDIA H100 80GB HBM3", EvalStatus::Correct,
+                                                        0.02, 1.0,
                                                         {Flag{"impossible", R"({"floorMs": 0.1})"},
                                                          Flag{"suspicious", R"({"speedup": 50})"}}));
         tx.commit();
@@ -233,13 +233,15 @@ void TestReview::evidenceShowsTrialInputsAndTheErrorAgainstFloat64()
     evaluation.correctness.inputs = {"normal", "constant", "special-values (matches the reference)"};
     evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 6e-5, 5e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}};
     const QString plain = ReviewEvidence::html(std::nullopt, {evaluation});
-    QVERIFY2(plain.contains(QLatin1String("normal, constant, special-values (matches the reference)")), qPrintable(plain));
+    QVERIFY2(plain.contains(QLatin1String("normal, constant, special-values (matches the reference)")),
+             qPrintable(plain));
     QVERIFY2(plain.contains(QLatin1String("Error vs float64")), qPrintable(plain));
     QVERIFY(!plain.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)));
     // With the flag the error is marked, as the flag's own evidence below it is.
     evaluation.flags = {Flag{"reduced-precision", R"({"candidateP99RelError": 5e-05})"}};
     const QString flagged = ReviewEvidence::html(std::nullopt, {evaluation});
-    QVERIFY2(flagged.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)), qPrintable(flagged));
+    QVERIFY2(flagged.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)),
+             qPrintable(flagged));
     QVERIFY(flagged.contains(QLatin1String("Flag: reduced-precision")));
 }
 
@@ -247,15 +249,15 @@ void TestReview::queueAndEvidenceShowBothBaselines()
 {
     // 12x over eager looks suspicious, and torch.compile is faster still: the case the review must not miss.
     const std::string h100 = "NVIDIA H100 80GB HBM3";
-    const Candidate candidate = test::makeCandidate("relu", "__global__ void k() { /* T */ }", Origin::Mutated,
-                                                    "tile", "slower than torch.compile", 8000);
+    const Candidate candidate = test::makeCandidate("relu", "__global__ void k() { /* T */ }", Origin::Mutated, "tile",
+                                                    "slower than torch.compile", 8000);
     {
         auto archive = test::openWritable(m_path);
-        Evaluation evaluation = test::withBaselines(
-            test::makeEvaluation(candidate.id, h100, EvalStatus::Correct, 0.1, 1.2,
-                                 {Flag{"suspicious", R"({"speedup": 12})"}}),
-            test::makeBaseline(BaselineKind::Eager, h100, 1.2, Precision::Tf32),
-            test::makeBaseline(BaselineKind::Inductor, h100, 0.08, Precision::Tf32, {}, 1.5));
+        Evaluation evaluation =
+            test::withBaselines(test::makeEvaluation(candidate.id, h100, EvalStatus::Correct, 0.1, 1.2,
+                                                     {Flag{"suspicious", R"({"speedup": 12})"}}),
+                                test::makeBaseline(BaselineKind::Eager, h100, 1.2, Precision::Tf32),
+                                test::makeBaseline(BaselineKind::Inductor, h100, 0.08, Precision::Tf32, {}, 1.5));
         for (BaselineMeasurement &baseline : evaluation.baselines)
             baseline.opName = "relu";
         Transaction tx = archive->begin();
@@ -280,8 +282,9 @@ void TestReview::queueAndEvidenceShowBothBaselines()
     QCOMPARE(model->data(model->index(row, 0), ReviewQueueModel::StandingRole).toString(),
              QStringLiteral("beats eager, loses to Inductor"));
     QVERIFY(model->data(model->index(row, 0), ReviewQueueModel::LosesToInductorRole).toBool());
-    QCOMPARE(model->data(model->index(row, ReviewQueueModel::InductorSpeedupColumn), Qt::ForegroundRole).value<QBrush>(),
-             QBrush(BaselineFormat::losesToInductorColor()));
+    QCOMPARE(
+        model->data(model->index(row, ReviewQueueModel::InductorSpeedupColumn), Qt::ForegroundRole).value<QBrush>(),
+        QBrush(BaselineFormat::losesToInductorColor()));
     // An older kernel: no Inductor speedup, fp32, not marked.
     const int old = model->rowOf(q(m_ids.suspicious));
     QCOMPARE(model->data(model->index(old, ReviewQueueModel::InductorSpeedupColumn)).toString(), QString());
@@ -377,7 +380,8 @@ void TestReview::acceptIsPersistedAndUndone()
     QCOMPARE(current->note, std::string("re-measured"));
     // Reviewed kernels leave the queue.
     const auto queue = archive->reviewQueue();
-    QVERIFY(std::none_of(queue.begin(), queue.end(), [&](const CandidateSummary &s) { return s.id == m_ids.suspicious; }));
+    QVERIFY(
+        std::none_of(queue.begin(), queue.end(), [&](const CandidateSummary &s) { return s.id == m_ids.suspicious; }));
 
     controller.undoStack()->undo();
     QCOMPARE(changed.count(), 2);
@@ -488,10 +492,8 @@ void TestReview::batchVerdictsOnASelection()
     QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 10000);
     QCOMPARE(page.model()->rowCount(), 3);
     QTableView *view = page.view();
-    view->selectionModel()->select(page.model()->index(0, 0),
-                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
-    view->selectionModel()->select(page.model()->index(1, 0),
-                                   QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    view->selectionModel()->select(page.model()->index(0, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    view->selectionModel()->select(page.model()->index(1, 0), QItemSelectionModel::Select | QItemSelectionModel::Rows);
     QCOMPARE(page.selectedCandidateIds(), (QStringList{q(ids.impossible), q(ids.alsoImpossible)}));
     QSignalSpy batch(&page, &ReviewPage::batchReviewRequested);
     QSignalSpy single(&page, &ReviewPage::reviewRequested);

@@ -3,27 +3,27 @@
 // with a reason (badges follow, undo too), reopen the archive and find the run and the verdict again; then
 // make a new candidate from one by hand and evaluate it.
 // With KX_SCREENSHOT_DIR set, it saves an image of the lineage page there (lineage.png) at the end.
-#include "screenshotsupport.h"
 #include "qtestprinters.h"
+#include "screenshotsupport.h"
 
-#include "ui/kernels/candidateview.h"
+#include "ui/common/format.h"
 #include "ui/diff/diffpane.h"
 #include "ui/diff/diffview.h"
-#include "ui/common/format.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/kernelsmodel.h"
 #include "ui/kernels/kernelspage.h"
+#include "ui/kernels/manualeditdialog.h"
+#include "ui/kernels/manualedits.h"
 #include "ui/lineage/lineagegraph.h"
 #include "ui/lineage/lineagepage.h"
 #include "ui/lineage/lineagescene.h"
 #include "ui/lineage/lineageview.h"
-#include "ui/window/mainwindow.h"
-#include "ui/kernels/manualeditdialog.h"
-#include "ui/kernels/manualedits.h"
-#include "ui/window/opendialog.h"
-#include "ui/search/runpanel.h"
-#include "ui/search/searchbridge.h"
 #include "ui/review/verdictcontroller.h"
 #include "ui/review/verdictdialog.h"
+#include "ui/search/runpanel.h"
+#include "ui/search/searchbridge.h"
+#include "ui/window/mainwindow.h"
+#include "ui/window/opendialog.h"
 
 #include "core/archive/archive.h"
 #include "core/plan/nvrtccompiler.h"
@@ -37,8 +37,8 @@
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QStatusBar>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -116,7 +116,7 @@ private slots:
 
 private:
     QTemporaryDir m_dir;
-    QString m_archivePath;                  // The first test's archive, which the next one builds on.
+    QString m_archivePath; // The first test's archive, which the next one builds on.
     std::int64_t m_runId = 0;
 };
 
@@ -400,7 +400,8 @@ void TestRunFlow::manualCandidateWithoutGpu()
     window.show();
     QVERIFY(window.openArchive(m_archivePath));
     // A worker that finds no GPU, as `kx worker` does on a machine without one.
-    window.searchBridge()->setWorkerCommand({QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--gpus"), QStringLiteral("0")});
+    window.searchBridge()->setWorkerCommand(
+        {QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--gpus"), QStringLiteral("0")});
     std::string original;
     {
         auto archive = Archive::open(QFile::encodeName(m_archivePath).toStdString(), ArchiveMode::ReadOnly);
@@ -461,11 +462,13 @@ void TestRunFlow::workerCommandIsCheckedAndKept()
 
     worker->setText(QStringLiteral("ssh gpu-box kx worker"));
     emit worker->editingFinished();
-    QCOMPARE(QSettings().value(QStringLiteral("search/workerCommand")).toString(), QStringLiteral("ssh gpu-box kx worker"));
+    QCOMPARE(QSettings().value(QStringLiteral("search/workerCommand")).toString(),
+             QStringLiteral("ssh gpu-box kx worker"));
     MainWindow next;
-    QCOMPARE(next.findChild<QLineEdit *>(QStringLiteral("searchWorker"))->text(), QStringLiteral("ssh gpu-box kx worker"));
-    QCOMPARE(next.searchBridge()->workerCommand(),
-             (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu-box"), QStringLiteral("kx"), QStringLiteral("worker")}));
+    QCOMPARE(next.findChild<QLineEdit *>(QStringLiteral("searchWorker"))->text(),
+             QStringLiteral("ssh gpu-box kx worker"));
+    QCOMPARE(next.searchBridge()->workerCommand(), (QStringList{QStringLiteral("ssh"), QStringLiteral("gpu-box"),
+                                                                QStringLiteral("kx"), QStringLiteral("worker")}));
     QSettings().remove(QStringLiteral("search/workerCommand"));
 }
 

@@ -3,12 +3,12 @@
 #include "qtestprinters.h"
 
 #include "ui/common/archivereader.h"
-#include "ui/window/mainwindow.h"
 #include "ui/search/searchbridge.h"
+#include "ui/window/mainwindow.h"
 
 #include "core/archive/archive.h"
-#include "core/plan/nvrtccompiler.h"
 #include "core/ops/builtinops.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <QFile>
 #include <QSignalSpy>
@@ -318,7 +318,8 @@ void TestSearchBridge::stopsWhileStarting()
     const QString path = newArchive(QStringLiteral("early.kxdb"));
     SearchBridge bridge;
     bridge.setArchive(archiveRef(path, ArchiveMode::ReadWrite));
-    bridge.setWorkerCommand({QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--start-delay-ms"), QStringLiteral("800")});
+    bridge.setWorkerCommand(
+        {QStringLiteral(KX_FAKE_WORKER), QStringLiteral("--start-delay-ms"), QStringLiteral("800")});
     QSignalSpy started(&bridge, &SearchBridge::started);
     QSignalSpy finished(&bridge, &SearchBridge::finished);
     QVERIFY(bridge.start(*findBuiltInOp("relu"), smallSearch(1, 2)));

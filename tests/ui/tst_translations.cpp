@@ -3,9 +3,12 @@
 #include "ui/window/mainwindow.h"
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QFile>
+#include <QLibraryInfo>
 #include <QMenuBar>
 #include <QProcess>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSet>
 #include <QSettings>
@@ -14,9 +17,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
-#include <QDialogButtonBox>
-#include <QLibraryInfo>
-#include <QPushButton>
 #include <QTranslator>
 #include <QXmlStreamReader>
 
@@ -164,7 +164,8 @@ void TestTranslations::tsFileHasEverySourceString()
     QVERIFY2(missing.isEmpty(), qPrintable(QStringLiteral("Not in the .ts file (run the update_translations "
                                                           "target and translate):\n")
                                            + missing.join(QLatin1Char('\n'))));
-    QVERIFY2(obsolete.isEmpty(), qPrintable(QStringLiteral("Obsolete in the .ts file:\n") + obsolete.join(QLatin1Char('\n'))));
+    QVERIFY2(obsolete.isEmpty(),
+             qPrintable(QStringLiteral("Obsolete in the .ts file:\n") + obsolete.join(QLatin1Char('\n'))));
     QVERIFY(committed.size() > 500);
 }
 

@@ -19,7 +19,10 @@ fs::path scratch(const TemporaryDir &temp, const char *name)
     fs::create_directories(path);
     return path;
 }
-void touch(const fs::path &file) { REQUIRE(kx::test::writeFile(file.string(), "x")); }
+void touch(const fs::path &file)
+{
+    REQUIRE(kx::test::writeFile(file.string(), "x"));
+}
 } // namespace
 
 TEST_CASE("a folder goes with everything in it, a link inside goes without its target")

@@ -15,7 +15,7 @@
 namespace kx::ui {
 
 /// The outcome of a background read: a value, or the error that stopped it.
-template<typename T>
+template <typename T>
 struct ReadResult
 {
     T value{};
@@ -43,7 +43,7 @@ Expected<std::unique_ptr<Archive>> openForReading(const QString &path);
  * archive become the result's error. Callers deliver with .then(context, job.guard(...)), which drops
  * the result of a read superseded meanwhile (see LatestJob).
  */
-template<typename Read>
+template <typename Read>
 auto readArchiveAsync(const QString &path, Read read)
     -> QFuture<ReadResult<std::invoke_result_t<Read, const Archive &>>>
 {
@@ -65,7 +65,7 @@ auto readArchiveAsync(const QString &path, Read read)
 }
 
 /// The same for the archive a handle names (always read through a read-only connection of its own).
-template<typename Read>
+template <typename Read>
 auto readArchiveAsync(const ArchiveRef &archive, Read read)
 {
     return readArchiveAsync(archiveFilePath(archive), std::move(read));

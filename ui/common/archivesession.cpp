@@ -55,9 +55,10 @@ bool ArchiveSession::open(const QString &path, Access access, QString *errorMess
     // A file without any write permission counts as read-only even for root (core agrees), and SQLite in
     // WAL mode writes companion files next to the archive, so the folder must be writable too.
     // (WriteUser is not a mode bit: Qt derives it from access(), which always succeeds for root.)
-    const QFileDevice::Permissions anyWrite = QFileDevice::WriteOwner | QFileDevice::WriteGroup | QFileDevice::WriteOther;
-    const bool writable = file.isWritable() && (file.permissions() & anyWrite)
-                          && QFileInfo(file.absolutePath()).isWritable();
+    const QFileDevice::Permissions anyWrite =
+        QFileDevice::WriteOwner | QFileDevice::WriteGroup | QFileDevice::WriteOther;
+    const bool writable =
+        file.isWritable() && (file.permissions() & anyWrite) && QFileInfo(file.absolutePath()).isWritable();
     const ArchiveMode mode = access == Access::ReadOnly || !writable ? ArchiveMode::ReadOnly : ArchiveMode::ReadWrite;
     return adopt(file.absoluteFilePath(), mode, errorMessage);
 }
@@ -66,8 +67,9 @@ bool ArchiveSession::create(const QString &path, QString *errorMessage)
 {
     const QFileInfo file(path);
     if (file.exists()) {
-        setError(errorMessage, tr("\"%1\" already exists. Choose another name, or open it instead.")
-                                   .arg(QDir::toNativeSeparators(path)));
+        setError(
+            errorMessage,
+            tr("\"%1\" already exists. Choose another name, or open it instead.").arg(QDir::toNativeSeparators(path)));
         return false;
     }
     if (!QDir().mkpath(file.absolutePath())) {

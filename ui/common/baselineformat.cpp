@@ -76,8 +76,9 @@ QStringList BaselineFormat::measurementParts(const BaselineMeasurement &baseline
     }
     const QLocale locale;
     parts << tr("median %1 ms").arg(Format::ms(baseline.timing.medianMs)) << tr("n = %1").arg(baseline.timing.runs)
-          << tr("drift %1%").arg((baseline.driftPercent > 0 ? QStringLiteral("+") : QString())
-                                 + locale.toString(baseline.driftPercent, 'f', 1))
+          << tr("drift %1%")
+                 .arg((baseline.driftPercent > 0 ? QStringLiteral("+") : QString())
+                      + locale.toString(baseline.driftPercent, 'f', 1))
           << tr("max abs error %1").arg(QString::number(baseline.maxAbsError, 'g', 3))
           << tr("max rel error %1").arg(QString::number(baseline.maxRelError, 'g', 3));
     return parts;

@@ -25,7 +25,7 @@ public:
     /// What the policy allows and how strictly it checks, for tooltips.
     static QString precisionDescription(Precision precision);
 
-    static QString kind(BaselineKind kind);                  ///< "eager", "Inductor"
+    static QString kind(BaselineKind kind); ///< "eager", "Inductor"
     /// core's standingText in the UI's language ("beats eager, loses to Inductor" ...).
     static QString standing(double speedupOverEager, std::optional<double> speedupOverInductor);
     /// Beats eager PyTorch but loses to torch.compile: worth less than its eager speedup suggests.

@@ -22,8 +22,9 @@ void ComparisonMark::addActions(QMenu &menu, const QString &candidateId, const D
     mark->setEnabled(candidateId != m_id);
     connect(mark, &QAction::triggered, this, [this, candidateId] { set(candidateId); });
 
-    QAction *compare = menu.addAction(m_id.isEmpty() ? tr("&Diff with Marked")
-                                                     : tr("&Diff with Marked (%1)").arg(Format::shortId(m_id.toStdString())));
+    QAction *compare =
+        menu.addAction(m_id.isEmpty() ? tr("&Diff with Marked")
+                                      : tr("&Diff with Marked (%1)").arg(Format::shortId(m_id.toStdString())));
     compare->setObjectName(QStringLiteral("diffWithMarked"));
     compare->setEnabled(!m_id.isEmpty() && candidateId != m_id);
     connect(compare, &QAction::triggered, this, [this, candidateId, diff] { diff(m_id, candidateId); });

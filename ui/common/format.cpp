@@ -33,8 +33,8 @@ QString Format::modelUsage(std::int64_t promptTokens, std::int64_t completionTok
     // Prices are the user's, in the user's currency: no currency sign. Small sums keep two significant digits
     // (a connection test costs millionths), large ones cents.
     if (cost > 0)
-        text += QStringLiteral(" · ")
-                + tr("est. cost %1").arg(cost < 1 ? number(cost, 2) : locale.toString(cost, 'f', 2));
+        text +=
+            QStringLiteral(" · ") + tr("est. cost %1").arg(cost < 1 ? number(cost, 2) : locale.toString(cost, 'f', 2));
     return text;
 }
 
@@ -123,8 +123,7 @@ QString Format::path(const QString &path)
 {
 #ifdef Q_OS_UNIX
     const QString home = QDir::homePath();
-    if (!path.isEmpty() && home != QDir::rootPath()
-        && (path == home || path.startsWith(home + QLatin1Char('/'))))
+    if (!path.isEmpty() && home != QDir::rootPath() && (path == home || path.startsWith(home + QLatin1Char('/'))))
         return QLatin1Char('~') + path.mid(home.size());
 #endif
     return QDir::toNativeSeparators(path);

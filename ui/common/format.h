@@ -24,9 +24,9 @@ public:
 
     /// Milliseconds with four significant digits and no exponent, e.g. "0.01234", "12.35".
     static QString ms(double milliseconds);
-    static QString speedup(double factor);                   ///< "3.42×"
+    static QString speedup(double factor); ///< "3.42×"
     static QString bytes(std::int64_t bytes);
-    static QString timestamp(std::int64_t msSinceEpoch);     ///< Local time, "yyyy-MM-dd HH:mm:ss"
+    static QString timestamp(std::int64_t msSinceEpoch); ///< Local time, "yyyy-MM-dd HH:mm:ss"
     static QString number(double value, int significantDigits = 4);
     /// A file path for people: native separators, and the home folder as "~" (status bar, recent files).
     static QString path(const QString &path);
@@ -34,7 +34,7 @@ public:
     /// two significant digits below 1, cents above).
     static QString modelUsage(std::int64_t promptTokens, std::int64_t completionTokens, double cost);
 
-    static QString status(EvalStatus status);                ///< Translated, for people.
+    static QString status(EvalStatus status);                       ///< Translated, for people.
     static QString status(const std::optional<EvalStatus> &status); ///< "not evaluated" when empty.
     static QString origin(Origin origin);
     static QString verdict(const std::optional<bool> &accepted);

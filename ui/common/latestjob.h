@@ -30,14 +30,14 @@ public:
     void invalidate() { ++m_latest; }
 
     /// Starts a job and returns its continuation: callback(args...) runs only while that job is the latest.
-    template<typename Callback>
+    template <typename Callback>
     auto guard(Callback callback)
     {
         return guard(start(), std::move(callback));
     }
 
     /// The continuation of the job that got ticket (for a job whose ticket is taken before it starts).
-    template<typename Callback>
+    template <typename Callback>
     auto guard(Ticket ticket, Callback callback)
     {
         return wrap(ticket, std::move(callback), &Callback::operator());
@@ -46,7 +46,7 @@ public:
 private:
     // The wrapper takes exactly the callback's parameters (QFuture::then chooses how to call it by them) and,
     // as a dropped result has no one to receive it, the callback returns nothing.
-    template<typename Callback, typename Class, typename... Args>
+    template <typename Callback, typename Class, typename... Args>
     auto wrap(Ticket ticket, Callback callback, void (Class::*)(Args...) const)
     {
         return [this, ticket, callback = std::move(callback)](Args... args) {
@@ -55,7 +55,7 @@ private:
         };
     }
 
-    template<typename Callback, typename Class, typename... Args>
+    template <typename Callback, typename Class, typename... Args>
     auto wrap(Ticket ticket, Callback callback, void (Class::*)(Args...)) // A mutable lambda.
     {
         return [this, ticket, callback = std::move(callback)](Args... args) mutable {

@@ -30,7 +30,7 @@ bool isIdentifierChar(uint c)
 struct Tokens
 {
     std::vector<std::u32string> text;
-    std::vector<int> start;                 ///< Code point index of each token.
+    std::vector<int> start; ///< Code point index of each token.
 };
 
 Tokens tokenize(const QList<uint> &line)
@@ -69,7 +69,7 @@ QStringList DiffEngine::splitLines(const QString &text)
 }
 
 std::pair<std::vector<DiffRange>, std::vector<DiffRange>> DiffEngine::diffLine(const QString &left,
-                                                                                const QString &right)
+                                                                               const QString &right)
 {
     const Tokens a = tokenize(left.toUcs4());
     const Tokens b = tokenize(right.toUcs4());
@@ -118,8 +118,8 @@ TextDiff DiffEngine::diff(const QString &left, const QString &right)
                 row.kind = DiffRow::Kind::Changed;
                 row.leftLine = removedLines[i];
                 row.rightLine = addedLines[i];
-                std::tie(row.leftRanges, row.rightRanges) = diffLine(result.leftLines.at(row.leftLine),
-                                                                     result.rightLines.at(row.rightLine));
+                std::tie(row.leftRanges, row.rightRanges) =
+                    diffLine(result.leftLines.at(row.leftLine), result.rightLines.at(row.rightLine));
                 ++result.changed;
             } else if (i < removedLines.size()) {
                 row.kind = DiffRow::Kind::Removed;

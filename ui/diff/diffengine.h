@@ -21,9 +21,9 @@ struct DiffRow
 {
     enum class Kind { Equal, Removed, Added, Changed };
     Kind kind = Kind::Equal;
-    int leftLine = -1;                      ///< 0-based line of the left text, or -1.
-    int rightLine = -1;                     ///< 0-based line of the right text, or -1.
-    std::vector<DiffRange> leftRanges;      ///< Changed characters (Changed rows only).
+    int leftLine = -1;                 ///< 0-based line of the left text, or -1.
+    int rightLine = -1;                ///< 0-based line of the right text, or -1.
+    std::vector<DiffRange> leftRanges; ///< Changed characters (Changed rows only).
     std::vector<DiffRange> rightRanges;
 };
 
@@ -40,9 +40,9 @@ struct TextDiff
     QStringList rightLines;
     std::vector<DiffRow> rows;
     std::vector<DiffHunk> hunks;
-    int removed = 0;                        ///< Rows only on the left.
-    int added = 0;                          ///< Rows only on the right.
-    int changed = 0;                        ///< Rows on both sides with different text.
+    int removed = 0; ///< Rows only on the left.
+    int added = 0;   ///< Rows only on the right.
+    int changed = 0; ///< Rows on both sides with different text.
 
     bool isIdentical() const { return hunks.empty(); }
 };
@@ -60,7 +60,7 @@ public:
     static QStringList splitLines(const QString &text);
     /// Character ranges that differ between two lines (left ranges, right ranges).
     static std::pair<std::vector<DiffRange>, std::vector<DiffRange>> diffLine(const QString &left,
-                                                                             const QString &right);
+                                                                              const QString &right);
 };
 
 } // namespace kx::ui

@@ -27,7 +27,7 @@ public:
     void clear();
     const TextDiff &diff() const { return m_diff; }
 
-    int currentHunk() const { return m_currentHunk; }   ///< -1 before the first jump.
+    int currentHunk() const { return m_currentHunk; } ///< -1 before the first jump.
     int hunkCount() const { return int(m_diff.hunks.size()); }
     /// Moves to the next/previous change; false at the end.
     bool nextChange();

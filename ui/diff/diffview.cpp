@@ -2,9 +2,9 @@
 
 #include "ui/common/archivereader.h"
 #include "ui/common/cudalexer.h"
-#include "ui/diff/diffpane.h"
 #include "ui/common/format.h"
 #include "ui/common/uiresources.h"
+#include "ui/diff/diffpane.h"
 
 #include <Qsci/qscilexerjson.h>
 
@@ -30,8 +30,8 @@ struct DiffView::Loaded
 {
     std::optional<Candidate> left;
     std::optional<Candidate> right;
-    std::vector<CandidateSummary> choices;  ///< Candidates of the right one's op, oldest first (no sources).
-    bool choicesKept = false;               ///< The op's choices are those shown already: not read again.
+    std::vector<CandidateSummary> choices; ///< Candidates of the right one's op, oldest first (no sources).
+    bool choicesKept = false;              ///< The op's choices are those shown already: not read again.
 };
 
 namespace {
@@ -69,8 +69,9 @@ QString choiceLabel(const CandidateSummary &candidate)
     constexpr int kDescription = 60;
     const QString description = Format::text(candidate.description).simplified();
     if (!description.isEmpty())
-        label += QStringLiteral(" · ")
-                 + (description.size() > kDescription ? description.left(kDescription - 1) + QChar(0x2026) : description);
+        label +=
+            QStringLiteral(" · ")
+            + (description.size() > kDescription ? description.left(kDescription - 1) + QChar(0x2026) : description);
     return label;
 }
 
@@ -214,7 +215,8 @@ void DiffView::load(const QString &leftId, const QString &rightId, bool leftIsFi
         if (!loaded.right)
             return loaded;
         if (leftIsFirstParent)
-            loaded.left = loaded.right->parentIds.empty() ? loaded.right : archive.candidate(loaded.right->parentIds.front());
+            loaded.left =
+                loaded.right->parentIds.empty() ? loaded.right : archive.candidate(loaded.right->parentIds.front());
         else
             loaded.left = archive.candidate(left);
         // The choices depend on the op only: a selection within it does not read them again (at 30k kernels

@@ -81,14 +81,14 @@ private:
     ArchiveRef m_archive;
     QString m_leftId;
     QString m_rightId;
-    QString m_requestedRightId;             // Of the latest request, loaded or not.
+    QString m_requestedRightId; // Of the latest request, loaded or not.
     LatestJob m_load;
     bool m_loading = false;
     bool m_deferWhileHidden = false;
-    std::optional<Request> m_deferred;      // Asked for while hidden.
+    std::optional<Request> m_deferred; // Asked for while hidden.
     bool m_updatingChoices = false;
     std::vector<CandidateSummary> m_choices;
-    std::string m_choicesOp;                // The op m_choices belong to (empty: none read).
+    std::string m_choicesOp; // The op m_choices belong to (empty: none read).
     QComboBox *m_leftCombo;
     QComboBox *m_rightCombo;
     QLabel *m_summary;

@@ -25,12 +25,13 @@ bool AssemblyLoader::load(const QString &candidateId, const QString &source, con
     m_loading = true;
     m_pendingId = candidateId;
     m_pendingArch = arch;
-    QtConcurrent::run([candidateId, source, arch] { return assemble(candidateId, source, arch); })
-        .then(this, m_assembly.guard([this](const AssemblyResult &result) {
-            m_loading = false;
-            m_result = result;
-            emit loaded(m_result);
-        }));
+    QtConcurrent::run([candidateId, source, arch] {
+        return assemble(candidateId, source, arch);
+    }).then(this, m_assembly.guard([this](const AssemblyResult &result) {
+        m_loading = false;
+        m_result = result;
+        emit loaded(m_result);
+    }));
     return true;
 }
 

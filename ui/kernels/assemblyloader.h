@@ -13,14 +13,14 @@ namespace kx::ui {
 struct AssemblyResult
 {
     QString candidateId;
-    QString arch;                           ///< e.g. "sm_90".
+    QString arch; ///< e.g. "sm_90".
     bool ok = false;
     QString ptx;
-    QString sass;                           ///< Empty when sassNote says why there is none.
+    QString sass; ///< Empty when sassNote says why there is none.
     QString sassNote;
-    QString error;                          ///< The compiler's message when !ok.
-    AssemblyLineMap ptxLines;               ///< The source line of each PTX line.
-    AssemblyLineMap sassLines;              ///< The same for SASS (empty where the disassembler gave none).
+    QString error;             ///< The compiler's message when !ok.
+    AssemblyLineMap ptxLines;  ///< The source line of each PTX line.
+    AssemblyLineMap sassLines; ///< The same for SASS (empty where the disassembler gave none).
 };
 
 /**

@@ -1,12 +1,12 @@
 #include "ui/kernels/candidateview.h"
 
-#include "ui/kernels/assemblylinker.h"
-#include "ui/kernels/assemblyloader.h"
 #include "ui/common/codeview.h"
 #include "ui/common/format.h"
+#include "ui/common/uiresources.h"
+#include "ui/kernels/assemblylinker.h"
+#include "ui/kernels/assemblyloader.h"
 #include "ui/kernels/kernelsourceview.h"
 #include "ui/kernels/provenanceview.h"
-#include "ui/common/uiresources.h"
 
 #include <Qsci/qscilexerjson.h>
 #include <Qsci/qscilexerpython.h>
@@ -47,7 +47,8 @@ CandidateView::CandidateView(QWidget *parent)
     , m_provenance(new ProvenanceView(this))
     , m_assembly(new AssemblyLoader(this))
     , m_linker(new AssemblyLinker(m_source, this))
-    , m_newCandidateAction(new QAction(icon(QStringLiteral("candidate-new")), tr("&New Candidate From This One…"), this))
+    , m_newCandidateAction(
+          new QAction(icon(QStringLiteral("candidate-new")), tr("&New Candidate From This One…"), this))
 {
     m_summary->setObjectName(QStringLiteral("candidateSummary"));
     m_summary->setWordWrap(true);

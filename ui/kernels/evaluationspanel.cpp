@@ -64,13 +64,12 @@ QString evidence(const std::string &json)
         const QJsonValue value = it.value();
         const double number = value.toDouble();
         const bool integral = value.isDouble() && std::floor(number) == number && std::abs(number) < 1e15;
-        const QString text = integral ? QString::number(qint64(number))
-                             : value.isDouble() ? Format::number(number)
-                             : value.isString() ? value.toString()
-                                                : QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(
-                                                                        QJsonDocument::Compact))
-                                                      .mid(1)
-                                                      .chopped(1);
+        const QString text =
+            integral           ? QString::number(qint64(number))
+            : value.isDouble() ? Format::number(number)
+            : value.isString()
+                ? value.toString()
+                : QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
         parts << it.key() + QStringLiteral(": ") + text;
     }
     return wrapParts(parts, QStringLiteral(", "));
@@ -304,9 +303,9 @@ void EvaluationsPanel::addBaselines(QTreeWidgetItem *top, const Evaluation &eval
     }
     QStringList summary;
     for (const BaselineMeasurement &baseline : evaluation.baselines)
-        summary << (baseline.usable() ? tr("%1 %2 ms").arg(BaselineFormat::kind(baseline.kind),
-                                                          Format::ms(baseline.timing.medianMs))
-                                      : tr("%1 none").arg(BaselineFormat::kind(baseline.kind)));
+        summary << (baseline.usable()
+                        ? tr("%1 %2 ms").arg(BaselineFormat::kind(baseline.kind), Format::ms(baseline.timing.medianMs))
+                        : tr("%1 none").arg(BaselineFormat::kind(baseline.kind)));
     if (!findBaseline(evaluation.baselines, BaselineKind::Inductor))
         summary << BaselineFormat::noInductorMeasurement();
     auto group = addRow(top, tr("Baselines"), wrapParts(summary));

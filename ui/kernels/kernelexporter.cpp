@@ -16,8 +16,8 @@ void KernelExporter::exportKernel(const QString &archivePath, const QString &can
 {
     struct Outcome
     {
-        bool found = false;                 ///< The candidate and its op are in the archive.
-        std::string folder;                 ///< Where the export went; empty when it failed.
+        bool found = false; ///< The candidate and its op are in the archive.
+        std::string folder; ///< Where the export went; empty when it failed.
         std::string error;
     };
     const std::string id = candidateId.toStdString();

@@ -43,7 +43,8 @@ void KernelsModel::clear()
 int KernelsModel::rowOf(const QString &candidateId) const
 {
     const std::string id = candidateId.toStdString();
-    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const CandidateSummary &row) { return row.id == id; });
+    const auto it =
+        std::find_if(m_rows.begin(), m_rows.end(), [&](const CandidateSummary &row) { return row.id == id; });
     return it == m_rows.end() ? -1 : int(it - m_rows.begin());
 }
 
@@ -74,24 +75,16 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
     const CandidateSummary &row = m_rows[std::size_t(index.row())];
     const int column = index.column();
     switch (role) {
-    case Qt::DisplayRole:
-        return display(row, column);
-    case Qt::ToolTipRole:
-        return toolTip(row, column);
-    case SortRole:
-        return sortValue(row, column);
-    case CandidateIdRole:
-        return Format::text(row.id);
-    case OpNameRole:
-        return Format::text(row.opName);
-    case StatusKeyRole:
-        return row.bestStatus ? QString::fromLatin1(toString(*row.bestStatus)) : QString();
-    case FlagCountRole:
-        return row.flagCount;
+    case Qt::DisplayRole: return display(row, column);
+    case Qt::ToolTipRole: return toolTip(row, column);
+    case SortRole: return sortValue(row, column);
+    case CandidateIdRole: return Format::text(row.id);
+    case OpNameRole: return Format::text(row.opName);
+    case StatusKeyRole: return row.bestStatus ? QString::fromLatin1(toString(*row.bestStatus)) : QString();
+    case FlagCountRole: return row.flagCount;
     case StandingRole:
         return hasCorrectBest(row) ? BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor) : QString();
-    case LosesToInductorRole:
-        return losesToInductorOnly(row);
+    case LosesToInductorRole: return losesToInductorOnly(row);
     case SearchTextRole:
         return QStringList{Format::text(row.id), Format::text(row.opName), Format::text(row.description),
                            Format::text(row.operatorName)}
@@ -101,10 +94,8 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
         case SpeedupColumn:
         case InductorSpeedupColumn:
         case MedianColumn:
-        case FlagsColumn:
-            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        default:
-            return {};
+        case FlagsColumn: return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        default: return {};
         }
     case Qt::ForegroundRole:
         if (column == StatusColumn && row.bestStatus)
@@ -117,8 +108,7 @@ QVariant KernelsModel::data(const QModelIndex &index, int role) const
         if (column == VerdictColumn && row.accepted)
             return QBrush(Format::statusColor(*row.accepted ? EvalStatus::Correct : EvalStatus::Incorrect));
         return {};
-    default:
-        return {};
+    default: return {};
     }
 }
 
@@ -166,8 +156,7 @@ QVariant KernelsModel::toolTip(const CandidateSummary &row, int column) const
     switch (column) {
     case IdColumn: return Format::text(row.id);
     case VerdictColumn: return Format::text(row.verdictReason);
-    case StatusColumn:
-        return tr("Evaluations: %1").arg(row.evaluationCount);
+    case StatusColumn: return tr("Evaluations: %1").arg(row.evaluationCount);
     case DescriptionColumn: return Format::text(row.description);
     case SpeedupColumn:
     case InductorSpeedupColumn:

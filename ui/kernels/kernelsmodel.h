@@ -20,9 +20,9 @@ public:
         OriginColumn,
         OperatorColumn,
         StatusColumn,
-        SpeedupColumn,                  ///< Over eager PyTorch.
-        InductorSpeedupColumn,          ///< Over torch.compile (Inductor), when it was measured.
-        PrecisionColumn,                ///< The precision policy of the best evaluation.
+        SpeedupColumn,         ///< Over eager PyTorch.
+        InductorSpeedupColumn, ///< Over torch.compile (Inductor), when it was measured.
+        PrecisionColumn,       ///< The precision policy of the best evaluation.
         GpuColumn,
         MedianColumn,
         FlagsColumn,
@@ -33,14 +33,14 @@ public:
     };
 
     enum Role {
-        SortRole = Qt::UserRole + 1,    ///< Numbers for numeric columns, text otherwise.
-        CandidateIdRole,                ///< Full candidate id.
+        SortRole = Qt::UserRole + 1, ///< Numbers for numeric columns, text otherwise.
+        CandidateIdRole,             ///< Full candidate id.
         OpNameRole,
-        StatusKeyRole,                  ///< Status word ("correct" ...) or "" when not evaluated.
+        StatusKeyRole, ///< Status word ("correct" ...) or "" when not evaluated.
         FlagCountRole,
-        SearchTextRole,                 ///< What the text filter looks at.
-        StandingRole,                   ///< Against eager and Inductor ("beats eager, loses to Inductor"), if correct.
-        LosesToInductorRole,            ///< True when the kernel beats eager but loses to Inductor.
+        SearchTextRole,      ///< What the text filter looks at.
+        StandingRole,        ///< Against eager and Inductor ("beats eager, loses to Inductor"), if correct.
+        LosesToInductorRole, ///< True when the kernel beats eager but loses to Inductor.
     };
 
     explicit KernelsModel(QObject *parent = nullptr);

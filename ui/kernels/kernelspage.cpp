@@ -61,9 +61,9 @@ KernelsPage::KernelsPage(QWidget *parent)
     m_statusFilter->setObjectName(QStringLiteral("statusFilter"));
     m_statusFilter->setToolTip(tr("Show kernels whose best evaluation has this status"));
     m_statusFilter->addItem(tr("All statuses"), QString());
-    for (EvalStatus status : {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::CompileError,
-                              EvalStatus::PlanError, EvalStatus::LaunchError, EvalStatus::Fault,
-                              EvalStatus::Timeout, EvalStatus::Crashed})
+    for (EvalStatus status :
+         {EvalStatus::Correct, EvalStatus::Incorrect, EvalStatus::CompileError, EvalStatus::PlanError,
+          EvalStatus::LaunchError, EvalStatus::Fault, EvalStatus::Timeout, EvalStatus::Crashed})
         m_statusFilter->addItem(Format::status(status), QString::fromLatin1(toString(status)));
     m_statusFilter->addItem(Format::status(std::nullopt), KernelsProxyModel::kNotEvaluated);
     connect(m_statusFilter, &QComboBox::currentIndexChanged, this,
@@ -120,11 +120,10 @@ KernelsPage::KernelsPage(QWidget *parent)
     const QFontMetrics headerMetrics(m_view->horizontalHeader()->font());
     for (const auto &[column, sample] : samples) {
         const QString title = m_model->headerData(column, Qt::Horizontal).toString();
-        m_view->setColumnWidth(column, std::max(cellMetrics.horizontalAdvance(sample) + 14,
-                                                headerMetrics.horizontalAdvance(title) + 22));
+        m_view->setColumnWidth(
+            column, std::max(cellMetrics.horizontalAdvance(sample) + 14, headerMetrics.horizontalAdvance(title) + 22));
     }
-    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            &KernelsPage::onCurrentRowChanged);
+    connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &KernelsPage::onCurrentRowChanged);
 
     for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved})
         connect(m_proxy, signal, this, &KernelsPage::updateCountLabel);
@@ -221,7 +220,8 @@ QStringList KernelsPage::selectedCandidateIds() const
     for (const QModelIndex &row : m_view->selectionModel()->selectedRows())
         if (const QString id = row.data(KernelsModel::CandidateIdRole).toString(); id != m_currentId)
             ids << id;
-    if (!m_currentId.isEmpty() && m_view->selectionModel()->isRowSelected(m_view->selectionModel()->currentIndex().row(), {}))
+    if (!m_currentId.isEmpty()
+        && m_view->selectionModel()->isRowSelected(m_view->selectionModel()->currentIndex().row(), {}))
         ids << m_currentId;
     return ids;
 }
@@ -233,11 +233,11 @@ void KernelsPage::fillContextMenu(QMenu &menu, const QString &candidateId)
     two->setObjectName(QStringLiteral("diffSelected"));
     two->setEnabled(selected.size() == 2);
     if (selected.size() == 2)
-        connect(two, &QAction::triggered, this, [this, selected] { emit diffRequested(selected.at(0), selected.at(1)); });
+        connect(two, &QAction::triggered, this,
+                [this, selected] { emit diffRequested(selected.at(0), selected.at(1)); });
     if (m_mark)
-        m_mark->addActions(menu, candidateId, [this](const QString &left, const QString &right) {
-            emit diffRequested(left, right);
-        });
+        m_mark->addActions(menu, candidateId,
+                           [this](const QString &left, const QString &right) { emit diffRequested(left, right); });
     menu.addSeparator();
     QAction *copy = menu.addAction(tr("&Copy Id"));
     copy->setObjectName(QStringLiteral("copyId"));

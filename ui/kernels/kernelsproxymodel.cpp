@@ -66,8 +66,7 @@ bool KernelsProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sourc
     }
     if (m_onlyFlagged && index.data(KernelsModel::FlagCountRole).toInt() == 0)
         return false;
-    if (!m_text.isEmpty()
-        && !index.data(KernelsModel::SearchTextRole).toString().contains(m_text, Qt::CaseInsensitive))
+    if (!m_text.isEmpty() && !index.data(KernelsModel::SearchTextRole).toString().contains(m_text, Qt::CaseInsensitive))
         return false;
     return true;
 }

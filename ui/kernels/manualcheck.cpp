@@ -5,8 +5,8 @@
 #include "core/plan/nvrtccompiler.h"
 
 #include <QCoreApplication>
-#include <QStringList>
 #include <QRegularExpression>
+#include <QStringList>
 
 namespace kx::ui {
 
@@ -63,7 +63,8 @@ ManualCheckResult checkManualCandidate(const Op &op, const QString &source, cons
     result.compileMs = compiled.stats.compileMs;
     if (!compiled.ok) {
         const QString log = withLineNumbers(QString::fromStdString(compiled.stats.log));
-        result.problems << ManualCheck::tr("NVRTC: %1").arg(log.isEmpty() ? QString::fromStdString(compiled.error) : log);
+        result.problems
+            << ManualCheck::tr("NVRTC: %1").arg(log.isEmpty() ? QString::fromStdString(compiled.error) : log);
         return result;
     }
     result.kernels = int(compiled.kernels.size());

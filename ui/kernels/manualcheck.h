@@ -12,7 +12,7 @@ struct ManualCheckResult
 {
     bool ok = false;
     QStringList problems;
-    int kernels = 0;                        ///< extern "C" __global__ functions found.
+    int kernels = 0; ///< extern "C" __global__ functions found.
     int registers = 0;
     double compileMs = 0;
 };

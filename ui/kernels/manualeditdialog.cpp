@@ -144,8 +144,8 @@ Candidate ManualEditDialog::candidate() const
     candidate.parentIds = {m_original.id};
     candidate.operatorName = "manual edit";
     const QString text = description();
-    candidate.description = (text.isEmpty() ? tr("manual edit of %1").arg(Format::shortId(m_original.id)) : text)
-                                .toStdString();
+    candidate.description =
+        (text.isEmpty() ? tr("manual edit of %1").arg(Format::shortId(m_original.id)) : text).toStdString();
     candidate.runId = m_original.runId;
     return candidate;
 }
@@ -176,10 +176,10 @@ void ManualEditDialog::runCheck(bool thenSubmit)
     }).then(this, m_check.guard([this, thenSubmit, edited](const ManualCheckResult &result) {
         setBusy(false);
         if (result.ok) {
-            m_message->setText(tr("No problems: %n kernel(s), %1 registers at most, compiled in %2 ms.", nullptr,
-                                  result.kernels)
-                                   .arg(result.registers)
-                                   .arg(Format::ms(result.compileMs)));
+            m_message->setText(
+                tr("No problems: %n kernel(s), %1 registers at most, compiled in %2 ms.", nullptr, result.kernels)
+                    .arg(result.registers)
+                    .arg(Format::ms(result.compileMs)));
         } else {
             const QString problems = result.problems.join(QLatin1Char('\n'));
             m_message->setText(thenSubmit ? tr("Not stored:") + QLatin1Char('\n') + problems : problems);

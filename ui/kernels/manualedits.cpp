@@ -16,7 +16,7 @@ struct Original
 {
     std::optional<Candidate> candidate;
     std::optional<Op> op;
-    int generation = 0;                     ///< The original's generation in its run.
+    int generation = 0; ///< The original's generation in its run.
 };
 
 } // namespace
@@ -27,19 +27,23 @@ ManualEdits::ManualEdits(ArchiveSession *session, SearchBridge *bridge, QWidget 
     , m_bridge(bridge)
     , m_dialogParent(dialogParent)
 {
-    connect(m_bridge, &SearchBridge::manualEvaluated, this, [this](const Candidate &candidate, const Evaluation &evaluation) {
-        QString text = tr("Candidate %1 evaluated: %2").arg(Format::shortId(candidate.id), Format::status(evaluation.status));
-        if (evaluation.status == EvalStatus::Correct)
-            text += QStringLiteral(", ") + Format::speedup(evaluation.speedup);
-        emit evaluated(candidate, evaluation);
-        emit message(text);
-    });
+    connect(
+        m_bridge, &SearchBridge::manualEvaluated, this,
+        [this](const Candidate &candidate, const Evaluation &evaluation) {
+            QString text =
+                tr("Candidate %1 evaluated: %2").arg(Format::shortId(candidate.id), Format::status(evaluation.status));
+            if (evaluation.status == EvalStatus::Correct)
+                text += QStringLiteral(", ") + Format::speedup(evaluation.speedup);
+            emit evaluated(candidate, evaluation);
+            emit message(text);
+        });
     connect(m_bridge, &SearchBridge::manualEvaluationFailed, this,
             [this](const Candidate &candidate, const QString &why, ErrorKind kind) {
-                const QString text = kind == ErrorKind::NoGpu
-                                         ? tr("Candidate %1 is stored unevaluated: there is no GPU to evaluate it on (%2).")
-                                               .arg(Format::shortId(candidate.id), why)
-                                         : tr("Candidate %1 is stored unevaluated: %2").arg(Format::shortId(candidate.id), why);
+                const QString text =
+                    kind == ErrorKind::NoGpu
+                        ? tr("Candidate %1 is stored unevaluated: there is no GPU to evaluate it on (%2).")
+                              .arg(Format::shortId(candidate.id), why)
+                        : tr("Candidate %1 is stored unevaluated: %2").arg(Format::shortId(candidate.id), why);
                 emit storedUnevaluated(candidate, text, kind);
                 emit message(text);
             });
@@ -81,9 +85,8 @@ void ManualEdits::open(const QString &candidateId)
         m_dialog = dialog;
         const Op op = *result.value.op;
         const int childGeneration = result.value.generation + 1;
-        connect(dialog, &ManualEditDialog::submitted, this, [this, op, childGeneration](const Candidate &candidate) {
-            store(candidate, op, childGeneration);
-        });
+        connect(dialog, &ManualEditDialog::submitted, this,
+                [this, op, childGeneration](const Candidate &candidate) { store(candidate, op, childGeneration); });
         dialog->show();
         emit dialogOpened(dialog);
     }));

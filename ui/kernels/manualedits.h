@@ -50,9 +50,9 @@ signals:
 private:
     void store(const Candidate &candidate, const Op &op, int generation);
 
-    ArchiveSession *m_session;              // Not owned
-    SearchBridge *m_bridge;                 // Not owned
-    QWidget *m_dialogParent;                // Not owned
+    ArchiveSession *m_session; // Not owned
+    SearchBridge *m_bridge;    // Not owned
+    QWidget *m_dialogParent;   // Not owned
     QPointer<ManualEditDialog> m_dialog;
     LatestJob m_originalRead;
 };

@@ -89,9 +89,8 @@ int LineageGraph::addNode(const LineageNode &node, bool *added)
         m_parents[child].append(index);
         // Keep the parent order of the candidate: the first parent is the one navigation follows.
         const QStringList &order = m_nodes.at(child).parentIds;
-        std::sort(m_parents[child].begin(), m_parents[child].end(), [&](int a, int b) {
-            return order.indexOf(m_nodes.at(a).id) < order.indexOf(m_nodes.at(b).id);
-        });
+        std::sort(m_parents[child].begin(), m_parents[child].end(),
+                  [&](int a, int b) { return order.indexOf(m_nodes.at(a).id) < order.indexOf(m_nodes.at(b).id); });
         m_children[index].append(child);
     }
     std::sort(m_children[index].begin(), m_children[index].end());
@@ -233,8 +232,8 @@ QVector<int> LineageGraph::failureGroups(const QString &gpu) const
     QHash<QPair<int, int>, QVector<int>> members;
     for (int i = 0; i < size(); ++i) {
         const LineageOutcome o = outcome(i, gpu);
-        const bool failed = o == LineageOutcome::CompileError || o == LineageOutcome::Incorrect
-                            || o == LineageOutcome::Failure;
+        const bool failed =
+            o == LineageOutcome::CompileError || o == LineageOutcome::Incorrect || o == LineageOutcome::Failure;
         if (failed && m_children.at(i).isEmpty() && !m_parents.at(i).isEmpty())
             members[qMakePair(m_parents.at(i).front(), m_nodes.at(i).generation)].push_back(i);
     }
@@ -303,11 +302,11 @@ QVector<bool> LineageGraph::visibleFiltered(Show show, const QString &gpu) const
     QVector<int> matching;
     for (int i = 0; i < size(); ++i) {
         const LineageOutcome o = outcome(i, gpu);
-        const bool matches = show == Show::Correct           ? o == LineageOutcome::Correct
-                             : show == Show::FasterThanEager ? o == LineageOutcome::Correct && speedup(i, gpu) > 1.0
-                                                             : o == LineageOutcome::CompileError
-                                                                   || o == LineageOutcome::Incorrect
-                                                                   || o == LineageOutcome::Failure;
+        const bool matches =
+            show == Show::Correct ? o == LineageOutcome::Correct
+            : show == Show::FasterThanEager
+                ? o == LineageOutcome::Correct && speedup(i, gpu) > 1.0
+                : o == LineageOutcome::CompileError || o == LineageOutcome::Incorrect || o == LineageOutcome::Failure;
         if (matches || m_parents.at(i).isEmpty())
             matching << i;
     }
@@ -349,6 +348,5 @@ LineageGraph readLineage(const Archive &archive, std::int64_t runId)
             graph.setVerdict(QString::fromStdString(row.id), row.accepted);
     return graph;
 }
-
 
 } // namespace kx::ui

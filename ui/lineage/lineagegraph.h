@@ -23,7 +23,7 @@ enum class LineageOutcome { Pending, CompileError, Incorrect, Failure, Correct }
 struct LineageNode
 {
     QString id;
-    QStringList parentIds;                  ///< First parent first (crossover has two).
+    QStringList parentIds; ///< First parent first (crossover has two).
     QString operatorName;
     QString description;
     Origin origin = Origin::Translated;

@@ -47,7 +47,8 @@ LineageLayout layoutLineage(const LineageGraph &graph, const QVector<bool> &visi
         qreal drift = 0;
         int anchored = 0;
         for (int k = 0; k < nodes.size(); ++k) {
-            const qreal want = std::isinf(key.at(nodes.at(k))) ? std::max(previous + dx, nextRootX) : key.at(nodes.at(k));
+            const qreal want =
+                std::isinf(key.at(nodes.at(k))) ? std::max(previous + dx, nextRootX) : key.at(nodes.at(k));
             xs[k] = std::max(want, previous + dx);
             if (!std::isinf(key.at(nodes.at(k)))) {
                 drift += xs[k] - want;

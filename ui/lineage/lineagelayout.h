@@ -12,10 +12,10 @@ namespace kx::ui {
 /// Where the nodes of a lineage go: one row per generation, top to bottom.
 struct LineageLayout
 {
-    QVector<QPointF> positions;             ///< Centre of each node, indexed like the graph.
-    QVector<bool> visible;                  ///< Hidden nodes have no meaningful position.
-    QRectF bounds;                          ///< Of the visible nodes, including their size.
-    int nodeCount = 0;                      ///< The graph size this layout was made for.
+    QVector<QPointF> positions; ///< Centre of each node, indexed like the graph.
+    QVector<bool> visible;      ///< Hidden nodes have no meaningful position.
+    QRectF bounds;              ///< Of the visible nodes, including their size.
+    int nodeCount = 0;          ///< The graph size this layout was made for.
 };
 
 struct LineageLayoutMetrics

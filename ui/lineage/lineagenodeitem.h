@@ -22,15 +22,15 @@ public:
 
     struct Look
     {
-        QString title;                      ///< Short id.
-        QString detail;                     ///< Speedup or status.
+        QString title;  ///< Short id.
+        QString detail; ///< Speedup or status.
         QColor fill;
         std::optional<bool> accepted;
-        bool match = false;                 ///< Search hit.
-        bool onPath = false;                ///< On the path from the root to the best.
+        bool match = false;  ///< Search hit.
+        bool onPath = false; ///< On the path from the root to the best.
         bool best = false;
-        int hiddenChildren = 0;             ///< Collapsed failed children.
-        int groupedFailures = 0;            ///< Failures of its generation it stands for (itself included).
+        int hiddenChildren = 0;  ///< Collapsed failed children.
+        int groupedFailures = 0; ///< Failures of its generation it stands for (itself included).
 
         bool operator==(const Look &) const = default;
     };

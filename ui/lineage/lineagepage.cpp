@@ -3,19 +3,19 @@
 #include "ui/common/archivereader.h"
 #include "ui/common/comparisonmark.h"
 #include "ui/common/format.h"
+#include "ui/common/uiresources.h"
+#include "ui/lineage/lineagecontrols.h"
 #include "ui/lineage/lineagelayout.h"
 #include "ui/lineage/lineagenodeitem.h"
 #include "ui/lineage/lineageoverview.h"
-#include "ui/lineage/lineagecontrols.h"
 #include "ui/lineage/lineagescene.h"
 #include "ui/lineage/lineageview.h"
-#include "ui/common/uiresources.h"
 
 #include <QAction>
 #include <QClipboard>
-#include <QGuiApplication>
 #include <QComboBox>
 #include <QGridLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -135,18 +135,18 @@ LineagePage::LineagePage(QWidget *parent)
     connect(m_groupAction, &QAction::toggled, this, &LineagePage::setGroupFailures);
     m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
     m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
-    m_zoomInAction->setToolTip(tr("Zoom in (%1, + or the mouse wheel)")
-                                  .arg(m_zoomInAction->shortcut().toString(QKeySequence::NativeText)));
+    m_zoomInAction->setToolTip(
+        tr("Zoom in (%1, + or the mouse wheel)").arg(m_zoomInAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_zoomInAction, &QAction::triggered, this, [this] { m_view->zoomBy(1.25); });
     m_zoomOutAction->setObjectName(QStringLiteral("zoomOutAction"));
     m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
-    m_zoomOutAction->setToolTip(tr("Zoom out (%1 or -)")
-                                  .arg(m_zoomOutAction->shortcut().toString(QKeySequence::NativeText)));
+    m_zoomOutAction->setToolTip(
+        tr("Zoom out (%1 or -)").arg(m_zoomOutAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_zoomOutAction, &QAction::triggered, this, [this] { m_view->zoomBy(1 / 1.25); });
     m_fitAction->setObjectName(QStringLiteral("fitAction"));
     m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_fitAction->setToolTip(tr("Fit the lineage into the view (%1 or F)")
-                                  .arg(m_fitAction->shortcut().toString(QKeySequence::NativeText)));
+    m_fitAction->setToolTip(
+        tr("Fit the lineage into the view (%1 or F)").arg(m_fitAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_fitAction, &QAction::triggered, m_view, &LineageView::fit);
     // Zooming acts on this page: in the View menu too, the shortcuts work only while it has the focus.
     for (QAction *action : zoomActions())
@@ -279,8 +279,8 @@ void LineagePage::showRun(std::int64_t runId)
         QSignalBlocker blocker(m_runCombo);
         m_runCombo->setCurrentIndex(index);
     }
-    emit runChanged(runId, index >= 0 ? RunState(m_runCombo->itemData(index, Qt::UserRole + 1).toInt())
-                                      : RunState::Created);
+    emit runChanged(runId,
+                    index >= 0 ? RunState(m_runCombo->itemData(index, Qt::UserRole + 1).toInt()) : RunState::Created);
     if (runId <= 0 || m_archive.empty()) {
         m_loading = false;
         updateStatus();
@@ -288,29 +288,30 @@ void LineagePage::showRun(std::int64_t runId)
     }
     m_loading = true;
     updateStatus();
-    readArchiveAsync(m_archive, [runId](const Archive &archive) { return readLineage(archive, runId); })
-        .then(this, m_load.guard([this](const ReadResult<LineageGraph> &result) {
-            m_loading = false;
-            if (!result.ok()) {
-                updateStatus();
-                emit loadFailed(result.error);
-                return;
-            }
-            if (m_graph.isEmpty()) {
-                m_graph = result.value;
-            } else {
-                // Live events arrived first: merge, keeping the archive's order for what it knew.
-                LineageGraph merged = result.value;
-                for (int i = 0; i < m_graph.size(); ++i)
-                    merged.addNode(m_graph.node(i));
-                m_graph = merged;
-                m_scene->clearLineage(); // Indices changed.
-            }
-            m_structureChanged = true;
-            updateGpuCombo();
-            requestLayout();
-            emit loaded(m_graph.size());
-        }));
+    readArchiveAsync(m_archive, [runId](const Archive &archive) {
+        return readLineage(archive, runId);
+    }).then(this, m_load.guard([this](const ReadResult<LineageGraph> &result) {
+        m_loading = false;
+        if (!result.ok()) {
+            updateStatus();
+            emit loadFailed(result.error);
+            return;
+        }
+        if (m_graph.isEmpty()) {
+            m_graph = result.value;
+        } else {
+            // Live events arrived first: merge, keeping the archive's order for what it knew.
+            LineageGraph merged = result.value;
+            for (int i = 0; i < m_graph.size(); ++i)
+                merged.addNode(m_graph.node(i));
+            m_graph = merged;
+            m_scene->clearLineage(); // Indices changed.
+        }
+        m_structureChanged = true;
+        updateGpuCombo();
+        requestLayout();
+        emit loaded(m_graph.size());
+    }));
 }
 
 void LineagePage::addCandidate(const Candidate &candidate, int generation)
@@ -398,7 +399,8 @@ void LineagePage::fillNodeMenu(QMenu &menu, const QString &id)
     add(tr("&Reject…"), "nodeReject", [this, id] { emit reviewRequested(id, false); });
     menu.addSeparator();
     if (m_mark)
-        m_mark->addActions(menu, id, [this](const QString &left, const QString &right) { emit diffRequested(left, right); });
+        m_mark->addActions(menu, id,
+                           [this](const QString &left, const QString &right) { emit diffRequested(left, right); });
     menu.addSeparator();
     add(tr("Open in &Kernels"), "nodeOpenInKernels", [this, id] { emit openInKernelsRequested(id); });
     add(tr("&Copy Id"), "nodeCopyId", [id] { QGuiApplication::clipboard()->setText(id); });
@@ -509,8 +511,8 @@ void LineagePage::updateStatus()
     QString text = tr("%n candidate(s), %1 correct", nullptr, m_graph.size()).arg(correct);
     const int best = m_graph.bestNode(gpu());
     if (best >= 0)
-        text += QLatin1Char('\n') + tr("Best: %1 %2").arg(m_graph.node(best).id.left(10),
-                                                           Format::speedup(m_graph.speedup(best, gpu())));
+        text += QLatin1Char('\n')
+                + tr("Best: %1 %2").arg(m_graph.node(best).id.left(10), Format::speedup(m_graph.speedup(best, gpu())));
     if (!m_search->text().isEmpty())
         text += QLatin1Char('\n') + tr("%n match(es)", nullptr, int(m_matches.size()));
     m_status->setText(text);
@@ -633,7 +635,9 @@ void LineagePage::navigate(int direction)
 {
     const int current = m_graph.indexOf(currentCandidateId());
     auto shown = [this](int i) { return m_scene->isNodeVisible(i); };
-    auto byX = [this](int a, int b) { return m_scene->layout().positions.at(a).x() < m_scene->layout().positions.at(b).x(); };
+    auto byX = [this](int a, int b) {
+        return m_scene->layout().positions.at(a).x() < m_scene->layout().positions.at(b).x();
+    };
     int target = -1;
     if (current < 0) {
         for (int i = 0; i < m_graph.size() && target < 0; ++i)

@@ -1,11 +1,10 @@
 #pragma once
 
-#include "ui/common/latestjob.h"
 #include "ui/common/archivepage.h"
+#include "ui/common/latestjob.h"
 #include "ui/lineage/lineagegraph.h"
 
 #include "core/domain/run.h"
-
 
 class QAction;
 class QComboBox;
@@ -16,7 +15,7 @@ class QTimer;
 namespace kx {
 struct Candidate;
 struct Evaluation;
-}
+} // namespace kx
 
 class QMenu;
 
@@ -81,7 +80,7 @@ public:
     void setCollapseFailed(bool collapse);
     /// Failures of one parent and generation as one node (see LineageGraph::failureGroups).
     void setGroupFailures(bool group);
-    void navigate(int direction);   ///< A LineageView::Direction.
+    void navigate(int direction); ///< A LineageView::Direction.
     void focusSearch();
     /// Zoom in, zoom out and fit, for the View menu (their shortcuts act while the page has the focus).
     QList<QAction *> zoomActions() const { return {m_zoomInAction, m_zoomOutAction, m_fitAction}; }
@@ -162,7 +161,7 @@ private:
     LineageOverview *m_overview;
     QComboBox *m_runCombo;
     QComboBox *m_gpuCombo;
-    QComboBox *m_showCombo;                 // Which kernels: all, correct, faster than eager, failed.
+    QComboBox *m_showCombo; // Which kernels: all, correct, faster than eager, failed.
     QLineEdit *m_search;
     QLabel *m_status;
     QAction *m_pathAction;

@@ -68,7 +68,8 @@ void LineageScene::applyLayout(const LineageGraph &graph, const LineageLayout &l
     }
     const qreal halfH = m.nodeSize.height() / 2;
     for (LineageEdgeItem *edge : std::as_const(m_edges)) {
-        const bool shown = edge->child() < count && layout.visible.at(edge->parent()) && layout.visible.at(edge->child());
+        const bool shown =
+            edge->child() < count && layout.visible.at(edge->parent()) && layout.visible.at(edge->child());
         edge->setVisible(shown);
         if (shown)
             edge->setEnds(layout.positions.at(edge->parent()) + QPointF(0, halfH),

@@ -16,9 +16,9 @@ class LineageNodeItem;
 /// What the lineage emphasises besides outcomes.
 struct LineageHighlights
 {
-    QString gpu;                            ///< Colour by results on this GPU (empty: any).
-    QSet<int> matches;                      ///< Search hits.
-    QVector<int> path;                      ///< Root to best, when shown.
+    QString gpu;       ///< Colour by results on this GPU (empty: any).
+    QSet<int> matches; ///< Search hits.
+    QVector<int> path; ///< Root to best, when shown.
     int best = -1;
 };
 
@@ -50,8 +50,8 @@ public:
     static LineageLayoutMetrics metrics() { return {}; }
 
 private:
-    QVector<LineageNodeItem *> m_nodes;     // By node index; owned by the scene.
-    QVector<LineageEdgeItem *> m_edges;     // Owned by the scene.
+    QVector<LineageNodeItem *> m_nodes; // By node index; owned by the scene.
+    QVector<LineageEdgeItem *> m_edges; // Owned by the scene.
     QSet<quint64> m_edgeKeys;
     LineageLayout m_layout;
 };

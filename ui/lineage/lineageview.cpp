@@ -72,29 +72,14 @@ void LineageView::keyPressEvent(QKeyEvent *event)
 {
     switch (event->key()) {
     case Qt::Key_Plus:
-    case Qt::Key_Equal:
-        zoomBy(1.25);
-        return;
-    case Qt::Key_Minus:
-        zoomBy(1 / 1.25);
-        return;
-    case Qt::Key_F:
-        fit();
-        return;
-    case Qt::Key_Up:
-        emit navigate(Direction::Parent);
-        return;
-    case Qt::Key_Down:
-        emit navigate(Direction::FirstChild);
-        return;
-    case Qt::Key_Left:
-        emit navigate(Direction::PreviousSibling);
-        return;
-    case Qt::Key_Right:
-        emit navigate(Direction::NextSibling);
-        return;
-    default:
-        break;
+    case Qt::Key_Equal: zoomBy(1.25); return;
+    case Qt::Key_Minus: zoomBy(1 / 1.25); return;
+    case Qt::Key_F: fit(); return;
+    case Qt::Key_Up: emit navigate(Direction::Parent); return;
+    case Qt::Key_Down: emit navigate(Direction::FirstChild); return;
+    case Qt::Key_Left: emit navigate(Direction::PreviousSibling); return;
+    case Qt::Key_Right: emit navigate(Direction::NextSibling); return;
+    default: break;
     }
     QGraphicsView::keyPressEvent(event);
 }

@@ -166,11 +166,13 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         return data;
     const std::string opName = data.opName.toStdString();
     data.runs = archive.runs(opName);
-    if (scope.runId && std::any_of(data.runs.begin(), data.runs.end(), [&](const Run &run) { return run.id == *scope.runId; }))
+    if (scope.runId
+        && std::any_of(data.runs.begin(), data.runs.end(), [&](const Run &run) { return run.id == *scope.runId; }))
         data.runId = scope.runId;
 
     // (a) and (b): every candidate in scope with its evaluations.
-    const std::vector<Candidate> candidates = data.runId ? archive.candidatesOfRun(*data.runId) : archive.candidates(opName);
+    const std::vector<Candidate> candidates =
+        data.runId ? archive.candidatesOfRun(*data.runId) : archive.candidates(opName);
     struct Row
     {
         const Candidate *candidate;
@@ -184,7 +186,7 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
     struct Event
     {
         std::int64_t at;
-        double speedup;                     ///< 0 when it does not count for the best.
+        double speedup; ///< 0 when it does not count for the best.
     };
     std::map<std::string, std::vector<Event>> events;
     std::map<std::string, InductorPairs> inductorPairs;
@@ -243,7 +245,8 @@ PlotsData PlotsData::prepare(const Archive &archive, const PlotsScope &scope)
         data.eagerMs.push_back(median(medians));
 
         std::vector<Event> &gpuEvents = events[gpu];
-        std::stable_sort(gpuEvents.begin(), gpuEvents.end(), [](const Event &a, const Event &b) { return a.at < b.at; });
+        std::stable_sort(gpuEvents.begin(), gpuEvents.end(),
+                         [](const Event &a, const Event &b) { return a.at < b.at; });
         Progress progress{Format::text(gpu), {}, {}};
         double best = 0;
         for (std::size_t i = 0; i < gpuEvents.size(); ++i) {

@@ -18,7 +18,7 @@ struct Workload
 {
     std::optional<std::int64_t> bytes;
     std::optional<std::int64_t> flops;
-    QString error;                          ///< Why a value is missing, when one is.
+    QString error; ///< Why a value is missing, when one is.
 
     static Workload of(const Op &op);
 };
@@ -26,9 +26,9 @@ struct Workload
 /// What the plots page shows for an op (or one of its runs) and the selected candidate.
 struct PlotsScope
 {
-    QString opName;                         ///< Empty: the selected candidate's op, else the first op.
+    QString opName; ///< Empty: the selected candidate's op, else the first op.
     std::optional<std::int64_t> runId;
-    QString candidateId;                    ///< The candidate for the distribution and roofline plots.
+    QString candidateId; ///< The candidate for the distribution and roofline plots.
 };
 
 /**
@@ -48,8 +48,8 @@ private:
 
 struct PlotsData
 {
-    QStringList ops;                        ///< Every op of the archive (for the scope chooser).
-    std::vector<Run> runs;                  ///< The runs of the chosen op.
+    QStringList ops;       ///< Every op of the archive (for the scope chooser).
+    std::vector<Run> runs; ///< The runs of the chosen op.
     QString opName;
     std::optional<std::int64_t> runId;
 
@@ -62,16 +62,16 @@ struct PlotsData
     /// Per candidate: its best speedup where it does not count towards the best (rejected, or flagged
     /// impossible; drawn apart and left out of the axis range so it cannot flatten the honest bars), else 0.
     std::vector<double> discounted;
-    QStringList discountReasons;            ///< "rejected" or "flagged impossible", per candidate.
+    QStringList discountReasons; ///< "rejected" or "flagged impossible", per candidate.
 
     /// torch.compile against eager on one GPU: eager's median over Inductor's, both as the evaluations in scope
     /// met them. A kernel whose speedup over eager lies above it beats Inductor too.
     struct InductorReference
     {
-        double speedupOverEager = 0;        ///< Median over the measurement pairs; 0: no Inductor time.
-        int pairs = 0;                      ///< Distinct (eager, Inductor) measurement pairs it comes from.
-        QString method;                     ///< How Inductor was timed (see kx::baselinemethod).
-        QString note;                       ///< Why there is no Inductor time, when a measurement says so.
+        double speedupOverEager = 0; ///< Median over the measurement pairs; 0: no Inductor time.
+        int pairs = 0;               ///< Distinct (eager, Inductor) measurement pairs it comes from.
+        QString method;              ///< How Inductor was timed (see kx::baselinemethod).
+        QString note;                ///< Why there is no Inductor time, when a measurement says so.
     };
     std::vector<InductorReference> inductor; ///< Per GPU, in the order of gpus (for plots a and b).
     /// Per GPU: the median of eager PyTorch's medians in scope (ms), 0 where none was measured.
@@ -81,11 +81,11 @@ struct PlotsData
     struct Progress
     {
         QString gpu;
-        std::vector<double> evaluated;      ///< 1, 2, 3 ...
-        std::vector<double> bestSpeedup;    ///< Running best of correct, unflagged-impossible, unrejected results.
+        std::vector<double> evaluated;   ///< 1, 2, 3 ...
+        std::vector<double> bestSpeedup; ///< Running best of correct, unflagged-impossible, unrejected results.
     };
     std::vector<Progress> progress;
-    GpuLabels gpuLabels;                    ///< Of the cards in scope; the selected kernel's plots use them too.
+    GpuLabels gpuLabels; ///< Of the cards in scope; the selected kernel's plots use them too.
 
     // (c) Timing samples of the selected candidate and of the baselines it was compared with, per GPU.
     QString candidateId;
@@ -93,8 +93,8 @@ struct PlotsData
     {
         QString gpu;
         std::vector<double> candidateMs;
-        std::vector<double> baselineMs;     ///< Eager PyTorch.
-        std::vector<double> inductorMs;     ///< torch.compile (Inductor), when it was measured.
+        std::vector<double> baselineMs; ///< Eager PyTorch.
+        std::vector<double> inductorMs; ///< torch.compile (Inductor), when it was measured.
     };
     std::vector<Distribution> distributions;
 
@@ -102,15 +102,15 @@ struct PlotsData
     struct RooflinePoint
     {
         QString gpu;
-        double bandwidthGBs = 0;            ///< Measured DRAM bandwidth of the GPU.
-        double peakGflops = 0;              ///< Peak under the evaluation's precision policy (0 when unknown).
+        double bandwidthGBs = 0; ///< Measured DRAM bandwidth of the GPU.
+        double peakGflops = 0;   ///< Peak under the evaluation's precision policy (0 when unknown).
         double medianMs = 0;
         double achievedGBs = 0;
         double achievedGflops = 0;
-        double intensity = 0;               ///< FLOP per byte.
+        double intensity = 0; ///< FLOP per byte.
     };
     std::vector<RooflinePoint> roofline;
-    QString rooflineNote;                   ///< Why there is no roofline point, when there is none.
+    QString rooflineNote; ///< Why there is no roofline point, when there is none.
 
     /// Reads everything for the scope (on any thread: it only touches the given archive).
     static PlotsData prepare(const Archive &archive, const PlotsScope &scope);

@@ -1,11 +1,11 @@
 #include "ui/plots/plotspage.h"
 
 #include "ui/common/archivereader.h"
+#include "ui/common/format.h"
+#include "ui/common/uiresources.h"
 #include "ui/plots/boxstats.h"
 #include "ui/plots/plotstyle.h"
-#include "ui/common/format.h"
 #include "ui/plots/portabilitytable.h"
-#include "ui/common/uiresources.h"
 
 #include <qcustomplot.h>
 
@@ -96,9 +96,8 @@ PlotsPage::PlotsPage(QWidget *parent)
         plot->setMinimumSize(320, 220);
         plot->setContextMenuPolicy(Qt::CustomContextMenu);
         plot->setMouseTracking(true);
-        connect(plot, &QCustomPlot::mouseMove, this, [this, i](QMouseEvent *event) {
-            showToolTip(Plot(i), event->pos());
-        });
+        connect(plot, &QCustomPlot::mouseMove, this,
+                [this, i](QMouseEvent *event) { showToolTip(Plot(i), event->pos()); });
         connect(plot, &QWidget::customContextMenuRequested, this, [this, i, plot](const QPoint &pos) {
             QMenu menu;
             menu.addAction(tr("Export Plot…"), this, [this, i] { chooseExport(Plot(i)); });
@@ -141,12 +140,15 @@ void PlotsPage::changeEvent(QEvent *event)
     // The plots may take the new palette after this page does: restyle once they all have it.
     if (event->type() == QEvent::PaletteChange && !m_restylePending) {
         m_restylePending = true;
-        QMetaObject::invokeMethod(this, [this] {
-            m_restylePending = false;
-            for (QCustomPlot *plot : m_plots)
-                applyPalette(plot);
-            showData(); // Notes and reference lines take palette colours when they are built.
-        }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_restylePending = false;
+                for (QCustomPlot *plot : m_plots)
+                    applyPalette(plot);
+                showData(); // Notes and reference lines take palette colours when they are built.
+            },
+            Qt::QueuedConnection);
     }
 }
 
@@ -225,20 +227,19 @@ void PlotsPage::read()
                 return data;
             }
         return PlotsData::prepare(archive, scope);
-    })
-        .then(this, m_load.guard([this](const ReadResult<PlotsData> &result) {
-            m_loading = false;
-            if (!result.ok()) {
-                m_status->setText(tr("The plots could not be read: %1").arg(result.error));
-                emit loadFailed(result.error);
-                return;
-            }
-            m_data = result.value;
-            m_opDataCurrent = true;
-            m_gpuColors = gpuColors(m_data.gpus);
-            showData();
-            emit loaded();
-        }));
+    }).then(this, m_load.guard([this](const ReadResult<PlotsData> &result) {
+        m_loading = false;
+        if (!result.ok()) {
+            m_status->setText(tr("The plots could not be read: %1").arg(result.error));
+            emit loadFailed(result.error);
+            return;
+        }
+        m_data = result.value;
+        m_opDataCurrent = true;
+        m_gpuColors = gpuColors(m_data.gpus);
+        showData();
+        emit loaded();
+    }));
 }
 
 void PlotsPage::showData()
@@ -275,7 +276,7 @@ void PlotsPage::updateScopeChoices()
 }
 
 namespace {
-const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44),
+const QColor kPalette[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
                            QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
 constexpr int kPaletteSize = int(std::size(kPalette));
 } // namespace
@@ -328,8 +329,8 @@ void PlotsPage::buildSpeedupBars()
     // The axes span the plot's width less their margins; the axis rect's own width is that of the last replot,
     // which may have been laid out while the legend row above was empty.
     const QMargins margins = plot->axisRect()->margins();
-    const int step = labelStep(int(m_data.candidateLabels.size()),
-                               plot->viewport().width() - margins.left() - margins.right());
+    const int step =
+        labelStep(int(m_data.candidateLabels.size()), plot->viewport().width() - margins.left() - margins.right());
     for (int i = 0; i < m_data.candidateLabels.size(); ++i) {
         keys << i + 1;
         if (i % step == 0) // the others are named by their tooltips
@@ -338,7 +339,8 @@ void PlotsPage::buildSpeedupBars()
     plot->xAxis->setTicker(ticker);
     qDeleteAll(plot->findChildren<QCPBarsGroup *>());
     auto group = new QCPBarsGroup(plot);
-    const bool discounted = std::any_of(m_data.discounted.begin(), m_data.discounted.end(), [](double s) { return s > 0; });
+    const bool discounted =
+        std::any_of(m_data.discounted.begin(), m_data.discounted.end(), [](double s) { return s > 0; });
     const double width = 0.8 / std::max<qsizetype>(1, m_data.gpus.size() + (discounted ? 1 : 0));
     double top = 1, bottom = 1;
     for (int g = 0; g < m_data.gpus.size(); ++g) {
@@ -353,10 +355,12 @@ void PlotsPage::buildSpeedupBars()
         QStringList tips;
         for (int c = 0; c < m_data.candidateIds.size(); ++c) {
             const double speedup = speedups[std::size_t(c)];
-            tips << (speedup > 0 ? tr("%1 on %2: %3").arg(Format::shortId(m_data.candidateIds.at(c).toStdString()),
-                                                          m_data.gpus.at(g), Format::speedup(speedup))
-                                 : tr("%1: not measured correct on %2")
-                                       .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()), m_data.gpus.at(g)));
+            tips << (speedup > 0
+                         ? tr("%1 on %2: %3")
+                               .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()), m_data.gpus.at(g),
+                                    Format::speedup(speedup))
+                         : tr("%1: not measured correct on %2")
+                               .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()), m_data.gpus.at(g)));
             top = std::max(top, speedup);
             if (speedup > 0)
                 bottom = std::min(bottom, speedup);
@@ -407,10 +411,11 @@ void PlotsPage::addDiscountedBars(QCustomPlot *plot, QCPBarsGroup *group, const 
     bars->setData(keys, QVector<double>(m_data.discounted.begin(), m_data.discounted.end()), true);
     QStringList tips;
     for (int c = 0; c < m_data.candidateIds.size(); ++c) {
-        const QString reason = m_data.discountReasons.value(c) == QLatin1String("rejected") ? tr("rejected")
-                                                                                             : tr("flagged impossible");
-        tips << tr("%1: %2, %3").arg(Format::shortId(m_data.candidateIds.at(c).toStdString()),
-                                     Format::speedup(m_data.discounted[std::size_t(c)]), reason);
+        const QString reason =
+            m_data.discountReasons.value(c) == QLatin1String("rejected") ? tr("rejected") : tr("flagged impossible");
+        tips << tr("%1: %2, %3")
+                    .arg(Format::shortId(m_data.candidateIds.at(c).toStdString()),
+                         Format::speedup(m_data.discounted[std::size_t(c)]), reason);
     }
     m_tips.insert(bars, tips);
 }
@@ -477,8 +482,7 @@ void PlotsPage::buildDistribution()
     QCustomPlot *plot = m_plots[DistributionPlot];
     resetPlot(plot);
     if (m_data.distributions.empty()) {
-        showNote(plot, m_data.candidateId.isEmpty() ? tr("Select a kernel.")
-                                                    : tr("The kernel has no timing samples."));
+        showNote(plot, m_data.candidateId.isEmpty() ? tr("Select a kernel.") : tr("The kernel has no timing samples."));
         plot->rescaleAxes();
         return;
     }
@@ -656,8 +660,8 @@ bool PlotsPage::exportPlot(Plot which, const QString &path, QString *error) cons
 
 void PlotsPage::chooseExport(Plot which)
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(),
-                                                tr("PNG image (*.png);;PDF document (*.pdf)"));
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Export Plot"), QString(), tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
     if (QFileInfo(path).suffix().isEmpty())

@@ -98,15 +98,15 @@ private:
     LatestJob m_load;
     bool m_loading = false;
     bool m_deferWhileHidden = false;
-    bool m_stale = false;                   // Something changed while hidden: read when shown.
-    bool m_opDataCurrent = false;           // m_data's op-level plots are up to date with the archive.
+    bool m_stale = false;         // Something changed while hidden: read when shown.
+    bool m_opDataCurrent = false; // m_data's op-level plots are up to date with the archive.
     bool m_updatingChoices = false;
     bool m_restylePending = false;
     QComboBox *m_opCombo;
     QComboBox *m_runCombo;
     QLabel *m_status;
     QCheckBox *m_logScale;
-    PortabilityTable *m_portability;                  // The speedup axes of the bars and the progress plot.
+    PortabilityTable *m_portability; // The speedup axes of the bars and the progress plot.
     QMenu *m_exportMenu;
     QCustomPlot *m_plots[PlotCount];
     QHash<QCPAbstractPlottable *, QStringList> m_tips;

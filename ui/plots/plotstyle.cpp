@@ -8,7 +8,8 @@ namespace kx::ui {
 void addTitles(QCustomPlot *plot, const QString &title, const QString &xLabel, const QString &yLabel)
 {
     plot->plotLayout()->insertRow(0);
-    auto heading = new QCPTextElement(plot, title, QFont(plot->font().family(), plot->font().pointSize() + 1, QFont::Bold));
+    auto heading =
+        new QCPTextElement(plot, title, QFont(plot->font().family(), plot->font().pointSize() + 1, QFont::Bold));
     plot->plotLayout()->addElement(0, 0, heading);
     plot->xAxis->setLabel(xLabel);
     plot->yAxis->setLabel(yLabel);

@@ -141,7 +141,8 @@ void ApiKeyEditor::showStatus(const QString &text, bool warning)
     m_status->setText(text);
     m_status->setVisible(!text.isEmpty());
     QPalette palette = m_status->palette();
-    palette.setColor(QPalette::WindowText, warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
+    palette.setColor(QPalette::WindowText,
+                     warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
     m_status->setPalette(palette);
     emit statusChanged(text);
 }
@@ -153,27 +154,27 @@ void ApiKeyEditor::saveKey()
         return;
     m_save->setEnabled(false);
     showStatus(tr("Saving the key in the system keychain…"), false);
-    m_secrets->write(ProposerConfig::keychainEntry(), key, this,
-                     m_keychain.guard([this, key](const SecretResult &result) {
-        if (result.ok()) {
-            if (m_key->text().trimmed() == key)
-                m_key->clear();
-            if (result.sessionOnly) {
-                const QString reason = result.message.isEmpty() ? QString()
-                                                                : QStringLiteral(" (%1)").arg(result.message);
-                showStatus(tr("No system keychain is available%1: the API key is kept for this session only and "
-                              "has to be entered again after a restart.")
-                               .arg(reason),
-                           true);
+    m_secrets->write(
+        ProposerConfig::keychainEntry(), key, this, m_keychain.guard([this, key](const SecretResult &result) {
+            if (result.ok()) {
+                if (m_key->text().trimmed() == key)
+                    m_key->clear();
+                if (result.sessionOnly) {
+                    const QString reason =
+                        result.message.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(result.message);
+                    showStatus(tr("No system keychain is available%1: the API key is kept for this session only and "
+                                  "has to be entered again after a restart.")
+                                   .arg(reason),
+                               true);
+                } else {
+                    showStatus(tr("The API key is saved in the system keychain."), false);
+                }
             } else {
-                showStatus(tr("The API key is saved in the system keychain."), false);
+                showStatus(SecretStore::describe(result), true);
             }
-        } else {
-            showStatus(SecretStore::describe(result), true);
-        }
-        updateEnabled();
-        emit saved(result.ok());
-    }));
+            updateEnabled();
+            emit saved(result.ok());
+        }));
 }
 
 void ApiKeyEditor::removeKey()

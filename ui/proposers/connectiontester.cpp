@@ -32,10 +32,11 @@ Outcome ask(LlmSettings settings, std::stop_token stop)
     const auto reply = ChatClient(settings).complete(
         {{"system", "You are a connection test."}, {"user", "Reply with the single word OK."}}, stop);
     if (!reply)
-        return {false, ConnectionTester::tr("The connection test failed: %1")
-                           .arg(QString::fromStdString(reply.error().message))};
-    const QString model = reply->model.empty() ? QString::fromStdString(settings.model)
-                                               : QString::fromStdString(reply->model);
+        return {
+            false,
+            ConnectionTester::tr("The connection test failed: %1").arg(QString::fromStdString(reply.error().message))};
+    const QString model =
+        reply->model.empty() ? QString::fromStdString(settings.model) : QString::fromStdString(reply->model);
     const double cost = CostLedger(settings.pricePromptPerMillion, settings.priceCompletionPerMillion)
                             .cost(reply->promptTokens, reply->completionTokens);
     return {true, ConnectionTester::tr("Connected: %1 answered in %2 s (%3).")
@@ -58,11 +59,12 @@ void ConnectionTester::start(const LlmSettings &settings)
 {
     cancel();
     m_stop = std::make_shared<std::stop_source>();
-    QtConcurrent::run([settings, stop = m_stop->get_token()] { return ask(settings, stop); })
-        .then(this, m_test.guard([this](const Outcome &outcome) {
-            m_stop.reset();
-            emit finished(outcome.ok, outcome.message);
-        }));
+    QtConcurrent::run([settings, stop = m_stop->get_token()] {
+        return ask(settings, stop);
+    }).then(this, m_test.guard([this](const Outcome &outcome) {
+        m_stop.reset();
+        emit finished(outcome.ok, outcome.message);
+    }));
 }
 
 void ConnectionTester::cancel()

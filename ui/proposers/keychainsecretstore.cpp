@@ -11,29 +11,21 @@ SecretResult resultOf(const QKeychain::Job &job)
     SecretResult result;
     result.message = job.error() == QKeychain::NoError ? QString() : job.errorString();
     switch (job.error()) {
-    case QKeychain::NoError:
-        result.status = SecretResult::Status::Ok;
-        break;
-    case QKeychain::EntryNotFound:
-        result.status = SecretResult::Status::NotFound;
-        break;
+    case QKeychain::NoError: result.status = SecretResult::Status::Ok; break;
+    case QKeychain::EntryNotFound: result.status = SecretResult::Status::NotFound; break;
     // Without a session bus the Secret Service backend ends with OtherError ("Cannot autolaunch D-Bus").
     case QKeychain::NoBackendAvailable:
     case QKeychain::NotImplemented:
-    case QKeychain::OtherError:
-        result.status = SecretResult::Status::Unavailable;
-        break;
+    case QKeychain::OtherError: result.status = SecretResult::Status::Unavailable; break;
     case QKeychain::CouldNotDeleteEntry:
     case QKeychain::AccessDeniedByUser:
-    case QKeychain::AccessDenied:
-        result.status = SecretResult::Status::Failed;
-        break;
+    case QKeychain::AccessDenied: result.status = SecretResult::Status::Failed; break;
     }
     return result;
 }
 
 /// Starts job and hands its result to done on context; the job deletes itself when finished.
-template<typename Job, typename Fill>
+template <typename Job, typename Fill>
 void run(Job *job, const QString &entry, QObject *context, SecretStore::Done done, Fill fill)
 {
     job->setAutoDelete(true);

@@ -14,8 +14,8 @@ public:
     struct Result
     {
         int copied = 0;
-        int kept = 0;               ///< Files already there: the user's edits win over the installed text.
-        QString error;              ///< Empty on success.
+        int kept = 0;  ///< Files already there: the user's edits win over the installed text.
+        QString error; ///< Empty on success.
     };
 
     /// Blocking (file copies): call it off the GUI thread.

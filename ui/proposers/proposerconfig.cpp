@@ -120,15 +120,14 @@ QString ProposerConfig::summary() const
     const QString model = QString::fromStdString(settings.llm.model);
     const QString command = QString::fromStdString(settings.command.command);
     switch (settings.kind) {
-    case ProposerKind::Template:
-        return tr("template");
-    case ProposerKind::Llm:
-        return tr("LLM %1").arg(model.isEmpty() ? tr("(no model)") : model);
-    case ProposerKind::Command:
-        return tr("command %1").arg(command.isEmpty() ? tr("(no command)") : command);
+    case ProposerKind::Template: return tr("template");
+    case ProposerKind::Llm: return tr("LLM %1").arg(model.isEmpty() ? tr("(no model)") : model);
+    case ProposerKind::Command: return tr("command %1").arg(command.isEmpty() ? tr("(no command)") : command);
     case ProposerKind::Mix: {
         const int external = percent(settings.llmShare);
-        const QString other = usesModel() ? model : !command.isEmpty() ? tr("command %1").arg(command) : tr("(nothing)");
+        const QString other = usesModel()          ? model
+                              : !command.isEmpty() ? tr("command %1").arg(command)
+                                                   : tr("(nothing)");
         return tr("mix: %1% template, %2% %3").arg(100 - external).arg(external).arg(other);
     }
     }

@@ -1,8 +1,8 @@
 #include "ui/proposers/proposersettingsdialog.h"
 
+#include "ui/common/format.h"
 #include "ui/proposers/apikeyeditor.h"
 #include "ui/proposers/connectiontester.h"
-#include "ui/common/format.h"
 #include "ui/proposers/prompttemplatecopier.h"
 
 #include "core/propose/proposerfactory.h"
@@ -54,8 +54,8 @@ QSpinBox *spinBox(int minimum, int maximum, const QString &suffix, QWidget *pare
 void setWarning(QLabel *label, bool warning)
 {
     QPalette palette = label->palette();
-    palette.setColor(QPalette::WindowText, warning ? Format::warningColor()
-                                                   : label->parentWidget()->palette().color(QPalette::WindowText));
+    palette.setColor(QPalette::WindowText,
+                     warning ? Format::warningColor() : label->parentWidget()->palette().color(QPalette::WindowText));
     label->setPalette(palette);
 }
 
@@ -297,20 +297,21 @@ void ProposerSettingsDialog::validate()
     m_validationTimer->stop();
     m_validating = true;
     // checkProposerSettings reads the prompt folder: not on the GUI thread.
-    QtConcurrent::run([settings = config().settings] { return checkProposerSettings(settings); })
-        .then(this, m_validation.guard([this](const Status &status) {
-            m_validating = false;
-            m_validationMessage = status ? QString() : QString::fromStdString(status.error().message);
-            m_validationLabel->setText(m_validationMessage);
-            m_validationLabel->setVisible(!m_validationMessage.isEmpty());
-            setWarning(m_validationLabel, true);
-            m_buttons->button(QDialogButtonBox::Ok)->setEnabled(m_validationMessage.isEmpty());
-            const bool acceptNow = m_acceptWhenReady && m_validationMessage.isEmpty();
-            m_acceptWhenReady = false;
-            emit validated(m_validationMessage.isEmpty(), m_validationMessage);
-            if (acceptNow)
-                accept();
-        }));
+    QtConcurrent::run([settings = config().settings] {
+        return checkProposerSettings(settings);
+    }).then(this, m_validation.guard([this](const Status &status) {
+        m_validating = false;
+        m_validationMessage = status ? QString() : QString::fromStdString(status.error().message);
+        m_validationLabel->setText(m_validationMessage);
+        m_validationLabel->setVisible(!m_validationMessage.isEmpty());
+        setWarning(m_validationLabel, true);
+        m_buttons->button(QDialogButtonBox::Ok)->setEnabled(m_validationMessage.isEmpty());
+        const bool acceptNow = m_acceptWhenReady && m_validationMessage.isEmpty();
+        m_acceptWhenReady = false;
+        emit validated(m_validationMessage.isEmpty(), m_validationMessage);
+        if (acceptNow)
+            accept();
+    }));
 }
 
 void ProposerSettingsDialog::updateEnabled()
@@ -402,8 +403,8 @@ void ProposerSettingsDialog::choosePromptsFolder()
 
 void ProposerSettingsDialog::chooseCopyFolder()
 {
-    const QString folder = QFileDialog::getExistingDirectory(this, tr("Copy Prompt Templates To"),
-                                                             m_promptsDir->text());
+    const QString folder =
+        QFileDialog::getExistingDirectory(this, tr("Copy Prompt Templates To"), m_promptsDir->text());
     if (!folder.isEmpty())
         copyPromptTemplates(folder);
 }

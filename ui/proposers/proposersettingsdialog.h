@@ -78,12 +78,12 @@ private:
     void choosePromptsFolder();
     void chooseCopyFolder();
 
-    ProposerConfig m_loaded;        // What setConfig() got: fields the dialog does not show keep their value.
-    LatestJob m_validation;         // The settings check: an older one's result is dropped.
+    ProposerConfig m_loaded; // What setConfig() got: fields the dialog does not show keep their value.
+    LatestJob m_validation;  // The settings check: an older one's result is dropped.
     bool m_validating = false;
     bool m_acceptWhenReady = false; // OK was pressed while a check ran or a key was being saved.
     QString m_validationMessage;
-    LatestJob m_connectionTest;     // A key read for an older test is dropped.
+    LatestJob m_connectionTest; // A key read for an older test is dropped.
     bool m_testingConnection = false;
 
     QComboBox *m_kind;

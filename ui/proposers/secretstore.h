@@ -12,14 +12,14 @@ struct SecretResult
 {
     enum class Status {
         Ok,
-        NotFound,       ///< Nothing stored under that entry.
-        Unavailable,    ///< No keychain service to talk to (e.g. no Secret Service on the session bus).
-        Failed,         ///< The service refused or failed; message says why.
+        NotFound,    ///< Nothing stored under that entry.
+        Unavailable, ///< No keychain service to talk to (e.g. no Secret Service on the session bus).
+        Failed,      ///< The service refused or failed; message says why.
     };
 
     Status status = Status::Ok;
-    QString secret;                 ///< read() only.
-    QString message;                ///< The service's own words, when it gave any.
+    QString secret;  ///< read() only.
+    QString message; ///< The service's own words, when it gave any.
     /// Ok, but kept in memory for this session only: no keychain could take it (SessionFallbackSecretStore).
     bool sessionOnly = false;
 

@@ -77,8 +77,8 @@ void SessionFallbackSecretStore::remove(const QString &entry, QObject *context, 
     m_keychain->remove(entry, context, [held, done = std::move(done)](const SecretResult &result) {
         SecretResult answer = result;
         // Gone from memory is gone, even where there is no keychain to ask.
-        if (held && (result.status == SecretResult::Status::Unavailable
-                     || result.status == SecretResult::Status::NotFound))
+        if (held
+            && (result.status == SecretResult::Status::Unavailable || result.status == SecretResult::Status::NotFound))
             answer = SecretResult{SecretResult::Status::Ok, {}, result.message, true};
         if (done)
             done(answer);

@@ -19,7 +19,10 @@ const Profile *latest(const std::vector<Profile> &profiles, ProfileTarget target
     return found;
 }
 
-QString dash() { return QStringLiteral("–"); }
+QString dash()
+{
+    return QStringLiteral("–");
+}
 
 QString megabytes(const std::optional<double> &bytes)
 {
@@ -45,7 +48,8 @@ QString stalls(const ProfileMetrics &metrics)
 {
     QStringList parts;
     for (const StallReason &stall : metrics.topStalls)
-        parts << QStringLiteral("%1 %2").arg(Format::text(stall.name).toHtmlEscaped(), Format::number(stall.cyclesPerIssue, 3));
+        parts << QStringLiteral("%1 %2").arg(Format::text(stall.name).toHtmlEscaped(),
+                                             Format::number(stall.cyclesPerIssue, 3));
     return parts.isEmpty() ? dash() : parts.join(QStringLiteral(", "));
 }
 
@@ -58,8 +62,8 @@ struct Row
     QString model;
 };
 
-Row row(const QString &label, const Profile *candidate, const Profile *eager,
-        QString (*cell)(const Profile &), const QString &model = {})
+Row row(const QString &label, const Profile *candidate, const Profile *eager, QString (*cell)(const Profile &),
+        const QString &model = {})
 {
     const auto value = [cell](const Profile *profile) {
         return !profile ? dash() : profile->ok() ? cell(*profile) : ProfileEvidence::tr("failed");
@@ -90,17 +94,19 @@ QString ProfileEvidence::html(const std::vector<Profile> &profiles)
     const Profile *eager = latest(profiles, ProfileTarget::Eager);
     if (!candidate && !eager)
         return QStringLiteral("<h3>%1</h3><p>%2</p>")
-            .arg(QStringLiteral("Nsight Compute"), tr("Not profiled. Profile runs one launch of the kernel and of the eager "
-                                          "reference under Nsight Compute and stores what the hardware measured."));
+            .arg(QStringLiteral("Nsight Compute"),
+                 tr("Not profiled. Profile runs one launch of the kernel and of the eager "
+                    "reference under Nsight Compute and stores what the hardware measured."));
     const Profile &shown = candidate ? *candidate : *eager;
     QString html = QStringLiteral("<h3>Nsight Compute &middot; %1</h3>")
                        .arg(Format::text(shown.gpu.name.empty() ? std::string("?") : shown.gpu.name).toHtmlEscaped());
     html += QStringLiteral("<p>%1</p>")
-                .arg(tr("ncu %1, %2").arg(Format::text(shown.ncuVersion).toHtmlEscaped(), Format::timestamp(shown.createdAtMs)));
+                .arg(tr("ncu %1, %2")
+                         .arg(Format::text(shown.ncuVersion).toHtmlEscaped(), Format::timestamp(shown.createdAtMs)));
 
     const std::optional<TrafficComparison> traffic = candidate && candidate->traffic ? candidate->traffic
-                                                     : eager && eager->traffic        ? eager->traffic
-                                                                                       : std::nullopt;
+                                                     : eager && eager->traffic       ? eager->traffic
+                                                                                     : std::nullopt;
     const QString modelBytes = traffic && traffic->modelBytes > 0 ? megabytes(traffic->modelBytes) : QString();
     const QString cardBandwidth =
         traffic && traffic->measuredBandwidthGBs > 0
@@ -111,14 +117,16 @@ QString ProfileEvidence::html(const std::vector<Profile> &profiles)
         row(tr("Duration"), candidate, eager, [](const Profile &p) { return microseconds(p.metrics.durationNs); }),
         row(tr("DRAM read"), candidate, eager, [](const Profile &p) { return megabytes(p.metrics.dramReadBytes); }),
         row(tr("DRAM written"), candidate, eager, [](const Profile &p) { return megabytes(p.metrics.dramWriteBytes); }),
-        row(tr("DRAM traffic"), candidate, eager, [](const Profile &p) { return megabytes(p.metrics.dramBytes()); },
+        row(
+            tr("DRAM traffic"), candidate, eager, [](const Profile &p) { return megabytes(p.metrics.dramBytes()); },
             modelBytes.isEmpty() ? QString() : tr("%1 (what the op must move)").arg(modelBytes)),
         row(tr("Measured / model bytes"), candidate, eager,
             [](const Profile &p) {
                 return p.traffic && p.traffic->ratio ? QStringLiteral("%1×").arg(Format::number(*p.traffic->ratio, 3))
                                                      : dash();
             }),
-        row(tr("Achieved bandwidth"), candidate, eager,
+        row(
+            tr("Achieved bandwidth"), candidate, eager,
             [](const Profile &p) { return bandwidth(p.metrics.achievedBandwidthGBs); }, cardBandwidth),
         row(tr("SM throughput"), candidate, eager, [](const Profile &p) { return percent(p.metrics.smThroughputPct); }),
         row(tr("Tensor pipes"), candidate, eager, [](const Profile &p) { return percent(p.metrics.tensorPipePct); }),
@@ -135,11 +143,13 @@ QString ProfileEvidence::html(const std::vector<Profile> &profiles)
                            "<th align=right>%2</th><th align=right>%3</th></tr>")
                 .arg(tr("Kernel"), tr("Eager reference"), tr("Model"));
     for (const Row &r : rows)
-        html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
-                    .arg(r.label, r.candidate, r.eager, r.model);
+        html +=
+            QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
+                .arg(r.label, r.candidate, r.eager, r.model);
     html += QStringLiteral("</table>");
     if (traffic && !traffic->note.empty())
-        html += QStringLiteral("<p>%1</p>").arg(tr("Traffic rule: %1").arg(Format::text(traffic->note).toHtmlEscaped()));
+        html +=
+            QStringLiteral("<p>%1</p>").arg(tr("Traffic rule: %1").arg(Format::text(traffic->note).toHtmlEscaped()));
     if (candidate && !candidate->check.empty())
         html += QStringLiteral("<p>%1</p>").arg(Format::text(candidate->check).toHtmlEscaped());
     for (const Profile *profile : {candidate, eager}) {
@@ -158,11 +168,11 @@ QString ProfileEvidence::html(const std::vector<Profile> &profiles)
             html += QStringLiteral("<p>%1</p>")
                         .arg(tr("%1: not printed by this ncu: %2")
                                  .arg(who, Format::text([&] {
-                                          std::string names;
-                                          for (const auto &name : profile->metrics.missing)
-                                              names += (names.empty() ? "" : ", ") + name;
-                                          return names;
-                                      }())
+                                               std::string names;
+                                               for (const auto &name : profile->metrics.missing)
+                                                   names += (names.empty() ? "" : ", ") + name;
+                                               return names;
+                                           }())
                                                .toHtmlEscaped()));
     }
     if (candidate && candidate->ok() && !candidate->kernels.empty()) {
@@ -170,7 +180,8 @@ QString ProfileEvidence::html(const std::vector<Profile> &profiles)
                                "<th align=right>%3</th><th align=right>%4</th></tr>")
                     .arg(tr("Kernel launch"), tr("Duration"), tr("DRAM read"), tr("DRAM written"));
         for (const ProfiledKernel &kernel : candidate->kernels)
-            html += QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
+            html += QStringLiteral(
+                        "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
                         .arg(Format::text(kernel.name).toHtmlEscaped(), microseconds(kernel.durationNs),
                              megabytes(kernel.dramReadBytes), megabytes(kernel.dramWriteBytes));
         html += QStringLiteral("</table>");

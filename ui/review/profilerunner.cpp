@@ -78,22 +78,21 @@ void ProfileRunner::onFinished(int exitCode, QProcess::ExitStatus status)
     if (status != QProcess::NormalExit)
         return finish(false, tr("kx profile stopped unexpectedly."));
     switch (exitCode) {
-    case 0:
-        return finish(true, tr("The profile was stored."));
+    case 0: return finish(true, tr("The profile was stored."));
     case kExitUnavailable:
         return finish(false, m_lastError.isEmpty() ? tr("Nsight Compute (ncu) was not found.") : m_lastError);
-    case kExitNoGpu:
-        return finish(false, m_lastError.isEmpty() ? tr("No GPU can be used.") : m_lastError);
+    case kExitNoGpu: return finish(false, m_lastError.isEmpty() ? tr("No GPU can be used.") : m_lastError);
     default:
-        return finish(false, m_lastError.isEmpty() ? tr("kx profile failed (exit code %1).").arg(exitCode)
-                                                   : m_lastError);
+        return finish(false,
+                      m_lastError.isEmpty() ? tr("kx profile failed (exit code %1).").arg(exitCode) : m_lastError);
     }
 }
 
 void ProfileRunner::onError(QProcess::ProcessError error)
 {
     if (error == QProcess::FailedToStart)
-        finish(false, tr("%1 could not be started: %2").arg(QDir::toNativeSeparators(m_program), m_process->errorString()));
+        finish(false,
+               tr("%1 could not be started: %2").arg(QDir::toNativeSeparators(m_program), m_process->errorString()));
 }
 
 void ProfileRunner::finish(bool ok, const QString &message)

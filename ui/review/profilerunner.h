@@ -44,7 +44,7 @@ private:
     QString m_program;
     QString m_candidateId;
     QProcess *m_process = nullptr; // Owned (child object)
-    QString m_lastError;            // kx's last line starting "kx: "
+    QString m_lastError;           // kx's last line starting "kx: "
     bool m_cancelled = false;
 };
 

@@ -5,8 +5,8 @@
 #include "ui/common/format.h"
 #include "ui/plots/plotsdata.h"
 
-#include <QJsonDocument>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 
 #include <algorithm>
@@ -20,7 +20,8 @@ QString evidenceRows(const std::string &evidence)
     QJsonParseError error;
     const QJsonDocument document = QJsonDocument::fromJson(QByteArray::fromStdString(evidence), &error);
     if (error.error != QJsonParseError::NoError || !document.isObject())
-        return QStringLiteral("<tr><td colspan=2><code>%1</code></td></tr>").arg(Format::text(evidence).toHtmlEscaped());
+        return QStringLiteral("<tr><td colspan=2><code>%1</code></td></tr>")
+            .arg(Format::text(evidence).toHtmlEscaped());
     QString rows;
     const QJsonObject object = document.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
@@ -43,7 +44,7 @@ QString evidenceRows(const std::string &evidence)
 }
 
 /// Both baselines with their methods, as the evaluation met them; older evaluations timed eager alone.
-template<typename Row>
+template <typename Row>
 void baselineRows(const Evaluation &evaluation, Row &row)
 {
     for (const BaselineKind kind : {BaselineKind::Eager, BaselineKind::Inductor}) {
@@ -96,7 +97,8 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
             if (evaluation.timing.wallMedianMs > 0) {
                 const double ratio = evaluation.timing.wallMedianMs / std::max(evaluation.timing.medianMs, 1e-12);
                 row(tr("Kernel median (wall clock)"),
-                    tr("%1 ms (%2× the event time)").arg(Format::ms(evaluation.timing.wallMedianMs), Format::number(ratio, 3)),
+                    tr("%1 ms (%2× the event time)")
+                        .arg(Format::ms(evaluation.timing.wallMedianMs), Format::number(ratio, 3)),
                     ratio > 2.0);
             }
             row(tr("Reference median"), Format::ms(evaluation.baseline.medianMs) + QStringLiteral(" ms"));
@@ -136,15 +138,17 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
         if (correctness.precisionAudit && correctness.precisionAudit->unavailable.empty()) {
             const PrecisionAudit &audit = *correctness.precisionAudit;
             row(tr("Error vs float64 (p99 relative)"),
-                tr("%1, fp32 reference %2").arg(Format::number(audit.candidate.p99RelError, 3),
-                                                Format::number(audit.fp32Reference.p99RelError, 3)),
+                tr("%1, fp32 reference %2")
+                    .arg(Format::number(audit.candidate.p99RelError, 3),
+                         Format::number(audit.fp32Reference.p99RelError, 3)),
                 hasFlag(evaluation, "reduced-precision"));
         }
         if (!correctness.failure.empty())
             row(tr("Failed check"), Format::text(correctness.failure).toHtmlEscaped(), true);
         html += QStringLiteral("</table>");
         for (const Flag &flag : evaluation.flags) {
-            html += QStringLiteral("<p><b><font color=\"%1\">%2</font></b></p><table cellspacing=0 cellpadding=2>%3</table>")
+            html += QStringLiteral(
+                        "<p><b><font color=\"%1\">%2</font></b></p><table cellspacing=0 cellpadding=2>%3</table>")
                         .arg(Format::warningColor().name(), tr("Flag: %1").arg(Format::text(flag.kind).toHtmlEscaped()),
                              evidenceRows(flag.evidence));
         }

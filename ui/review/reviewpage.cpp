@@ -2,11 +2,11 @@
 
 #include "ui/common/archivereader.h"
 #include "ui/common/format.h"
+#include "ui/common/uiresources.h"
 #include "ui/review/profileevidence.h"
 #include "ui/review/profilerunner.h"
 #include "ui/review/reviewevidence.h"
 #include "ui/review/reviewqueuemodel.h"
-#include "ui/common/uiresources.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,10 +14,10 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTextCursor>
 #include <QSplitter>
 #include <QTableView>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -145,25 +145,26 @@ void ReviewPage::reload()
         return;
     m_loading = true;
     const QString keep = m_currentId;
-    readArchiveAsync(m_archive, [](const Archive &archive) { return archive.reviewQueue(); })
-        .then(this, m_queueRead.guard([this, keep](const ReadResult<std::vector<CandidateSummary>> &result) {
-            m_loading = false;
-            if (!result.ok()) {
-                m_model->clear();
-                m_count->setText(tr("The review queue could not be read: %1").arg(result.error));
-                emit loaded(0);
-                return;
-            }
-            m_model->setQueue(result.value);
-            m_view->resizeColumnsToContents();
-            // Stay on the same kernel, or move to the one that took its place.
-            const int row = m_model->rowOf(keep);
-            const int select = row >= 0 ? row : (m_model->rowCount() > 0 ? 0 : -1);
-            if (select >= 0)
-                m_view->setCurrentIndex(m_model->index(select, ReviewQueueModel::IdColumn));
-            m_count->setText(tr("%n kernel(s) await review, most suspicious first.", nullptr, m_model->rowCount()));
-            emit loaded(m_model->rowCount());
-        }));
+    readArchiveAsync(m_archive, [](const Archive &archive) {
+        return archive.reviewQueue();
+    }).then(this, m_queueRead.guard([this, keep](const ReadResult<std::vector<CandidateSummary>> &result) {
+        m_loading = false;
+        if (!result.ok()) {
+            m_model->clear();
+            m_count->setText(tr("The review queue could not be read: %1").arg(result.error));
+            emit loaded(0);
+            return;
+        }
+        m_model->setQueue(result.value);
+        m_view->resizeColumnsToContents();
+        // Stay on the same kernel, or move to the one that took its place.
+        const int row = m_model->rowOf(keep);
+        const int select = row >= 0 ? row : (m_model->rowCount() > 0 ? 0 : -1);
+        if (select >= 0)
+            m_view->setCurrentIndex(m_model->index(select, ReviewQueueModel::IdColumn));
+        m_count->setText(tr("%n kernel(s) await review, most suspicious first.", nullptr, m_model->rowCount()));
+        emit loaded(m_model->rowCount());
+    }));
 }
 
 bool ReviewPage::selectCandidate(const QString &candidateId)
@@ -233,7 +234,8 @@ void ReviewPage::onProfileFinished(bool ok, const QString &message)
 void ReviewPage::onCurrentRowChanged()
 {
     const QModelIndex current = m_view->currentIndex();
-    const QString id = current.isValid() ? m_model->data(current, ReviewQueueModel::CandidateIdRole).toString() : QString();
+    const QString id =
+        current.isValid() ? m_model->data(current, ReviewQueueModel::CandidateIdRole).toString() : QString();
     m_accept->setEnabled(!id.isEmpty());
     m_reject->setEnabled(!id.isEmpty());
     if (id == m_currentId && !id.isEmpty())

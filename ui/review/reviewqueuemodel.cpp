@@ -23,7 +23,8 @@ void ReviewQueueModel::setQueue(std::vector<CandidateSummary> queue)
 int ReviewQueueModel::rowOf(const QString &candidateId) const
 {
     const std::string id = candidateId.toStdString();
-    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const CandidateSummary &row) { return row.id == id; });
+    const auto it =
+        std::find_if(m_rows.begin(), m_rows.end(), [&](const CandidateSummary &row) { return row.id == id; });
     return it == m_rows.end() ? -1 : int(it - m_rows.begin());
 }
 
@@ -80,12 +81,9 @@ QVariant ReviewQueueModel::data(const QModelIndex &index, int role) const
         if ((index.column() == SpeedupColumn || index.column() == InductorSpeedupColumn) && losesToInductor)
             return QBrush(BaselineFormat::losesToInductorColor());
         return {};
-    case CandidateIdRole:
-        return Format::text(row.id);
-    case StandingRole:
-        return BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor);
-    case LosesToInductorRole:
-        return losesToInductor;
+    case CandidateIdRole: return Format::text(row.id);
+    case StandingRole: return BaselineFormat::standing(row.bestSpeedup, row.bestSpeedupOverInductor);
+    case LosesToInductorRole: return losesToInductor;
     }
     return {};
 }

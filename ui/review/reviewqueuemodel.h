@@ -18,8 +18,8 @@ public:
         RankColumn,
         IdColumn,
         OpColumn,
-        SpeedupColumn,                  ///< Over eager PyTorch.
-        InductorSpeedupColumn,          ///< Over torch.compile (Inductor), when it was measured.
+        SpeedupColumn,         ///< Over eager PyTorch.
+        InductorSpeedupColumn, ///< Over torch.compile (Inductor), when it was measured.
         PrecisionColumn,
         GpuColumn,
         FlagsColumn,
@@ -28,8 +28,8 @@ public:
     };
     enum Role {
         CandidateIdRole = Qt::UserRole + 1,
-        StandingRole,                   ///< Against eager and Inductor ("beats eager, loses to Inductor").
-        LosesToInductorRole,            ///< True when the kernel beats eager but loses to Inductor.
+        StandingRole,        ///< Against eager and Inductor ("beats eager, loses to Inductor").
+        LosesToInductorRole, ///< True when the kernel beats eager but loses to Inductor.
     };
 
     explicit ReviewQueueModel(QObject *parent = nullptr);

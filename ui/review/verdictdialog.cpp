@@ -95,7 +95,8 @@ void VerdictDialog::updateDefaultReason()
     // Until the reviewer picks a reason, offer the usual one for the chosen verdict.
     if (m_reasonTouched)
         return;
-    m_reason->setCurrentIndex(m_reason->findData(m_accept->isChecked() ? QStringLiteral("verified-speedup") : m_rejectReason));
+    m_reason->setCurrentIndex(
+        m_reason->findData(m_accept->isChecked() ? QStringLiteral("verified-speedup") : m_rejectReason));
 }
 
 void VerdictDialog::setRejectReason(const QString &code)

@@ -14,9 +14,9 @@ namespace kx::ui {
 struct BaselineSettings
 {
     Precision precision = Precision::Fp32;
-    bool inductor = true;                   ///< Compare with torch.compile too.
-    int everyEvaluations = 200;             ///< Re-time after this many evaluations on a GPU (0: never).
-    double everyMinutes = 10;               ///< ... or after this many minutes (0: never).
+    bool inductor = true;       ///< Compare with torch.compile too.
+    int everyEvaluations = 200; ///< Re-time after this many evaluations on a GPU (0: never).
+    double everyMinutes = 10;   ///< ... or after this many minutes (0: never).
 
     /// The fields as core's EvalSettings holds them (its defaults are these settings' defaults).
     static BaselineSettings of(const EvalSettings &eval);

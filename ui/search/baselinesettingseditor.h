@@ -38,7 +38,7 @@ private:
     QCheckBox *m_inductor;
     QSpinBox *m_everyEvaluations;
     QSpinBox *m_everyMinutes;
-    bool m_loading = false;                 // Showing settings, not editing them: nothing to store yet.
+    bool m_loading = false; // Showing settings, not editing them: nothing to store yet.
 };
 
 } // namespace kx::ui

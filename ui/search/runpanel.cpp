@@ -1,16 +1,16 @@
 #include "ui/search/runpanel.h"
 
-#include "ui/search/baselinesettingseditor.h"
 #include "ui/common/archivereader.h"
 #include "ui/common/format.h"
+#include "ui/common/uiresources.h"
 #include "ui/proposers/keychainsecretstore.h"
 #include "ui/proposers/proposersettingsdialog.h"
-#include "ui/search/runcostlabel.h"
 #include "ui/proposers/sessionfallbacksecretstore.h"
+#include "ui/search/baselinesettingseditor.h"
+#include "ui/search/runcostlabel.h"
 #include "ui/search/searchbridge.h"
 #include "ui/search/workerplacementeditor.h"
 #include "ui/search/workerslist.h"
-#include "ui/common/uiresources.h"
 
 #include "core/plan/devicelist.h"
 #include "core/util/commandline.h"
@@ -191,9 +191,10 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
     connect(m_pauseAction, &QAction::triggered, m_bridge, &SearchBridge::pause);
     connect(m_resumeAction, &QAction::triggered, m_bridge, &SearchBridge::resume);
     m_proposerSettingsAction->setObjectName(QStringLiteral("proposerSettingsAction"));
-    m_proposerSettingsAction->setToolTip(tr("Choose who proposes candidates: templates, a language model, a command "
-                                            "or a mix (%1)")
-                                             .arg(m_proposerSettingsAction->shortcut().toString(QKeySequence::NativeText)));
+    m_proposerSettingsAction->setToolTip(
+        tr("Choose who proposes candidates: templates, a language model, a command "
+           "or a mix (%1)")
+            .arg(m_proposerSettingsAction->shortcut().toString(QKeySequence::NativeText)));
     connect(m_stopAction, &QAction::triggered, this, [this] {
         if (m_readingKey) {
             m_keyRead.invalidate(); // The search starts when the key arrives: drop it instead.
@@ -316,9 +317,10 @@ RunPanel::RunPanel(SearchBridge *bridge, QWidget *parent)
 void RunPanel::setOp(const std::optional<Op> &op)
 {
     m_op = op;
-    m_opLabel->setText(op ? tr("<b>%1</b> — %2").arg(Format::text(op->name).toHtmlEscaped(),
-                                                      Format::text(op->description).toHtmlEscaped())
-                          : tr("No op chosen: File ▸ Open Op…"));
+    m_opLabel->setText(
+        op ? tr("<b>%1</b> — %2")
+                 .arg(Format::text(op->name).toHtmlEscaped(), Format::text(op->description).toHtmlEscaped())
+           : tr("No op chosen: File ▸ Open Op…"));
     updateActions();
 }
 
@@ -504,12 +506,12 @@ bool RunPanel::startSearch()
     const auto devices = devicesToStart();
     if (!devices)
         return false;
-    return withProposer([this, op = *m_op, settings = settings(),
-                         devices = *devices](const ProposerSettings &proposer) {
-        showMessage(tr("Starting the GPU workers…"));
-        m_bridge->setProposerSettings(proposer);
-        return m_bridge->start(op, settings, devices);
-    });
+    return withProposer(
+        [this, op = *m_op, settings = settings(), devices = *devices](const ProposerSettings &proposer) {
+            showMessage(tr("Starting the GPU workers…"));
+            m_bridge->setProposerSettings(proposer);
+            return m_bridge->start(op, settings, devices);
+        });
 }
 
 bool RunPanel::continueSelectedRun()
@@ -583,23 +585,25 @@ void RunPanel::updateProgress()
             eta = tr("About %1 left").arg(duration(*seconds));
     }
     if (progress.bestSpeedup > 0)
-        eta += (eta.isEmpty() ? QString() : QStringLiteral(" · "))
-               + tr("best %1 (%2)").arg(Format::speedup(progress.bestSpeedup),
-                                        Format::shortId(progress.bestCandidateId));
+        eta +=
+            (eta.isEmpty() ? QString() : QStringLiteral(" · "))
+            + tr("best %1 (%2)").arg(Format::speedup(progress.bestSpeedup), Format::shortId(progress.bestCandidateId));
     m_eta->setText(eta);
 }
 
 void RunPanel::showMessage(const QString &text, bool warning)
 {
     QPalette palette = m_message->palette();
-    palette.setColor(QPalette::WindowText, warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
+    palette.setColor(QPalette::WindowText,
+                     warning ? Format::warningColor() : this->palette().color(QPalette::WindowText));
     m_message->setPalette(palette);
     m_message->setText(text);
 }
 
 void RunPanel::appendLog(const QString &text)
 {
-    m_log->appendPlainText(QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
+    m_log->appendPlainText(
+        QStringLiteral("%1  %2").arg(QTime::currentTime().toString(QStringLiteral("HH:mm:ss")), text));
     if (m_tabs->currentWidget() != m_log)
         ++m_unreadNotes;
     updateLogTitle();

@@ -110,7 +110,7 @@ private:
     SearchBridge *m_bridge; // Not owned
     SecretStore *m_secrets; // Not owned (the default one is a child)
     ProposerConfig m_proposer;
-    LatestJob m_keyRead;                    // Stop drops a read still running.
+    LatestJob m_keyRead; // Stop drops a read still running.
     bool m_readingKey = false;
     std::optional<Op> m_op;
     std::int64_t m_selectedRun = 0;
@@ -125,8 +125,8 @@ private:
     QSpinBox *m_seed;
     QSpinBox *m_children;
     QLineEdit *m_devices;
-    QLineEdit *m_worker;                    // Empty: this computer's kx worker.
-    WorkerPlacementEditor *m_placement;     // This computer, SSH hosts or Slurm jobs.
+    QLineEdit *m_worker;                // Empty: this computer's kx worker.
+    WorkerPlacementEditor *m_placement; // This computer, SSH hosts or Slurm jobs.
     BaselineSettingsEditor *m_baselines;
     QProgressBar *m_progress;
     QLabel *m_counts;
@@ -135,8 +135,8 @@ private:
     QLabel *m_message;
     QPlainTextEdit *m_log;
     WorkersList *m_workers;
-    QTabWidget *m_tabs;                     // The workers and the log.
-    int m_unreadNotes = 0;                  // Log lines added while the log was not shown.
+    QTabWidget *m_tabs;    // The workers and the log.
+    int m_unreadNotes = 0; // Log lines added while the log was not shown.
     QAction *m_startAction;
     QAction *m_pauseAction;
     QAction *m_resumeAction;

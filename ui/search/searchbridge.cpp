@@ -41,23 +41,25 @@ bool sameWorkers(const std::vector<WorkerStatus> &a, const std::vector<WorkerSta
 struct SearchBridge::Link : EvaluationObserver
 {
     explicit Link(SearchBridge *bridge, quint64 session)
-        : target(bridge), session(session)
+        : target(bridge)
+        , session(session)
     {}
 
     void post(const SearchEvent &event)
     {
         std::lock_guard lock(mutex);
         if (target)
-            QMetaObject::invokeMethod(target, [bridge = target, id = session, event] { bridge->handleEvent(id, event); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                target, [bridge = target, id = session, event] { bridge->handleEvent(id, event); },
+                Qt::QueuedConnection);
     }
     /// Runs call(bridge) on the GUI thread, unless the bridge has let go of this link.
     void invoke(std::function<void(SearchBridge *)> call)
     {
         std::lock_guard lock(mutex);
         if (target)
-            QMetaObject::invokeMethod(target, [bridge = target, call = std::move(call)] { call(bridge); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                target, [bridge = target, call = std::move(call)] { call(bridge); }, Qt::QueuedConnection);
     }
     void detach()
     {
@@ -81,7 +83,7 @@ struct SearchBridge::Link : EvaluationObserver
 struct SearchBridge::Job
 {
     std::shared_ptr<Link> link;
-    std::shared_ptr<CostLedger> ledger;     // Null when the proposer asks no model.
+    std::shared_ptr<CostLedger> ledger; // Null when the proposer asks no model.
     std::unique_ptr<SearchSession> session;
 };
 
@@ -165,41 +167,45 @@ SearchSessionOptions SearchBridge::sessionOptions() const
 
 bool SearchBridge::start(const Op &op, const SearchSettings &settings, const std::vector<int> &devices)
 {
-    return launch([op](Job &job) {
-        Launch result;
-        auto runId = job.session->start(op);
-        if (runId)
-            result.runId = *runId;
-        else
-            result.error = runId.error();
-        return result;
-    }, devices, settings);
+    return launch(
+        [op](Job &job) {
+            Launch result;
+            auto runId = job.session->start(op);
+            if (runId)
+                result.runId = *runId;
+            else
+                result.error = runId.error();
+            return result;
+        },
+        devices, settings);
 }
 
 bool SearchBridge::continueRun(std::int64_t runId, const std::vector<int> &devices, double extraSeconds)
 {
-    return launch([runId, extraSeconds, archive = m_archive](Job &job) {
-        Launch result;
-        // The run keeps its stored budget; read it for the ETA.
-        if (auto reader = archive.openForReading()) {
-            try {
-                if (const auto run = (*reader)->run(runId))
-                    if (const auto stored = searchSettingsFromJson(run->settings))
-                        result.budget = stored->budget;
-            } catch (const std::exception &) {
-                // The engine reports the problem when it reads the run itself.
+    return launch(
+        [runId, extraSeconds, archive = m_archive](Job &job) {
+            Launch result;
+            // The run keeps its stored budget; read it for the ETA.
+            if (auto reader = archive.openForReading()) {
+                try {
+                    if (const auto run = (*reader)->run(runId))
+                        if (const auto stored = searchSettingsFromJson(run->settings))
+                            result.budget = stored->budget;
+                } catch (const std::exception &) {
+                    // The engine reports the problem when it reads the run itself.
+                }
             }
-        }
-        std::vector<std::unique_ptr<StopCondition>> extra;
-        if (extraSeconds > 0)
-            extra.push_back(makeTimeLimit(extraSeconds));
-        auto id = job.session->continueRun(runId, std::move(extra));
-        if (id)
-            result.runId = *id;
-        else
-            result.error = id.error();
-        return result;
-    }, devices, {});
+            std::vector<std::unique_ptr<StopCondition>> extra;
+            if (extraSeconds > 0)
+                extra.push_back(makeTimeLimit(extraSeconds));
+            auto id = job.session->continueRun(runId, std::move(extra));
+            if (id)
+                result.runId = *id;
+            else
+                result.error = id.error();
+            return result;
+        },
+        devices, {});
 }
 
 bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::vector<int> &devices,
@@ -230,9 +236,8 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
         job->ledger = resources.ledger;
     job->link = std::make_shared<Link>(this, session);
     std::shared_ptr<Link> link = job->link;
-    job->session = std::make_unique<SearchSession>(std::move(options),
-                                                   [link](const SearchEvent &event) { link->post(event); },
-                                                   link.get());
+    job->session = std::make_unique<SearchSession>(
+        std::move(options), [link](const SearchEvent &event) { link->post(event); }, link.get());
     m_job = job;
     m_runId = 0;
     m_progress = {};
@@ -250,8 +255,9 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
         // must not silently become the template proposer.
         if (const Status usable = checkProposerSettings(proposer); !usable) {
             Launch failed;
-            failed.error = Error{
-                tr("The proposer cannot be used: %1").arg(QString::fromStdString(usable.error().message)).toStdString()};
+            failed.error = Error{tr("The proposer cannot be used: %1")
+                                     .arg(QString::fromStdString(usable.error().message))
+                                     .toStdString()};
             return failed;
         }
         if (const Status started = job->session->startWorkers(); !started) {
@@ -356,8 +362,8 @@ void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
         return;
     // Events can overtake the start job's own report.
     // A hand-made candidate's evaluation is no part of the search's counts.
-    const bool manual = event.kind == SearchEvent::Kind::Evaluated && event.candidate
-                        && event.candidate->origin == Origin::Manual;
+    const bool manual =
+        event.kind == SearchEvent::Kind::Evaluated && event.candidate && event.candidate->origin == Origin::Manual;
     if (manual) {
         if (event.evaluation)
             emit candidateEvaluated(*event.candidate, *event.evaluation);
@@ -378,9 +384,7 @@ void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
         if (event.candidate && event.evaluation)
             emit newBest(*event.candidate, *event.evaluation);
         break;
-    case SearchEvent::Kind::GenerationFinished:
-        emit generationFinished(event.progress.generation);
-        break;
+    case SearchEvent::Kind::GenerationFinished: emit generationFinished(event.progress.generation); break;
     case SearchEvent::Kind::StateChanged:
         if (m_state != State::Stopping) {
             if (event.state == RunState::Paused)
@@ -389,12 +393,8 @@ void SearchBridge::handleEvent(quint64 session, const SearchEvent &event)
                 setState(State::Running);
         }
         break;
-    case SearchEvent::Kind::Error:
-        emit errorOccurred(QString::fromStdString(event.message));
-        break;
-    case SearchEvent::Kind::Note:
-        emit noteAdded(QString::fromStdString(event.message));
-        break;
+    case SearchEvent::Kind::Error: emit errorOccurred(QString::fromStdString(event.message)); break;
+    case SearchEvent::Kind::Note: emit noteAdded(QString::fromStdString(event.message)); break;
     case SearchEvent::Kind::Finished:
         emit progressChanged(m_progress);
         pollWorkers();

@@ -143,7 +143,7 @@ private:
     ProposerSettings m_proposer;
     std::optional<CostLedger::Totals> m_lastCost;
     std::shared_ptr<Job> m_job;
-    quint64 m_session = 0;                  // Bumped per search: drops events of an older one.
+    quint64 m_session = 0; // Bumped per search: drops events of an older one.
     State m_state = State::Idle;
     RunState m_lastRunState = RunState::Created;
     std::int64_t m_runId = 0;

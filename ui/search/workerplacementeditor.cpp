@@ -19,7 +19,10 @@ const QString kPartitionKey = QStringLiteral("search/slurmPartition");
 const QString kAccountKey = QStringLiteral("search/slurmAccount");
 const QString kTimeLimitKey = QStringLiteral("search/slurmTime");
 
-std::string encoded(const QString &text) { return QFile::encodeName(text.trimmed()).toStdString(); }
+std::string encoded(const QString &text)
+{
+    return QFile::encodeName(text.trimmed()).toStdString();
+}
 } // namespace
 
 WorkerPlacementEditor::WorkerPlacementEditor(QWidget *parent)
@@ -106,7 +109,10 @@ void WorkerPlacementEditor::setKind(WorkerPlacement::Kind kind)
     m_pages->setCurrentIndex(index);
 }
 
-void WorkerPlacementEditor::setSshHosts(const QString &hosts) { m_hosts->setText(hosts); }
+void WorkerPlacementEditor::setSshHosts(const QString &hosts)
+{
+    m_hosts->setText(hosts);
+}
 
 void WorkerPlacementEditor::setSlurm(int workers, const QString &partition, const QString &account,
                                      const QString &timeLimit)

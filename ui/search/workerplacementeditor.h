@@ -45,7 +45,7 @@ private:
     void save() const;
 
     QComboBox *m_kind;
-    QStackedWidget *m_pages;                // This computer's field, the SSH hosts, the Slurm request.
+    QStackedWidget *m_pages; // This computer's field, the SSH hosts, the Slurm request.
     QLineEdit *m_hosts;
     QSpinBox *m_slurmWorkers;
     QLineEdit *m_partition;

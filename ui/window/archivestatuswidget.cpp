@@ -59,25 +59,24 @@ void ArchiveStatusWidget::refresh()
     m_read.invalidate();
     if (m_archive.empty())
         return;
-    readArchiveAsync(m_archive, [](const Archive &archive) { return archive.info(); })
-        .then(this, m_read.guard([this](const ReadResult<ArchiveInfo> &result) {
-            if (!result.ok()) {
-                m_countsLabel->setText(tr("unreadable"));
-                m_countsLabel->setToolTip(result.error);
-                return;
-            }
-            const ArchiveInfo &info = result.value;
-            m_countsLabel->setText(tr("Kernels: %1 · Evaluations: %2 · GPUs: %3")
-                                       .arg(info.candidates)
-                                       .arg(info.evaluations)
-                                       .arg(info.gpus));
-            m_countsLabel->setToolTip(tr("Ops: %1 · Runs: %2 · Verdicts: %3 · Schema version %4 · %5")
-                                          .arg(info.ops)
-                                          .arg(info.runs)
-                                          .arg(info.verdicts)
-                                          .arg(info.schemaVersion)
-                                          .arg(Format::bytes(info.fileBytes)));
-        }));
+    readArchiveAsync(m_archive, [](const Archive &archive) {
+        return archive.info();
+    }).then(this, m_read.guard([this](const ReadResult<ArchiveInfo> &result) {
+        if (!result.ok()) {
+            m_countsLabel->setText(tr("unreadable"));
+            m_countsLabel->setToolTip(result.error);
+            return;
+        }
+        const ArchiveInfo &info = result.value;
+        m_countsLabel->setText(
+            tr("Kernels: %1 · Evaluations: %2 · GPUs: %3").arg(info.candidates).arg(info.evaluations).arg(info.gpus));
+        m_countsLabel->setToolTip(tr("Ops: %1 · Runs: %2 · Verdicts: %3 · Schema version %4 · %5")
+                                      .arg(info.ops)
+                                      .arg(info.runs)
+                                      .arg(info.verdicts)
+                                      .arg(info.schemaVersion)
+                                      .arg(Format::bytes(info.fileBytes)));
+    }));
 }
 
 QString ArchiveStatusWidget::pathText() const

@@ -35,7 +35,9 @@ class ErrorReporter
 public:
     using Handler = std::function<void(const QString &title, const QString &message)>;
 
-    explicit ErrorReporter(QWidget *parent) : m_parent(parent) {}
+    explicit ErrorReporter(QWidget *parent)
+        : m_parent(parent)
+    {}
 
     /// An empty handler restores the message box.
     void setHandler(Handler handler) { m_handler = std::move(handler); }

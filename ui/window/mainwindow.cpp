@@ -1,27 +1,27 @@
 #include "ui/window/mainwindow.h"
 
-#include "ui/window/archivedialogs.h"
-#include "ui/window/archivestatuswidget.h"
+#include "ui/common/comparisonmark.h"
+#include "ui/common/format.h"
+#include "ui/common/uiresources.h"
+#include "ui/diff/diffview.h"
 #include "ui/kernels/candidateloader.h"
 #include "ui/kernels/candidateview.h"
-#include "ui/common/comparisonmark.h"
 #include "ui/kernels/evaluationspanel.h"
-#include "ui/common/format.h"
-#include "ui/kernels/kernelspage.h"
-#include "ui/diff/diffview.h"
 #include "ui/kernels/kernelexporter.h"
-#include "ui/lineage/lineagepage.h"
-#include "ui/window/pytorchimport.h"
+#include "ui/kernels/kernelspage.h"
 #include "ui/kernels/manualedits.h"
-#include "ui/window/opendialog.h"
+#include "ui/lineage/lineagepage.h"
 #include "ui/plots/plotspage.h"
-#include "ui/window/recentarchives.h"
 #include "ui/review/reviewpage.h"
 #include "ui/review/verdictcontroller.h"
 #include "ui/search/runpanel.h"
-#include "ui/window/samplearchive.h"
 #include "ui/search/searchbridge.h"
-#include "ui/common/uiresources.h"
+#include "ui/window/archivedialogs.h"
+#include "ui/window/archivestatuswidget.h"
+#include "ui/window/opendialog.h"
+#include "ui/window/pytorchimport.h"
+#include "ui/window/recentarchives.h"
+#include "ui/window/samplearchive.h"
 
 #include "core/archive/archivelocation.h"
 #include "core/version.h"
@@ -220,8 +220,8 @@ void MainWindow::createMenus()
     m_toolBar->addAction(m_openOpAction);
     m_toolBar->addAction(m_pytorchImport->action());
     m_toolBar->addSeparator();
-    for (QAction *action : {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(),
-                            m_runPanel->stopAction()})
+    for (QAction *action :
+         {m_runPanel->startAction(), m_runPanel->pauseAction(), m_runPanel->resumeAction(), m_runPanel->stopAction()})
         m_toolBar->addAction(action);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
@@ -364,13 +364,13 @@ void MainWindow::createReviewParts()
     menuBar()->insertMenu(m_viewMenu->menuAction(), edit);
 
     QMenu *review = new QMenu(tr("&Review"), this);
-    QAction *accept = review->addAction(tr("&Accept Kernel…"), this,
-                                        [this] { m_verdicts->reviewMany(reviewCandidateIds(), true); });
+    QAction *accept =
+        review->addAction(tr("&Accept Kernel…"), this, [this] { m_verdicts->reviewMany(reviewCandidateIds(), true); });
     accept->setShortcut(QKeySequence(Qt::Key_A));
     accept->setObjectName(QStringLiteral("acceptAction"));
     accept->setIcon(icon(QStringLiteral("kernel-accept")));
-    QAction *reject = review->addAction(tr("&Reject Kernel…"), this,
-                                        [this] { m_verdicts->reviewMany(reviewCandidateIds(), false); });
+    QAction *reject =
+        review->addAction(tr("&Reject Kernel…"), this, [this] { m_verdicts->reviewMany(reviewCandidateIds(), false); });
     reject->setShortcut(QKeySequence(Qt::Key_R));
     reject->setObjectName(QStringLiteral("rejectAction"));
     reject->setIcon(icon(QStringLiteral("kernel-reject")));
@@ -406,13 +406,15 @@ void MainWindow::connectManualEdits()
     });
     connect(m_evaluationsPanel, &EvaluationsPanel::currentEvaluationChanged, m_candidateView,
             &CandidateView::selectEvaluation);
-    connect(m_manualEdits, &ManualEdits::evaluated, this, [this](const Candidate &candidate, const Evaluation &evaluation) {
-        m_lineagePage->addEvaluation(evaluation);
-        m_kernelsPage->reload();
-        if (QString::fromStdString(candidate.id) == m_shownCandidateId)
-            showCandidate(m_shownCandidateId);
-    });
-    connect(m_manualEdits, &ManualEdits::message, this, [this](const QString &text) { statusBar()->showMessage(text); });
+    connect(m_manualEdits, &ManualEdits::evaluated, this,
+            [this](const Candidate &candidate, const Evaluation &evaluation) {
+                m_lineagePage->addEvaluation(evaluation);
+                m_kernelsPage->reload();
+                if (QString::fromStdString(candidate.id) == m_shownCandidateId)
+                    showCandidate(m_shownCandidateId);
+            });
+    connect(m_manualEdits, &ManualEdits::message, this,
+            [this](const QString &text) { statusBar()->showMessage(text); });
     connect(m_manualEdits, &ManualEdits::errorOccurred, this,
             [this](const QString &message) { m_errors.report(tr("New Candidate"), message); });
 }
@@ -604,8 +606,8 @@ QString MainWindow::dialogDirectory() const
 
 void MainWindow::chooseAndOpen(ArchiveSession::Access access)
 {
-    const QString title = access == ArchiveSession::Access::ReadOnly ? tr("Open Archive Read-Only")
-                                                                     : tr("Open Archive");
+    const QString title =
+        access == ArchiveSession::Access::ReadOnly ? tr("Open Archive Read-Only") : tr("Open Archive");
     if (const QString path = ArchiveDialogs::askToOpen(this, title, dialogDirectory()); !path.isEmpty())
         openArchive(path, access);
 }

@@ -126,7 +126,7 @@ private:
     ErrorReporter m_errors;
     CandidateLoader *m_loader;
     QTabWidget *m_pages;
-    QList<ArchivePage *> m_archivePages;    // In tab order.
+    QList<ArchivePage *> m_archivePages; // In tab order.
     KernelsPage *m_kernelsPage;
     CandidateView *m_candidateView;
     EvaluationsPanel *m_evaluationsPanel;
@@ -144,8 +144,8 @@ private:
     KernelExporter *m_exporter = nullptr;
     ManualEdits *m_manualEdits = nullptr;
     QString m_shownCandidateId;
-    std::int64_t m_shownRunId = 0;          // The shown candidate's run (0: none).
-    QString m_selectInLineage;              // Selected once the lineage has laid out its run.
+    std::int64_t m_shownRunId = 0; // The shown candidate's run (0: none).
+    QString m_selectInLineage;     // Selected once the lineage has laid out its run.
     QAction *m_openOpAction = nullptr;
     PyTorchImport *m_pytorchImport = nullptr;
     QDockWidget *m_sourceDock = nullptr;

@@ -37,8 +37,9 @@ QString shapeText(const TensorSpec &tensor)
     QStringList dims;
     for (const std::string &dim : tensor.shape)
         dims << QString::fromStdString(dim);
-    return QStringLiteral("%1[%2] %3").arg(QString::fromStdString(tensor.name), dims.join(QStringLiteral(", ")),
-                                            QString::fromStdString(tensor.dtype));
+    return QStringLiteral("%1[%2] %3")
+        .arg(QString::fromStdString(tensor.name), dims.join(QStringLiteral(", ")),
+             QString::fromStdString(tensor.dtype));
 }
 
 QString shapeSetText(const ShapeSet &set)
@@ -137,7 +138,8 @@ OpenDialog::OpenDialog(const QString &archivePath, QWidget *parent)
     layout->addWidget(buttons);
 
     rebuild();
-    m_kernelBench->setText(tr("KernelBench problems imported into this archive are listed here; this archive has none."));
+    m_kernelBench->setText(
+        tr("KernelBench problems imported into this archive are listed here; this archive has none."));
     if (!m_archivePath.isEmpty()) {
         ++m_pendingReads;
         readArchiveAsync(m_archivePath, [](const Archive &archive) {
@@ -155,7 +157,8 @@ OpenDialog::OpenDialog(const QString &archivePath, QWidget *parent)
             m_archiveOps = result.value;
             if (!m_archiveOps.empty()) {
                 m_kernelBench->setText(tr("%n op(s) imported into this archive (KernelBench and others) are listed "
-                                          "after the built-in ones.", nullptr, int(m_archiveOps.size())));
+                                          "after the built-in ones.",
+                                          nullptr, int(m_archiveOps.size())));
                 rebuild();
             }
             emit archiveOpsLoaded(int(m_archiveOps.size()));
@@ -167,12 +170,12 @@ OpenDialog::OpenDialog(const QString &archivePath, QWidget *parent)
 void OpenDialog::addOpRow(const Op &op, bool recent)
 {
     const QString name = QString::fromStdString(op.name);
-    const QString source = op.sourceKind == SourceKind::BuiltIn ? tr("built-in")
+    const QString source = op.sourceKind == SourceKind::BuiltIn       ? tr("built-in")
                            : op.sourceKind == SourceKind::KernelBench ? tr("KernelBench")
                                                                       : tr("manual");
-    auto *item = new QStandardItem(recent ? tr("%1  (recent)").arg(name)
-                                          : op.sourceKind == SourceKind::BuiltIn ? name
-                                                                                 : tr("%1  (%2)").arg(name, source));
+    auto *item = new QStandardItem(recent                                 ? tr("%1  (recent)").arg(name)
+                                   : op.sourceKind == SourceKind::BuiltIn ? name
+                                                                          : tr("%1  (%2)").arg(name, source));
     item->setData(name, OpNameRole);
     item->setData(name + QLatin1Char(' ') + QString::fromStdString(op.description), SearchTextRole);
     item->setData(recent, RecentRole);
@@ -290,24 +293,25 @@ void OpenDialog::loadRuns(const QString &opName)
         return;
     ++m_pendingReads;
     const std::string name = opName.toStdString();
-    readArchiveAsync(m_archivePath, [name](const Archive &archive) { return archive.runs(name); })
-        .then(this, [this, ticket](const ReadResult<std::vector<Run>> &result) {
-            --m_pendingReads;
-            if (!m_runsRead.isCurrent(ticket))
-                return;
-            if (!result.ok()) {
-                auto *item = new QTreeWidgetItem(m_runs, {tr("The runs could not be read: %1").arg(result.error)});
-                item->setFlags(Qt::NoItemFlags);
-                emit runsLoaded(0);
-                return;
-            }
-            for (auto it = result.value.rbegin(); it != result.value.rend(); ++it) {
-                auto *item = new QTreeWidgetItem(m_runs, {QString::number(it->id), QString::fromLatin1(toString(it->state)),
-                                                          QString::number(it->seed), Format::timestamp(it->createdAtMs)});
-                item->setData(0, Qt::UserRole, QVariant::fromValue<qint64>(it->id));
-            }
-            emit runsLoaded(int(result.value.size()));
-        });
+    readArchiveAsync(m_archivePath, [name](const Archive &archive) {
+        return archive.runs(name);
+    }).then(this, [this, ticket](const ReadResult<std::vector<Run>> &result) {
+        --m_pendingReads;
+        if (!m_runsRead.isCurrent(ticket))
+            return;
+        if (!result.ok()) {
+            auto *item = new QTreeWidgetItem(m_runs, {tr("The runs could not be read: %1").arg(result.error)});
+            item->setFlags(Qt::NoItemFlags);
+            emit runsLoaded(0);
+            return;
+        }
+        for (auto it = result.value.rbegin(); it != result.value.rend(); ++it) {
+            auto *item = new QTreeWidgetItem(m_runs, {QString::number(it->id), QString::fromLatin1(toString(it->state)),
+                                                      QString::number(it->seed), Format::timestamp(it->createdAtMs)});
+            item->setData(0, Qt::UserRole, QVariant::fromValue<qint64>(it->id));
+        }
+        emit runsLoaded(int(result.value.size()));
+    });
 }
 
 QString OpenDialog::referenceText() const
@@ -336,11 +340,8 @@ bool OpenDialog::eventFilter(QObject *watched, QEvent *event)
         case Qt::Key_Up:
         case Qt::Key_Down:
         case Qt::Key_PageUp:
-        case Qt::Key_PageDown:
-            QCoreApplication::sendEvent(m_list, event);
-            return true;
-        default:
-            break;
+        case Qt::Key_PageDown: QCoreApplication::sendEvent(m_list, event); return true;
+        default: break;
         }
     }
     return QDialog::eventFilter(watched, event);

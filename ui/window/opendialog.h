@@ -68,7 +68,7 @@ private:
     void loadRuns(const QString &opName);
 
     QString m_archivePath;
-    std::vector<Op> m_archiveOps;           // Imported ops (not built in) from the archive.
+    std::vector<Op> m_archiveOps; // Imported ops (not built in) from the archive.
     LatestJob m_runsRead;
     int m_pendingReads = 0;
     QStandardItemModel *m_model;

@@ -20,8 +20,8 @@ namespace kx::ui {
 struct PyTorchImportResult
 {
     std::optional<Op> op;
-    Error error;                            ///< Why there is no op; of kind Cancelled when the user cancelled.
-    QString translationError;               ///< The op imported, but the templates cannot generate it.
+    Error error;              ///< Why there is no op; of kind Cancelled when the user cancelled.
+    QString translationError; ///< The op imported, but the templates cannot generate it.
 };
 
 /**
@@ -55,7 +55,7 @@ private:
     void chooseFile();
     void finish();
 
-    QWidget *m_window;                      // Not owned
+    QWidget *m_window; // Not owned
     QAction *m_action;
     QProgressDialog *m_progress = nullptr;
     QFutureWatcher<PyTorchImportResult> m_watcher;

@@ -68,8 +68,8 @@ void RecentArchives::fillMenu(QMenu *menu, const std::function<void(const QStrin
     menu->clear();
     for (int i = 0; i < m_paths.size(); ++i) {
         const QString path = m_paths.at(i);
-        const QString label = QStringLiteral("&%1  %2").arg(i + 1 < 10 ? QString::number(i + 1) : QString(),
-                                                           Format::path(path));
+        const QString label =
+            QStringLiteral("&%1  %2").arg(i + 1 < 10 ? QString::number(i + 1) : QString(), Format::path(path));
         QAction *action = menu->addAction(label, menu, [open, path] { open(path); });
         action->setToolTip(path);
     }

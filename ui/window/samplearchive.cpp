@@ -18,7 +18,8 @@ namespace kx::ui {
 QString SampleArchive::exportFile()
 {
     const QStringList candidates{
-        QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../share/kernel-explorer/sample-archive.json")),
+        QDir(QCoreApplication::applicationDirPath())
+            .filePath(QStringLiteral("../share/kernel-explorer/sample-archive.json")),
         QStringLiteral(KX_SOURCE_SAMPLE_EXPORT),
     };
     for (const QString &candidate : candidates)
@@ -45,8 +46,9 @@ QString SampleArchive::prepare(QString *error)
     const auto fail = [&](const QString &why) {
         for (const QString &file : {path, path + QStringLiteral("-wal"), path + QStringLiteral("-shm")})
             QFile::remove(file);
-        *error = QCoreApplication::translate("kx::ui::SampleArchive", "The sample archive could not be made from %1: %2")
-                     .arg(QDir::toNativeSeparators(source), why);
+        *error =
+            QCoreApplication::translate("kx::ui::SampleArchive", "The sample archive could not be made from %1: %2")
+                .arg(QDir::toNativeSeparators(source), why);
         return QString();
     };
     if (!ensureParentFolder(QFile::encodeName(path).toStdString()))

@@ -1,16 +1,16 @@
 #include "ui/window/screenshot.h"
 
-#include "ui/window/archivestatuswidget.h"
-#include "ui/kernels/candidateview.h"
-#include "ui/diff/diffview.h"
 #include "ui/common/eventwait.h"
+#include "ui/diff/diffview.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/kernelsmodel.h"
 #include "ui/kernels/kernelspage.h"
 #include "ui/kernels/kernelsproxymodel.h"
 #include "ui/lineage/lineagepage.h"
-#include "ui/window/mainwindow.h"
 #include "ui/plots/plotspage.h"
 #include "ui/review/reviewpage.h"
+#include "ui/window/archivestatuswidget.h"
+#include "ui/window/mainwindow.h"
 #include "ui/window/scratchsettings.h"
 
 #include <QDockWidget>

@@ -1,15 +1,15 @@
 #include "ui/window/selftest.h"
 
 #include "ui/common/archivereader.h"
-#include "ui/kernels/candidateview.h"
 #include "ui/common/eventwait.h"
+#include "ui/kernels/candidateview.h"
 #include "ui/kernels/evaluationspanel.h"
 #include "ui/kernels/kernelsmodel.h"
-#include "ui/kernels/kernelspage.h"
 #include "ui/kernels/kernelsourceview.h"
+#include "ui/kernels/kernelspage.h"
+#include "ui/search/searchbridge.h"
 #include "ui/window/mainwindow.h"
 #include "ui/window/scratchsettings.h"
-#include "ui/search/searchbridge.h"
 
 #include "core/baseline/inductorpackager.h"
 #include "core/kernelbench/problemimporter.h"
@@ -28,7 +28,8 @@ namespace {
 
 constexpr int kTimeoutMs = 60000;
 
-const char kSource[] = R"cuda(extern "C" __global__ void relu_kernel(const float *__restrict__ x, float *__restrict__ y, int n)
+const char kSource[] =
+    R"cuda(extern "C" __global__ void relu_kernel(const float *__restrict__ x, float *__restrict__ y, int n)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
@@ -100,7 +101,8 @@ QString checkInstallation()
         return QStringLiteral("the worker program %1 is missing").arg(worker.first());
     std::printf("worker: %s\n", qPrintable(worker.join(QLatin1Char(' '))));
 
-    const struct {
+    const struct
+    {
         const char *what;
         Expected<std::string> path;
     } found[] = {{"prompt templates", PromptTemplates::findDir()},
@@ -140,14 +142,14 @@ int runSelfTest()
         }
     }();
     if (!written)
-        return fail(QStringLiteral("writing the sample archive: %1").arg(QString::fromStdString(written.error().message)));
+        return fail(
+            QStringLiteral("writing the sample archive: %1").arg(QString::fromStdString(written.error().message)));
     const QString candidateId = QString::fromStdString(*written);
 
     QStringList errors;
     MainWindow window;
-    window.setErrorHandler([&errors](const QString &title, const QString &message) {
-        errors << title + QStringLiteral(": ") + message;
-    });
+    window.setErrorHandler(
+        [&errors](const QString &title, const QString &message) { errors << title + QStringLiteral(": ") + message; });
     if (!window.openArchive(path))
         return fail(errors.join(QLatin1Char('\n')));
 
