@@ -12,6 +12,15 @@ namespace kx {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A hello that did not come, or said the worker has no usable GPU.
+WorkerExchange::Hello failedHello(std::string error, bool noGpu = false)
+{
+    WorkerExchange::Hello hello;
+    hello.noGpu = noGpu;
+    hello.error = std::move(error);
+    return hello;
+}
 using std::chrono::milliseconds;
 
 // Long waits are cut into slices so that stop() is noticed promptly.
@@ -66,39 +75,39 @@ WorkerExchange::Hello WorkerExchange::awaitHello(const std::string &who, std::st
             break;
         if (stop.stop_requested()) {
             m_process.kill();
-            return {false, false, who + ": stopped while starting"};
+            return failedHello(who + ": stopped while starting");
         }
         if (Clock::now() >= deadline) {
             m_process.kill();
-            return {false, false,
-                    withStderr(who + " did not say hello within " + msText(m_limits.startTimeout) + "; it was killed",
-                               m_process.stderrTail())};
+            return failedHello(
+                withStderr(who + " did not say hello within " + msText(m_limits.startTimeout) + "; it was killed",
+                           m_process.stderrTail()));
         }
     }
     if (status == WorkerProcess::ReadStatus::Closed) {
         const ProcessExit exit = m_process.waitForExit(Clock::now() + m_limits.exitGrace);
-        return {false, false,
-                withStderr(who + " exited before its hello (" + exit.toString() + ")", m_process.stderrTail())};
+        return failedHello(
+            withStderr(who + " exited before its hello (" + exit.toString() + ")", m_process.stderrTail()));
     }
     if (status == WorkerProcess::ReadStatus::TooLong) {
         m_process.kill();
-        return {false, false, who + " wrote a line longer than the protocol allows instead of its hello"};
+        return failedHello(who + " wrote a line longer than the protocol allows instead of its hello");
     }
 
     auto message = parseWorkerMessage(line);
     if (!message) {
         m_process.kill();
-        return {false, false, who + " sent an unreadable hello: " + message.error().message};
+        return failedHello(who + " sent an unreadable hello: " + message.error().message);
     }
     const auto *hello = std::get_if<HelloMessage>(&*message);
     if (!hello) {
         m_process.kill();
-        return {false, false, who + " sent a \"" + messageType(*message) + "\" message instead of its hello"};
+        return failedHello(who + " sent a \"" + messageType(*message) + "\" message instead of its hello");
     }
     if (!hello->error.empty()) {
         // A worker without a GPU says why and exits by itself.
         m_process.waitForExit(Clock::now() + m_limits.exitGrace);
-        return {false, true, hello->error};
+        return failedHello(hello->error, true);
     }
     return {true, false, {}, hello->gpu};
 }

@@ -121,7 +121,8 @@ TEST_CASE("round-trips through canonical JSON")
     PlanArg shaped{PlanArg::Kind::Scratch, "partial", "", 0, {"N", "2"}, true};
     PlanArg ints{PlanArg::Kind::Ints, "", "", 0, {"2", "N / 2"}};
     PlanArg flag{PlanArg::Kind::Bool, "", "", 0, {}, false, true};
-    PlanArg none{PlanArg::Kind::None};
+    PlanArg none;
+    none.kind = PlanArg::Kind::None;
     PlanArg text{PlanArg::Kind::String, "", "", 0, {}, false, false, "tanh"};
     LibraryStep pooling{"aten::max_pool2d", {shaped, ints, flag, none, text, {PlanArg::Kind::Output, "out", "", 0}}};
     plan.steps = {kernel, library, pooling};
