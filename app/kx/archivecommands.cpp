@@ -347,6 +347,26 @@ std::optional<std::string> resolveCandidateOrReport(const Archive &archive, cons
     return std::move(*id);
 }
 
+std::optional<CandidateWithOp> candidateWithOpOrReport(const Archive &archive, const std::string &idOrPrefix,
+                                                       int &exitCode)
+{
+    const auto id = resolveCandidateOrReport(archive, idOrPrefix);
+    if (!id) {
+        exitCode = Failure;
+        return std::nullopt;
+    }
+    CandidateWithOp found{*archive.candidate(*id), {}};
+    auto op = archive.op(found.candidate.opName);
+    if (!op) {
+        std::cerr << "kx: the op " << found.candidate.opName << " of " << found.candidate.id
+                  << " is not in the archive\n";
+        exitCode = BadInput;
+        return std::nullopt;
+    }
+    found.op = std::move(*op);
+    return found;
+}
+
 void addArchiveCommands(CLI::App &app, Action &action)
 {
     auto *archive = app.add_subcommand("archive", "Inspect, export and import an archive");

@@ -29,6 +29,16 @@ void addArchiveOption(CLI::App &command, std::string &path);
 std::unique_ptr<Archive> openArchiveOrReport(const std::string &path, ArchiveMode mode);
 /// The full id of the candidate an id or unique prefix names, or prints why there is none (nullopt).
 std::optional<std::string> resolveCandidateOrReport(const Archive &archive, const std::string &idOrPrefix);
+/// A candidate with the op it was made for.
+struct CandidateWithOp
+{
+    Candidate candidate;
+    Op op;
+};
+/// The candidate an id or unique prefix names, with its op, or prints why there is none (nullopt; *exitCode is
+/// Failure for an unknown id, BadInput for an archive that lacks the candidate's op).
+std::optional<CandidateWithOp> candidateWithOpOrReport(const Archive &archive, const std::string &idOrPrefix,
+                                                       int &exitCode);
 
 void addArchiveCommands(CLI::App &app, Action &action);     ///< kx archive info|list|show|export|import
 void addOpCommands(CLI::App &app, Action &action);          ///< kx ops, kx translate OP

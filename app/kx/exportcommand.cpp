@@ -26,17 +26,14 @@ int runExport(const ExportOptions &options)
     auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadOnly);
     if (!archive)
         return BadInput;
-    const auto id = resolveCandidateOrReport(*archive, options.id);
-    if (!id)
-        return Failure;
-    const Candidate candidate = *archive->candidate(*id);
-    const auto op = archive->op(candidate.opName);
-    if (!op) {
-        std::cerr << "kx: the op " << candidate.opName << " of " << candidate.id << " is not in the archive\n";
-        return BadInput;
-    }
-    const auto verdict = archive->currentVerdict(*id);
-    const auto written = exportKernel(candidate, *op, verdict, options.output,
+    int exitCode = Ok;
+    const auto found = candidateWithOpOrReport(*archive, options.id, exitCode);
+    if (!found)
+        return exitCode;
+    const Candidate &candidate = found->candidate;
+    const Op &op = found->op;
+    const auto verdict = archive->currentVerdict(candidate.id);
+    const auto written = exportKernel(candidate, op, verdict, options.output,
                                       options.force ? ExistingFolder::ReplaceFiles : ExistingFolder::Refuse);
     if (!written) {
         std::cerr << "kx: " << written.error().message << '\n';
@@ -44,7 +41,7 @@ int runExport(const ExportOptions &options)
         std::error_code error;
         if (!isExportable(verdict))
             std::cerr << "kx: a reviewer accepts it with: kx verdict " << shortId << " --accept\n";
-        else if (!options.force && fs::exists(fs::path(options.output) / exportFolderName(candidate, *op), error))
+        else if (!options.force && fs::exists(fs::path(options.output) / exportFolderName(candidate, op), error))
             std::cerr << "kx: --force replaces the exported files in it\n";
         // A plan the export cannot launch is bad input (3); a refusal or a failed write is a failure (1).
         return written.error().kind == ErrorKind::BadInput ? BadInput : Failure;

@@ -153,18 +153,14 @@ int runProfile(const ProfileOptions &options)
         auto archive = openArchiveOrReport(options.archive, ArchiveMode::ReadOnly);
         if (!archive)
             return BadInput;
-        const auto id = resolveCandidateOrReport(*archive, options.id);
-        if (!id)
-            return Failure;
-        candidate = *archive->candidate(*id);
-        const auto found = archive->op(candidate.opName);
-        if (!found) {
-            std::cerr << "kx: the op " << candidate.opName << " of " << candidate.id << " is not in the archive\n";
-            return BadInput;
-        }
-        op = *found;
+        int exitCode = Ok;
+        auto found = candidateWithOpOrReport(*archive, options.id, exitCode);
+        if (!found)
+            return exitCode;
+        candidate = std::move(found->candidate);
+        op = std::move(found->op);
         // As the candidate was last evaluated: TF32 in its library steps and in eager PyTorch, or not.
-        if (const auto evaluations = archive->evaluations(*id); !evaluations.empty())
+        if (const auto evaluations = archive->evaluations(candidate.id); !evaluations.empty())
             precision = evaluations.back().precision;
     }
     const auto ncu = findNcu(options.ncu);

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iomanip>
 #include <regex>
+#include <sstream>
 
 namespace kx::codegen {
 
@@ -135,6 +137,13 @@ GeneratedKernel rejectedKernel(const std::string &templateName, const std::strin
     for (const char ch : problem)
         quoted += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
     return {"#error \"" + templateName + " template: " + quoted + "\"\n", ""};
+}
+
+std::string epsLiteral(double value)
+{
+    std::ostringstream out;
+    out << std::setprecision(9) << std::scientific << value << 'f';
+    return out.str();
 }
 
 } // namespace kx::codegen

@@ -33,6 +33,9 @@ std::string headerComment(const Op &op, const KernelTemplate &kernelTemplate, co
 /// Replaces accurate math calls by fast intrinsics (expf -> __expf ...), for the fast-math parameter.
 std::string withFastMath(std::string expression);
 
+/// A float literal of CUDA C with every digit a float keeps, in scientific notation (an eps: "1.000000000e-05f").
+std::string epsLiteral(double value);
+
 /// Integer expression text for a value (for plan expressions).
 inline std::string text(int value)
 {

@@ -2,21 +2,11 @@
 #include "core/codegen/rowcommon.h"
 #include "core/codegen/rowtemplates.h"
 
-#include <iomanip>
 #include <sstream>
 
 namespace kx {
 
 using namespace codegen;
-
-namespace {
-std::string floatLiteral(double value)
-{
-    std::ostringstream out;
-    out << std::setprecision(9) << std::scientific << value << 'f';
-    return out.str();
-}
-} // namespace
 
 bool NormTemplate::supports(const Op &, const OpRecipe &recipe) const
 {
@@ -75,7 +65,7 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
         out << "    float squares = 0.0f;\n"
             << rows::forEachElement(layout, "in", "squares += v * v;")
             << "    squares = " << rows::reduceCall(layout, "Sum", "squares") << ";\n"
-            << "    const float scale = rsqrtf(squares / (float)cols + " << floatLiteral(recipe.eps) << ");\n"
+            << "    const float scale = rsqrtf(squares / (float)cols + " << epsLiteral(recipe.eps) << ");\n"
             << rows::forEachElement(layout, "in", "result[c] = v * scale * " + weight + "[c];");
     } else if (onePass) {
         out << "    // Sum and sum of squares in one pass: fewer reads, slightly less accurate variance.\n"
@@ -94,7 +84,7 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
             << "    const float variance = " << rows::reduceCall(layout, "Sum", "deviations") << " / (float)cols;\n";
     }
     if (layerNorm)
-        out << "    const float scale = rsqrtf(variance + " << floatLiteral(recipe.eps) << ");\n"
+        out << "    const float scale = rsqrtf(variance + " << epsLiteral(recipe.eps) << ");\n"
             << rows::forEachElement(layout, "in",
                                     "result[c] = (v - mean) * scale * " + weight + "[c] + " + bias + "[c];");
     out << "}\n";

@@ -16,13 +16,6 @@ constexpr long long kLongRow = 16384;
 // gridDim.y holds a row's chunks.
 constexpr long long kMaxChunks = 65535;
 
-std::string floatLiteral(double value)
-{
-    std::ostringstream out;
-    out << std::setprecision(9) << std::scientific << value << 'f';
-    return out.str();
-}
-
 struct SplitLayout
 {
     int block = 256;
@@ -215,7 +208,7 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
             << "        stats[1] = (float)rsqrt(variance + " << std::setprecision(17) << recipe.eps << ");\n";
     else
         out << "        stats[0] = 0.0f;\n"
-            << "        stats[1] = rsqrtf((float)(squares / (double)cols) + " << floatLiteral(recipe.eps) << ");\n";
+            << "        stats[1] = rsqrtf((float)(squares / (double)cols) + " << epsLiteral(recipe.eps) << ");\n";
     out << "    }\n"
         << "    __syncthreads();\n"
         << "    const float mean = stats[0], scale = stats[1];\n";

@@ -3,7 +3,6 @@
 #include "core/codegen/codegenutil.h"
 
 #include <algorithm>
-#include <iomanip>
 #include <sstream>
 
 namespace kx {
@@ -11,13 +10,6 @@ namespace kx {
 using namespace codegen;
 
 namespace {
-
-std::string floatLiteral(double value)
-{
-    std::ostringstream out;
-    out << std::setprecision(9) << std::scientific << value << 'f';
-    return out.str();
-}
 
 bool weighted(const Op &op)
 {
@@ -145,7 +137,7 @@ GeneratedKernel StridedNormTemplate::generate(const Op &op, const OpRecipe &reci
         << "    " << vector << " squares = {};\n";
     const std::string scaled = eachLane(weighted(op) ? "v@ = v@ * scale@ * " + weight + "[c];" : "v@ = v@ * scale@;");
     const std::string scale = "    " + vector + " scale;\n    "
-                              + eachLane("scale@ = rsqrtf(squares@ / (float)cols + " + floatLiteral(recipe.eps) + ");")
+                              + eachLane("scale@ = rsqrtf(squares@ / (float)cols + " + epsLiteral(recipe.eps) + ");")
                               + "\n";
     if (cache) {
         out << "    // The column stays in registers (cols <= MAXC in every shape set): x is read from DRAM once.\n"
