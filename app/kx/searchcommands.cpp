@@ -323,10 +323,7 @@ int runSearch(const SearchOptions &options, const std::optional<Op> &op, std::op
     if (placement->kind() != WorkerPlacement::Kind::Local)
         sessionOptions.placement = *placement;
     sessionOptions.inductor.sandbox = options.importLimits.sandbox; // --no-sandbox: the op's Python unconfined
-    sessionOptions.makeProposer = [settings = options.proposer, resources]() -> std::unique_ptr<Proposer> {
-        auto proposer = makeProposer(settings, resources);
-        return proposer ? std::move(*proposer) : nullptr;
-    };
+    sessionOptions.makeProposer = proposerMaker(options.proposer, resources);
     SearchSession session(std::move(sessionOptions), [printer, &finished](const SearchEvent &event) {
         (*printer)(event);
         if (event.kind == SearchEvent::Kind::Finished)

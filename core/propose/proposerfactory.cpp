@@ -83,4 +83,12 @@ Expected<std::unique_ptr<Proposer>> makeProposer(const ProposerSettings &setting
     return std::unique_ptr<Proposer>(std::make_unique<MixedProposer>(std::move(entries), 0));
 }
 
+std::function<std::unique_ptr<Proposer>()> proposerMaker(ProposerSettings settings, ProposerResources resources)
+{
+    return [settings = std::move(settings), resources = std::move(resources)]() -> std::unique_ptr<Proposer> {
+        auto made = makeProposer(settings, resources);
+        return made ? std::move(*made) : nullptr;
+    };
+}
+
 } // namespace kx

@@ -225,10 +225,7 @@ bool SearchBridge::launch(const std::function<Launch(Job &)> &begin, const std::
     const ProposerSettings proposer = m_proposer;
     m_proposer.llm.apiKey.clear();
     const ProposerResources resources = ProposerResources::forSettings(proposer);
-    options.makeProposer = [proposer, resources]() -> std::unique_ptr<Proposer> {
-        auto made = makeProposer(proposer, resources);
-        return made ? std::move(*made) : nullptr;
-    };
+    options.makeProposer = proposerMaker(proposer, resources);
 
     const quint64 session = ++m_session;
     auto job = std::make_shared<Job>();
