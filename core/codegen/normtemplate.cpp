@@ -8,9 +8,10 @@ namespace kx {
 
 using namespace codegen;
 
-bool NormTemplate::supports(const Op &, const OpRecipe &recipe) const
+bool NormTemplate::supports(const Op &op, const OpRecipe &recipe) const
 {
-    return recipe.family == "norm" && recipe.inner == "1";
+    // LayerNorm without weight and bias (InstanceNorm) is norm-split's only.
+    return recipe.family == "norm" && recipe.inner == "1" && (recipe.reduction != "layernorm" || op.inputs.size() == 3);
 }
 
 std::vector<ParamDef> NormTemplate::parameters(const Op &, const OpRecipe &recipe) const

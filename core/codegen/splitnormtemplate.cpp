@@ -111,11 +111,15 @@ std::string SplitNormTemplate::check(const Op &op, const OpRecipe &recipe, const
 {
     if (recipe.family != "norm" || recipe.inner != "1")
         return "the split norm template needs a norm recipe over the last dimensions";
-    const std::size_t inputs = recipe.reduction == "layernorm" ? 3 : recipe.reduction == "rmsnorm" ? 2 : 0;
-    if (inputs == 0)
+    if (recipe.reduction == "layernorm") {
+        if (op.inputs.size() != 3 && op.inputs.size() != 1)
+            return "layernorm takes x, weight and bias, or x alone (no affine transform: InstanceNorm)";
+    } else if (recipe.reduction == "rmsnorm") {
+        if (op.inputs.size() != 2)
+            return "rmsnorm takes 2 inputs";
+    } else {
         return "unknown normalisation '" + recipe.reduction + "'";
-    if (op.inputs.size() != inputs)
-        return recipe.reduction + " takes " + std::to_string(inputs) + " inputs";
+    }
     if (const auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
     const auto layout = layoutOf(recipe, params);
@@ -139,8 +143,9 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
         return rejectedKernel(name(), problem);
     const auto layout = layoutOf(recipe, params);
     const auto &input = op.inputs[0].name;
-    const auto &weight = op.inputs[1].name;
-    const std::string bias = layout.layerNorm ? op.inputs[2].name : std::string();
+    const bool affine = op.inputs.size() > 1; // LayerNorm without weight and bias: InstanceNorm
+    const std::string weight = affine ? op.inputs[1].name : std::string();
+    const std::string bias = layout.layerNorm && affine ? op.inputs[2].name : std::string();
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
@@ -182,9 +187,10 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     // Kernel 2: statistics of the row, then its chunk normalised.
     out << "// partials is only read here (plan scratch buffers are passed as non-const pointers).\n"
         << "extern \"C\" __global__ void __launch_bounds__(" << layout.block
-        << ") norm_apply_kernel(const float *__restrict__ " << input << ", const float *__restrict__ " << weight
-        << ", ";
-    if (layout.layerNorm)
+        << ") norm_apply_kernel(const float *__restrict__ " << input << ", ";
+    if (affine)
+        out << "const float *__restrict__ " << weight << ", ";
+    if (!bias.empty())
         out << "const float *__restrict__ " << bias << ", ";
     out << "float *__restrict__ partials, float *__restrict__ " << output << ", long long cols)\n{\n"
         << "    __shared__ float stats[2];\n"
@@ -212,7 +218,9 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     out << "    }\n"
         << "    __syncthreads();\n"
         << "    const float mean = stats[0], scale = stats[1];\n";
-    if (layout.layerNorm)
+    if (layout.layerNorm && !affine)
+        out << forEachInChunk(layout, "result[c] = (v - mean) * scale;");
+    else if (layout.layerNorm)
         out << forEachInChunk(layout, "result[c] = (v - mean) * scale * " + weight + "[c] + " + bias + "[c];");
     else
         out << "    (void)mean;\n" << forEachInChunk(layout, "result[c] = v * scale * " + weight + "[c];");
@@ -222,8 +230,10 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     const std::vector<std::string> grid{recipe.rows, chunks};
     const std::vector<std::string> block{text(layout.block)};
     nlohmann::json partialArgs = nlohmann::json::array({inputArg(input), scratchArg("partials"), intArg(recipe.cols)});
-    nlohmann::json applyArgs = nlohmann::json::array({inputArg(input), inputArg(weight)});
-    if (layout.layerNorm)
+    nlohmann::json applyArgs = nlohmann::json::array({inputArg(input)});
+    if (affine)
+        applyArgs.push_back(inputArg(weight));
+    if (!bias.empty())
         applyArgs.push_back(inputArg(bias));
     applyArgs.push_back(scratchArg("partials"));
     applyArgs.push_back(outputArg(output));

@@ -43,7 +43,7 @@ const std::set<std::string> &anchorKinds()
 {
     static const std::set<std::string> kinds{
         "aten::linear",    "aten::matmul",      "aten::mm",           "aten::addmm",       "aten::softmax",
-        "aten::_softmax",  "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm",  "aten::t",
+        "aten::_softmax",  "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm", "aten::instance_norm", "aten::t",
         "aten::transpose", "aten::permute",     "aten::conv2d",       "aten::_convolution"};
     return kinds;
 }

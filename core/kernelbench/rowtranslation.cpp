@@ -116,6 +116,21 @@ Expected<Op> Translation::rows()
             return Error{"aten::layer_norm without weight and bias inputs (the norm template needs x, weight, bias)"};
         recipe.eps = number(constantAt(4)).value_or(1e-5);
         inputs = 3;
+    } else if (node.kind == "aten::instance_norm") {
+        // Each (sample, channel) normalised over the rest: LayerNorm of rows N * C without an affine transform.
+        recipe.family = "norm";
+        recipe.reduction = "layernorm";
+        const auto rank = node.inputs.front().tensor.shape.size();
+        if (rank < 3)
+            return Error{"aten::instance_norm of a tensor with fewer than 3 dimensions"};
+        for (std::size_t i = 1; i <= 4; ++i)
+            if (i >= node.inputs.size() || node.inputs[i].isTensor || !constantAt(i).is_null())
+                return Error{"aten::instance_norm with an affine weight and bias or running statistics (the norm "
+                             "templates take per-column weights)"};
+        if (constantAt(5) != true)
+            return Error{"aten::instance_norm with running statistics instead of the input's"};
+        recipe.eps = number(constantAt(7)).value_or(1e-5);
+        normalizedDimensions = rank - 2;
     } else {
         return Error{node.kind + " is not supported here"};
     }

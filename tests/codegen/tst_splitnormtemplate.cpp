@@ -78,7 +78,7 @@ TEST_CASE("check names what is wrong")
           != std::string::npos);
     Op missingBias = layerNorm;
     missingBias.inputs.pop_back();
-    CHECK(kTemplate.check(missingBias, recipe, kTemplate.defaults(layerNorm, recipe)).find("takes 3 inputs")
+    CHECK(kTemplate.check(missingBias, recipe, kTemplate.defaults(layerNorm, recipe)).find("or x alone")
           != std::string::npos);
 }
 
@@ -99,6 +99,22 @@ TEST_CASE("the plan: two kernels over rows x chunks sharing a scratch buffer of 
     const auto rms = kTemplate.generate(rmsNorm, recipeFor(rmsNorm), kTemplate.defaults(rmsNorm, recipeFor(rmsNorm)));
     CHECK(rms.source.find("shift") == std::string::npos);
     CHECK(rms.source.find("reinterpret_cast<const float4 *>") != std::string::npos);
+}
+
+TEST_CASE("LayerNorm without weight and bias (InstanceNorm) normalises alone and compiles" * needsNvrtc())
+{
+    Op instance = longRowOps()[0];
+    instance.inputs.resize(1);
+    const OpRecipe recipe = recipeFor(instance);
+    REQUIRE(kTemplate.check(instance, recipe, kTemplate.defaults(instance, recipe)) == std::string());
+    const auto kernel = kTemplate.generate(instance, recipe, kTemplate.defaults(instance, recipe));
+    CHECK(kernel.source.find("result[c] = (v - mean) * scale;") != std::string::npos);
+    CHECK(kernel.source.find("__restrict__ weight") == std::string::npos);
+    const std::string problem = verifyCandidate(kTemplate, instance, kTemplate.defaults(instance, recipe), "sm_90");
+    CHECK_MESSAGE(problem.empty(), problem);
+    Op twoInputs = longRowOps()[0];
+    twoInputs.inputs.resize(2);
+    CHECK(kTemplate.check(twoInputs, recipe, kTemplate.defaults(instance, recipe)).find("x alone") != std::string::npos);
 }
 
 TEST_CASE("every valid combination compiles and resolves" * needsNvrtc())

@@ -568,3 +568,37 @@ TEST_CASE("RMSNorm over the features of an image batch, without a weight, become
     CHECK(findKernelTemplate("norm-strided")->supports(*translated, recipe));
     checkCompiles(*translated);
 }
+
+TEST_CASE("InstanceNorm without affine weights is a LayerNorm of rows N * C over the spatial dimensions")
+{
+    // KernelBench's 34_InstanceNorm: nn.InstanceNorm2d(features) on [batch, features, h, w].
+    const Op op = makeOp({tensor("x", {"batch_size", "features", "dim1", "dim2"})},
+                         tensor("out", {"batch_size", "features", "dim1", "dim2"}),
+                         {{{"batch_size", 16}, {"features", 64}, {"dim1", 256}, {"dim2", 256}},
+                          {{"batch_size", 8}, {"features", 64}, {"dim1", 256}, {"dim2", 256}}});
+    const auto graph = [](const std::string &weight) {
+        return graphOf((R"({
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["9"],
+      "nodes": [{"kind": "aten::instance_norm", "inputs": [{"value": "x", "shape": [16, 64, 256, 256], "dtype": "float32"},
+                 )" + weight + R"(, {"const": null}, {"const": null}, {"const": null}, {"const": true}, {"const": 0.1},
+                 {"const": 1e-5}, {"const": true}],
+                 "outputs": [{"value": "9", "shape": [16, 64, 256, 256], "dtype": "float32"}]}]})")
+                           .c_str());
+    };
+    const auto translated = GraphTranslator().translate(graph(R"({"const": null})"), op);
+    REQUIRE_MESSAGE(translated, (translated ? "" : translated.error().message));
+    const auto recipe = recipeOfTranslation(translated);
+    CHECK(recipe.family == "norm");
+    CHECK(recipe.reduction == "layernorm");
+    CHECK(translated->shapeSets[0].at(recipe.rows) == 16 * 64);
+    CHECK(translated->shapeSets[0].at(recipe.cols) == 256 * 256);
+    CHECK(findKernelTemplate("norm-split")->supports(*translated, recipe));
+    CHECK_FALSE(findKernelTemplate("norm")->supports(*translated, recipe)); // it needs weight and bias
+    checkCompiles(*translated);
+
+    Op affine = op;
+    affine.inputs.push_back(tensor("w", {"features"}));
+    const auto refused = GraphTranslator().translate(graph(R"({"value": "w", "shape": [64], "dtype": "float32"})"), affine);
+    REQUIRE_FALSE(refused);
+    CHECK_MESSAGE(refused.error().message.find("affine") != std::string::npos, refused.error().message);
+}
