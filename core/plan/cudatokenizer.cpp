@@ -46,39 +46,6 @@ std::string_view digraphMeaning(std::string_view text)
     return text;
 }
 
-// Translation phase 2: backslash-newline removed. lines[i] is the source line of text[i].
-struct Spliced
-{
-    std::string text;
-    std::vector<int> lines;
-};
-
-Spliced splice(const std::string &source)
-{
-    Spliced result;
-    result.text.reserve(source.size());
-    result.lines.reserve(source.size() + 1);
-    int line = 1;
-    for (std::size_t i = 0; i < source.size();) {
-        if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
-            i += 2;
-            ++line;
-            continue;
-        }
-        if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
-            i += 3;
-            ++line;
-            continue;
-        }
-        result.text += source[i];
-        result.lines.push_back(line);
-        if (source[i] == '\n')
-            ++line;
-        ++i;
-    }
-    result.lines.push_back(line);
-    return result;
-}
 
 class Lexer
 {
@@ -238,9 +205,36 @@ private:
 
 } // namespace
 
+SplicedSource spliceLines(const std::string &source)
+{
+    SplicedSource result;
+    result.text.reserve(source.size());
+    result.lines.reserve(source.size() + 1);
+    int line = 1;
+    for (std::size_t i = 0; i < source.size();) {
+        if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
+            i += 2;
+            ++line;
+            continue;
+        }
+        if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
+            i += 3;
+            ++line;
+            continue;
+        }
+        result.text += source[i];
+        result.lines.push_back(line);
+        if (source[i] == '\n')
+            ++line;
+        ++i;
+    }
+    result.lines.push_back(line);
+    return result;
+}
+
 std::vector<CudaToken> tokenizeCuda(const std::string &source)
 {
-    const Spliced spliced = splice(source);
+    const SplicedSource spliced = spliceLines(source);
     return Lexer(spliced.text, &spliced.lines).run();
 }
 

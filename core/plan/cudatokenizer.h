@@ -22,6 +22,15 @@ struct CudaToken
     }
 };
 
+// Translation phase 2: source with its line splices (backslash-newline, also before CR LF) removed. lines[i] is the
+// source line of text[i]; one more entry, last, is the line just past the end.
+struct SplicedSource
+{
+    std::string text;
+    std::vector<int> lines;
+};
+SplicedSource spliceLines(const std::string &source);
+
 // Splits source into preprocessing tokens: identifiers, pp-numbers, string and character literals (with their
 // prefixes, raw strings and user-defined suffixes) and punctuators, the longest that fits ("->", ">>=", "##").
 // Directives stay in the stream: a '#' with lineStart set begins one. Linear in the size of the source.

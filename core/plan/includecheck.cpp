@@ -1,5 +1,7 @@
 #include "core/plan/includecheck.h"
 
+#include "core/plan/cudatokenizer.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -27,39 +29,6 @@ bool isBlank(char c)
     return byte <= ' ' || byte >= 0x7f;
 }
 
-// Translation phase 2: backslash-newline removed, as NVRTC does it (a backslash followed by spaces is no splice
-// there). lines[i] is the source line of text[i].
-struct SplicedText
-{
-    std::string text;
-    std::vector<int> lines;
-};
-
-SplicedText splice(const std::string &source)
-{
-    SplicedText result;
-    result.text.reserve(source.size());
-    result.lines.reserve(source.size());
-    int line = 1;
-    for (std::size_t i = 0; i < source.size();) {
-        if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') {
-            i += 2;
-            ++line;
-            continue;
-        }
-        if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
-            i += 3;
-            ++line;
-            continue;
-        }
-        result.text += source[i];
-        result.lines.push_back(line);
-        if (source[i] == '\n')
-            ++line;
-        ++i;
-    }
-    return result;
-}
 
 // Operators of #if that take a parenthesised operand without expanding a macro a candidate could have written.
 const std::set<std::string> &ifOperators()
@@ -87,7 +56,7 @@ class IncludeScanner
 {
 public:
     explicit IncludeScanner(const std::string &source)
-        : m_spliced(splice(source))
+        : m_spliced(spliceLines(source))
         , m_text(m_spliced.text)
     {}
 
@@ -179,7 +148,9 @@ private:
 
     void report(std::size_t position, std::string message)
     {
-        const int line = m_spliced.lines.empty() ? 1 : m_spliced.lines[std::min(position, m_spliced.lines.size() - 1)];
+        // The line of the last character at the end (spliceLines' extra entry is the line after it).
+        const std::size_t last = m_spliced.text.empty() ? 0 : m_spliced.text.size() - 1;
+        const int line = m_spliced.lines[std::min(position, last)];
         m_problems.push_back({line, std::move(message)});
     }
 
@@ -380,7 +351,7 @@ private:
         }
     }
 
-    SplicedText m_spliced;
+    SplicedSource m_spliced;
     const std::string &m_text;
     std::map<std::string, Macro> m_macros;
     std::map<std::string, std::string> m_reachesUnsafe;
