@@ -107,6 +107,37 @@ TEST_CASE("the catalog's gemm chains verify with a library product and a fused e
     CHECK(checked == 2); // linear_bias_relu and matmul_scale_residual_clamp
 }
 
+namespace {
+
+// The template's defaults and count sampled variants of it on op: each must verify. Prints one line a variant;
+// returns how many ran.
+int checkVariantsVerify(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count,
+                        const std::string &label)
+{
+    const auto recipe = recipeOf(op);
+    REQUIRE(recipe);
+    REQUIRE(kernelTemplate.supports(op, *recipe));
+    auto variants = test::sampleValid(kernelTemplate, op, seed, count);
+    variants.insert(variants.begin(), kernelTemplate.defaults(op, *recipe));
+    for (const auto &params : variants) {
+        const std::string genome = toJson(Genome{kernelTemplate.name(), params});
+        CAPTURE(op.name);
+        CAPTURE(label);
+        CAPTURE(genome);
+        const auto generated = kernelTemplate.generate(op, *recipe, params);
+        const auto outcome = test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+        const auto &evaluation = outcome.evaluation;
+        std::printf("%-18s %-14s %-50s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), label.c_str(),
+                    genome.c_str(), test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                    evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
+        CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+        CHECK_FALSE(outcome.workerMustExit);
+    }
+    return int(variants.size());
+}
+
+} // namespace
+
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
 // odd row lengths (not multiples of a chunk) and on rows of 4 Mi elements.
 TEST_CASE("the catalog's norms verify split across blocks on long rows")
@@ -124,27 +155,7 @@ TEST_CASE("the catalog's norms verify split across blocks on long rows")
         for (const auto &[label, sets] : shapes) {
             Op op = test::builtIn(name);
             op.shapeSets = sets;
-            const auto recipe = recipeOf(op);
-            REQUIRE(recipe);
-            REQUIRE(split->supports(op, *recipe));
-            auto variants = test::sampleValid(*split, op, 5, 4);
-            variants.insert(variants.begin(), split->defaults(op, *recipe));
-            for (const auto &params : variants) {
-                CAPTURE(op.name);
-                CAPTURE(label);
-                const std::string genome = toJson(Genome{split->name(), params});
-                CAPTURE(genome);
-                const auto generated = split->generate(op, *recipe, params);
-                const auto outcome =
-                    test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
-                const auto &evaluation = outcome.evaluation;
-                std::printf("%-12s %-14s %-44s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", name, label.c_str(),
-                            genome.c_str(), test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
-                            evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
-                CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
-                CHECK_FALSE(outcome.workerMustExit);
-                ++checked;
-            }
+            checked += checkVariantsVerify(*split, op, 5, 4, label);
         }
     }
     CHECK(checked >= 4 * 3);
@@ -159,21 +170,5 @@ TEST_CASE("the catalog's channel RMSNorm verifies in strided variants")
     REQUIRE(strided);
     Op op = test::builtIn("rms_norm_channels");
     op.shapeSets = {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 2}, {"C", 33}, {"S", 4100}}};
-    const auto recipe = recipeOf(op);
-    REQUIRE(recipe);
-    auto variants = test::sampleValid(*strided, op, 11, 5);
-    variants.insert(variants.begin(), strided->defaults(op, *recipe));
-    for (const auto &params : variants) {
-        const std::string genome = toJson(Genome{strided->name(), params});
-        CAPTURE(genome);
-        const auto generated = strided->generate(op, *recipe, params);
-        const auto outcome =
-            test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
-        const auto &evaluation = outcome.evaluation;
-        std::printf("%-18s %-50s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), genome.c_str(),
-                    test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
-                    evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
-        CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
-        CHECK_FALSE(outcome.workerMustExit);
-    }
+    checkVariantsVerify(*strided, op, 11, 5, "channels");
 }
