@@ -47,16 +47,6 @@ bool contains(const std::string &text, const std::string &part)
     return text.find(part) != std::string::npos;
 }
 
-std::vector<std::string> entries(const fs::path &folder)
-{
-    std::vector<std::string> names;
-    std::error_code error;
-    for (const auto &entry : fs::directory_iterator(folder, error))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 /// The sample archive (one relu kernel accepted, others unreviewed or rejected), imported by kx.
 std::string sampleArchive(const TemporaryDir &dir)
 {
@@ -89,8 +79,8 @@ TEST_CASE("kx export writes an accepted kernel's folder and prints what it wrote
     CHECK(contains(exported.out, "exported e8fbd32f7a1f to " + folder.string() + "\n"));
     for (const char *name : {"kernel.cu", "launch_plan.json", "extension.cpp"})
         CHECK_MESSAGE(contains(exported.out, "  " + (folder / name).string() + "\n"), name);
-    CHECK(entries(output) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
-    CHECK(entries(folder) == std::vector<std::string>{"extension.cpp", "kernel.cu", "launch_plan.json"});
+    CHECK(kx::test::folderEntries(output) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
+    CHECK(kx::test::folderEntries(folder) == std::vector<std::string>{"extension.cpp", "kernel.cu", "launch_plan.json"});
 
     const auto candidate = shown(archive, kAccepted);
     CHECK(kx::test::readFile(folder / "kernel.cu") == candidate.at("source").get<std::string>());
@@ -111,7 +101,7 @@ TEST_CASE("kx export writes an accepted kernel's folder and prints what it wrote
     const auto forced = runKx({"export", kAccepted, "-a", archive, "-o", output.string(), "--force"});
     CHECK(forced.exitCode == kx::cli::Ok);
     CHECK(kx::test::readFile(folder / "kernel.cu") == candidate.at("source").get<std::string>());
-    CHECK(entries(folder) == std::vector<std::string>{"extension.cpp", "kernel.cu", "launch_plan.json"});
+    CHECK(kx::test::folderEntries(folder) == std::vector<std::string>{"extension.cpp", "kernel.cu", "launch_plan.json"});
 }
 
 TEST_CASE("kx export refuses a kernel without an accepted verdict (exit 1) and writes nothing")

@@ -34,17 +34,6 @@ bool contains(const std::string &text, const std::string &part)
     return text.find(part) != std::string::npos;
 }
 
-/// The names in a folder, sorted; empty when it does not exist.
-std::vector<std::string> entries(const fs::path &folder)
-{
-    std::vector<std::string> names;
-    std::error_code error;
-    for (const auto &entry : fs::directory_iterator(folder, error))
-        names.push_back(entry.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
 /// The sample archive (relu): an accepted kernel, unreviewed ones and their op.
 struct Sample
 {
@@ -118,7 +107,7 @@ TEST_CASE("writes the source, the plan and the extension into <op>_<short id>")
     CHECK(contains(extension, "PYBIND11_MODULE"));
     CHECK(extension == *extensionSource(sample.accepted, sample.op));
     // Written beside the folder first, then renamed: nothing else is left in the parent.
-    CHECK(entries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
+    CHECK(kx::test::folderEntries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
 }
 
 TEST_CASE("an existing folder of the name: refused when it holds something, its files replaced when asked")
@@ -145,8 +134,8 @@ TEST_CASE("an existing folder of the name: refused when it holds something, its 
     CHECK(again->files == first->files);
     CHECK(kx::test::readFile(folder / "kernel.cu") == sample.accepted.source);
     CHECK(kx::test::readFile(folder / "build.log") == "kept");
-    CHECK(entries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
-    CHECK(entries(folder) == std::vector<std::string>{"build.log", "extension.cpp", "kernel.cu", "launch_plan.json"});
+    CHECK(kx::test::folderEntries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
+    CHECK(kx::test::folderEntries(folder) == std::vector<std::string>{"build.log", "extension.cpp", "kernel.cu", "launch_plan.json"});
 }
 
 TEST_CASE("an empty folder of the name is taken; a file of the name is refused")
@@ -156,7 +145,7 @@ TEST_CASE("an empty folder of the name is taken; a file of the name is refused")
     fs::create_directories(parent / "relu_e8fbd32f7a1f");
     const auto taken = exportKernel(sample.accepted, sample.op, sample.acceptance(), parent.string());
     REQUIRE(taken);
-    CHECK(entries(taken->folder).size() == 3);
+    CHECK(kx::test::folderEntries(taken->folder).size() == 3);
 
     const fs::path other = sample.dir.filePath("other");
     fs::create_directories(other);
@@ -165,7 +154,7 @@ TEST_CASE("an empty folder of the name is taken; a file of the name is refused")
         exportKernel(sample.accepted, sample.op, sample.acceptance(), other.string(), ExistingFolder::ReplaceFiles);
     REQUIRE_FALSE(refused);
     CHECK(contains(refused.error().message, "is not a folder"));
-    CHECK(entries(other) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
+    CHECK(kx::test::folderEntries(other) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
 }
 
 TEST_CASE("a failure while writing leaves no half folder, and no parent folder it created")
@@ -185,7 +174,7 @@ TEST_CASE("a failure while writing leaves no half folder, and no parent folder i
     REQUIRE_FALSE(result);
     CHECK_MESSAGE(contains(result.error().message, "extension.cpp"), result.error().message);
     CHECK_FALSE(fs::exists(sample.dir.filePath("new")));
-    for (const std::string &name : entries(sample.dir.path()))
+    for (const std::string &name : kx::test::folderEntries(sample.dir.path()))
         CHECK_MESSAGE(name.rfind("sample.kxdb", 0) == 0, name); // the archive's files only
 
     // Replacing the files of an existing export: a failure leaves its files as they were.
@@ -200,7 +189,7 @@ TEST_CASE("a failure while writing leaves no half folder, and no parent folder i
     }
     REQUIRE_FALSE(result);
     CHECK(kx::test::readFile(first->files.front()) == "// edited by hand");
-    CHECK(entries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
+    CHECK(kx::test::folderEntries(parent) == std::vector<std::string>{"relu_e8fbd32f7a1f"});
 }
 
 TEST_CASE("the extension binds shapes and launches the plan's kernels")

@@ -2,6 +2,7 @@
 
 #include "core/util/hash.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -37,6 +38,16 @@ bool fileExists(const std::string &path)
 {
     std::error_code error;
     return std::filesystem::exists(path, error);
+}
+
+std::vector<std::string> folderEntries(const std::string &folder)
+{
+    std::vector<std::string> names;
+    std::error_code error;
+    for (const auto &entry : std::filesystem::directory_iterator(folder, error))
+        names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 } // namespace kx::test
