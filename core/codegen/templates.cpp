@@ -6,6 +6,7 @@
 #include "core/codegen/gemmlibrarytemplate.h"
 #include "core/codegen/gemmtemplate.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
+#include "core/codegen/gemmwgmmatemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
 #include "core/codegen/splitnormtemplate.h"
@@ -24,6 +25,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const StridedNormTemplate stridedNorm;
     static const GemmTemplate gemm;
     static const GemmTensorCoreTemplate gemmTensorCore;
+    static const GemmWgmmaTemplate gemmWgmma;
     static const GemmLibraryTemplate gemmLibrary;
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
@@ -33,7 +35,8 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,      &softmax,      &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
-                                                         &gemmLibrary, &transpose,   &convEpilogue, &pipeline};
+                                                         &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
+                                                         &pipeline};
     return all;
 }
 

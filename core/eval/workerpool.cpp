@@ -48,7 +48,7 @@ std::string archForComputeCapability(const std::string &computeCapability)
     };
     if (!digits(major) || !digits(minor))
         return {};
-    return "sm_" + major + minor;
+    return "sm_" + major + minor + (major == "9" && minor == "0" ? "a" : "");
 }
 
 WorkerPool::WorkerPool(WorkerPoolOptions options)

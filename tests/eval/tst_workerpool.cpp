@@ -104,6 +104,16 @@ public:
 
 } // namespace
 
+TEST_CASE("a worker compiles for its GPU's architecture, Hopper's arch-specific one on a 9.0")
+{
+    CHECK(archForComputeCapability("8.0") == std::string("sm_80"));
+    CHECK(archForComputeCapability("8.6") == std::string("sm_86"));
+    CHECK(archForComputeCapability("9.0") == std::string("sm_90a"));
+    CHECK(archForComputeCapability("12.0") == std::string("sm_120"));
+    CHECK(archForComputeCapability("9") == std::string());
+    CHECK(archForComputeCapability("x.0") == std::string());
+}
+
 TEST_CASE("one worker answers every request")
 {
     WorkerPool pool(fakeOptions());
@@ -112,8 +122,8 @@ TEST_CASE("one worker answers every request")
     const auto workers = pool.workers();
     REQUIRE(workers.size() == std::size_t(1));
     CHECK(workers[0].gpu.name == std::string("Fake GPU 0"));
-    CHECK(workers[0].arch == std::string("sm_90"));
-    CHECK(pool.archs() == std::vector<std::string>{"sm_90"});
+    CHECK(workers[0].arch == std::string("sm_90a")); // the fake GPU is a 9.0: Hopper's arch-specific target
+    CHECK(pool.archs() == std::vector<std::string>{"sm_90a"});
 
     std::vector<std::future<Expected<Evaluation>>> futures;
     for (int i = 0; i < 3; ++i)
@@ -283,10 +293,10 @@ TEST_CASE("requests go only to workers of their arch")
                   refused.error().message);
 
     EvaluateRequest rightArch = request("ok");
-    rightArch.arch = "sm_90";
+    rightArch.arch = "sm_90a";
     const auto accepted = await(pool.submit(rightArch));
     REQUIRE_EVALUATION(accepted);
-    CHECK_MESSAGE(accepted->message.find("for sm_90") != std::string::npos, accepted->message);
+    CHECK_MESSAGE(accepted->message.find("for sm_90a") != std::string::npos, accepted->message);
 }
 
 TEST_CASE("requests for a device go only to its worker")
@@ -453,7 +463,7 @@ TEST_CASE("the service rejects broken kernels without a worker" * needsNvrtc())
     EvaluationService service(std::make_unique<WorkerPool>(fakeOptions()), {}, &observer);
     const Status started = service.start();
     REQUIRE_MESSAGE(started.isOk(), (started.isOk() ? "" : started.error().message));
-    CHECK(service.targetArch() == std::string("sm_90"));
+    CHECK(service.targetArch() == std::string("sm_90a"));
 
     const std::string broken = "extern \"C\" __global__ void relu_kernel(const float* x, float* out, int n)\n"
                                "{\n    out[0] = x[0] +;\n}\n";
@@ -492,7 +502,7 @@ TEST_CASE("the service sends compiled kernels to the workers" * needsNvrtc())
     REQUIRE_EVALUATION(result);
     CHECK(result->status == EvalStatus::Correct);
     // The fake worker saw a real cubin for the worker's arch, and the settings.
-    CHECK_MESSAGE(result->message.find("(ELF) for sm_90") != std::string::npos, result->message);
+    CHECK_MESSAGE(result->message.find("(ELF) for sm_90a") != std::string::npos, result->message);
     CHECK(result->correctness.trials == 6);
     CHECK(result->compile.registers > 0);
     CHECK(requestsSent(service.pool()) == std::int64_t(1));

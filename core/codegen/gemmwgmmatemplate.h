@@ -1,0 +1,28 @@
+#pragma once
+
+#include "core/codegen/kerneltemplate.h"
+
+namespace kx {
+
+/**
+ * Matrix multiply on Hopper's warpgroup tensor-core instructions (wgmma, TF32, fp32 sums), for sm_90a.
+ * Two small kernels first round the operands to TF32 (and, for 3xTF32, their TF32 remainders) into zero-padded
+ * k-contiguous copies, b transposed where it is [k, n]; the main kernel then stages 32-wide k slices of those
+ * copies with cp.async into 128-byte-swizzled shared tiles, which the wgmma instructions read directly, and
+ * ends with the fused epilogue on the accumulators in registers. Under 3xTF32 each slice's three products
+ * (small * big, big * small, big * big) go into a fresh sum that the CUDA cores add to the accumulators, rounded
+ * to nearest. Tunes the block tile (one or two warpgroups of 64 rows), its width, the pipeline depth and the
+ * order in which blocks walk the output.
+ */
+class GemmWgmmaTemplate : public KernelTemplate
+{
+public:
+    std::string name() const override { return "gemm-wgmma"; }
+    bool supports(const Op &op, const OpRecipe &recipe) const override;
+    std::vector<ParamDef> parameters(const Op &op, const OpRecipe &recipe) const override;
+    Params defaults(const Op &op, const OpRecipe &recipe) const override;
+    std::string check(const Op &op, const OpRecipe &recipe, const Params &params) const override;
+    GeneratedKernel generate(const Op &op, const OpRecipe &recipe, const Params &params) const override;
+};
+
+} // namespace kx

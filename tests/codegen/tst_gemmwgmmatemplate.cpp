@@ -1,0 +1,175 @@
+// The Hopper wgmma gemm template: parameter checks, generated source and plan, real NVRTC compiles for sm_90a
+// and plan resolution. That its kernels compute the right numbers is checked on the GPU (tst_catalog,
+// tst_gemmprecision).
+#include "core/codegen/gemmwgmmatemplate.h"
+#include "core/plan/launchplan.h"
+
+#include "templatetestsupport.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace kx;
+using namespace kx::test;
+
+namespace {
+const GemmWgmmaTemplate kTemplate;
+} // namespace
+
+TEST_CASE("is registered among the gemm templates")
+{
+    const Op &op = gemmTestOp("matmul_square");
+    const KernelTemplate *found = findKernelTemplate("gemm-wgmma");
+    REQUIRE(found);
+    CHECK(found->supports(op, recipeFor(op)));
+}
+
+TEST_CASE("the defaults are valid, fp32-accurate and compile for sm_90a" * needsNvrtc())
+{
+    for (const auto &op : gemmTestOps()) {
+        SUBCASE(op.name.c_str())
+        {
+            const Params defaults = kTemplate.defaults(op, recipeFor(op));
+            CHECK(kTemplate.check(op, recipeFor(op), defaults) == std::string());
+            CHECK(defaults.at("products") == 3);
+            const std::string problem = verifyCandidate(kTemplate, op, defaults, "sm_90a");
+            CHECK_MESSAGE(problem.empty(), problem);
+        }
+    }
+}
+
+TEST_CASE("refuses to compile for a GPU without wgmma" * needsNvrtc())
+{
+    const Op &op = gemmTestOp("matmul_square");
+    for (const char *arch : {"sm_80", "sm_90"}) {
+        const std::string problem = verifyCandidate(kTemplate, op, kTemplate.defaults(op, recipeFor(op)), arch);
+        CHECK_MESSAGE(problem.find("wgmma needs sm_90a (Hopper)") != std::string::npos, problem);
+    }
+}
+
+TEST_CASE("the valid space follows the register and shared-memory rules")
+{
+    int valid = 0, plainTf32 = 0, wide = 0, deep = 0;
+    for (const auto &params : validSpace(kTemplate, gemmTestOp("matmul_square"), 5)) {
+        ++valid;
+        plainTf32 += params.at("products") == 1;
+        wide += params.at("bn") == 256;
+        deep += params.at("stages") == 6;
+    }
+    // A stage holds (bm + bn) rows of 128 bytes per TF32 part; 227 KiB hold 2-6 stages of 64 x 64 tiles but
+    // only 2-3 of 128 x 128 under 3xTF32. Per row order (4 values): 3xTF32 13 combinations (bn 256 holds too
+    // many sums), TF32 27.
+    CHECK(valid == 4 * (13 + 27));
+    CHECK(plainTf32 == 4 * 27);
+    CHECK(wide == 4 * (4 + 3));
+    CHECK(deep == 4 * (1 + 4)); // 3xTF32 64 x 64; TF32 64 x 64, 64 x 128, 128 x 64, 128 x 128
+}
+
+TEST_CASE("random combinations compile for sm_90a and resolve" * needsNvrtc())
+{
+    int compiled = 0, plainTf32 = 0, oneWarpgroup = 0;
+    unsigned seed = 11;
+    for (const auto &op : {gemmTestOp("matmul_square"), gemmTestOp("linear_bias_relu")}) {
+        for (const auto &params : sampleValid(kTemplate, op, seed++, 6)) {
+            const std::string problem = verifyCandidate(kTemplate, op, params, "sm_90a");
+            CHECK_MESSAGE(problem.empty(), problem);
+            ++compiled;
+            plainTf32 += params.at("products") == 1;
+            oneWarpgroup += params.at("bm") == 64;
+        }
+    }
+    CHECK(compiled == 12);
+    CHECK((plainTf32 > 0 && plainTf32 < 12 && oneWarpgroup > 0 && oneWarpgroup < 12));
+}
+
+TEST_CASE("the plan rounds the operands into padded copies, then runs one block per tile")
+{
+    const Op &op = gemmTestOp("matmul_square");
+    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,stages=4");
+    REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
+    const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE(plan);
+    const ShapeSet &odd = op.shapeSets.back();
+    const long long m = odd.at("M"), n = odd.at("N"), k = odd.at("K");
+    const auto resolved = resolveLaunchPlan(*plan, op, odd, parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    REQUIRE(resolved->steps.size() == std::size_t(3));
+    const long long mPadded = (m + 127) / 128 * 128, nPadded = (n + 63) / 64 * 64, kPadded = (k + 31) / 32 * 32;
+    REQUIRE(resolved->scratchBytes.size() == std::size_t(4));
+    CHECK(resolved->scratchBytes[0].second == 4 * mPadded * kPadded); // aBig
+    CHECK(resolved->scratchBytes[1].second == 4 * nPadded * kPadded); // bBig
+    CHECK(resolved->scratchBytes[3].second == 4 * nPadded * kPadded); // bSmall
+    const auto &splitA = std::get<ResolvedKernelStep>(resolved->steps[0]);
+    CHECK(splitA.kernel == std::string("split_rows_kernel"));
+    CHECK(splitA.grid[0] == (mPadded * kPadded + 1023) / 1024);
+    const auto &splitB = std::get<ResolvedKernelStep>(resolved->steps[1]);
+    CHECK(splitB.kernel == std::string("split_transposed_kernel")); // b is [k, n]: transposed into [n, k]
+    CHECK(splitB.grid[0] == nPadded / 32);
+    CHECK(splitB.grid[1] == kPadded / 32);
+    const auto &main = std::get<ResolvedKernelStep>(resolved->steps[2]);
+    CHECK(main.kernel == std::string("gemm_wgmma_kernel"));
+    CHECK(main.grid[0] == ((m + 127) / 128) * ((n + 63) / 64));
+    CHECK(main.block[0] == std::int64_t(256));
+    // Four stages of a and b, big and small parts, rows of 128 bytes, and the slack that aligns the first tile.
+    CHECK(main.sharedBytes == std::int64_t(4 * 2 * (128 + 64) * 128 + 1024));
+
+    const Op &linear = gemmTestOp("linear_bias_relu"); // b is [n, k] already: no transpose
+    const auto linearPlan = parseLaunchPlan(kTemplate.generate(linear, recipeFor(linear), params).launchPlan);
+    REQUIRE(linearPlan);
+    REQUIRE(linearPlan->steps.size() == std::size_t(3));
+    CHECK(std::get<KernelStep>(linearPlan->steps[1]).kernel == std::string("split_rows_kernel"));
+}
+
+TEST_CASE("the source states its parameters and its precision")
+{
+    const Op &op = gemmTestOp("matmul_scale_residual_clamp");
+    const OpRecipe recipe = recipeFor(op);
+    const Params params = kTemplate.defaults(op, recipe);
+    const std::string source = kTemplate.generate(op, recipe, params).source;
+    const std::string unstated = unstatedParameters(kTemplate, op, params, source);
+    CHECK_MESSAGE(unstated.empty(), unstated);
+    CHECK(source.find("3xTF32") != std::string::npos);
+    CHECK(source.find("wgmma.mma_async.sync.aligned.m64n") != std::string::npos);
+    CHECK(source.find("fminf(fmaxf(acc * 2.0f + res, -1.0f), 1.0f)") != std::string::npos);
+    const GeneratedKernel plain = kTemplate.generate(op, recipe, with(params, {{"products", 1}}));
+    CHECK(plain.source.find("Precision: plain TF32") != std::string::npos);
+    CHECK(plain.source.find("float *__restrict__ aSmall") == std::string::npos);
+    const auto plan = parseLaunchPlan(plain.launchPlan);
+    REQUIRE(plan);
+    CHECK(plan->scratch.size() == std::size_t(2)); // the big parts only
+}
+
+TEST_CASE("rejects invalid combinations")
+{
+    const struct
+    {
+        const char *name;
+        std::string changes;
+        std::string reason;
+    } rows[] = {
+        {"too many sums for 3xTF32", "bn=256",
+         "a 64 x 256 warpgroup tile with 3xTF32 holds 256 sums a thread, more than 128 fit in registers beside the "
+         "operands"},
+        {"shared memory", "bm=128,bn=128,stages=4", "263168 bytes of shared memory (4 stages of 65536) exceed 232448"},
+        {"value not allowed", "bm=256", "block tile rows (64 per warpgroup) 256 is not one of the allowed values"},
+        {"missing", "-stages", "missing parameter stages"},
+    };
+    const Op &op = gemmTestOp("matmul_square");
+    for (const auto &row : rows) {
+        SUBCASE(row.name)
+        {
+            const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), row.changes);
+            CHECK(kTemplate.check(op, recipeFor(op), params) == row.reason);
+        }
+    }
+}
+
+TEST_CASE("rejects tensor names of its generated code")
+{
+    Op clash = gemmTestOp("matmul_square");
+    clash.inputs[0].name = "warpgroup";
+    CHECK(kTemplate.check(clash, recipeFor(clash), kTemplate.defaults(clash, recipeFor(clash)))
+          == std::string("tensor name 'warpgroup' clashes with a name of the generated code"));
+}
