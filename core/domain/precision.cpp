@@ -41,8 +41,8 @@ Tolerance toleranceFor(const OpPolicy &policy, Precision precision, double reduc
     case Precision::Fp32: break;
     case Precision::Tf32:
         if (reductionLength > 1) {
-            tolerance.atol = std::max(tolerance.atol, 6 * kTf32UnitRoundoff * std::sqrt(reductionLength));
-            tolerance.rtol = std::max(tolerance.rtol, 4 * kTf32UnitRoundoff);
+            tolerance.atol = std::max(tolerance.atol, 16 * kTf32UnitRoundoff * std::sqrt(reductionLength));
+            tolerance.rtol = std::max(tolerance.rtol, 16 * kTf32UnitRoundoff);
         }
         break;
     case Precision::KernelBench:
