@@ -371,13 +371,8 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
         waitCopies<STAGES - 2>();
         fenceAsyncProxy();
         // Slice s is in shared memory for everyone, and every warpgroup has finished reading slice s - 1,
-        // whose stage the copy below refills.
+        // whose stage is refilled once this slice's products are issued.
         __syncthreads();
-        const int next = s + STAGES - 1;
-        if (next < slices)
-            loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
-        commitCopies();
-
         const unsigned stage = base + (s % STAGES) * STAGE_BYTES;
         const u64 aBigDesc = descriptor(stage + warpgroup * 64 * ROW_BYTES);
         const u64 bBigDesc = descriptor(stage + A_TILE_BYTES);
@@ -395,6 +390,11 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
             wgmma(part, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
         }
         wgmmaCommit();
+        // The tensor cores work on this slice while the copy of slice s + STAGES - 1 is issued.
+        const int next = s + STAGES - 1;
+        if (next < slices)
+            loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
+        commitCopies();
         wgmmaWait<0>();
         keepSums(part);
 #pragma unroll
@@ -408,6 +408,11 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
         for (int kk = 0; kk < BK / 8; ++kk)
             wgmma(acc, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
         wgmmaCommit();
+        // The tensor cores work on this slice while the copy of slice s + STAGES - 1 is issued.
+        const int next = s + STAGES - 1;
+        if (next < slices)
+            loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
+        commitCopies();
         wgmmaWait<0>();
         keepSums(acc);
     }
@@ -477,7 +482,7 @@ bool GemmWgmmaTemplate::supports(const Op &, const OpRecipe &recipe) const
 
 std::vector<ParamDef> GemmWgmmaTemplate::parameters(const Op &, const OpRecipe &) const
 {
-    return {{"bm", {64, 128}, "block tile rows (64 per warpgroup)"},
+    return {{"bm", {64, 128, 192}, "block tile rows (64 per warpgroup)"},
             {"bn", {64, 128, 256}, "block tile columns (wgmma's n)"},
             {"stages", {2, 3, 4, 5, 6}, "slices in flight (cp.async pipeline depth)"},
             {"products", {3, 1}, "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32)"},

@@ -138,6 +138,47 @@ int checkVariantsVerify(const KernelTemplate &kernelTemplate, const Op &op, unsi
 
 } // namespace
 
+// Hopper's wgmma template: its defaults and sampled 3xTF32 variants are as exact as fp32 on every catalog gemm (odd
+// shapes included: sizes that are not multiples of a tile); plain TF32 variants are reported, not required.
+TEST_CASE("the catalog's gemms verify on Hopper's wgmma")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    if (test::gpuArch() != "sm_90a") {
+        std::printf("gemm-wgmma needs sm_90a: skipped on %s\n", test::gpuArch().c_str());
+        return;
+    }
+    const KernelTemplate *wgmma = findKernelTemplate("gemm-wgmma");
+    REQUIRE(wgmma);
+    int exact = 0;
+    for (const auto &op : builtInOps()) {
+        const auto recipe = recipeOf(op);
+        if (!recipe || !wgmma->supports(op, *recipe)
+            || !wgmma->check(op, *recipe, wgmma->defaults(op, *recipe)).empty())
+            continue;
+        auto variants = test::sampleValid(*wgmma, op, 23, 5);
+        variants.insert(variants.begin(), wgmma->defaults(op, *recipe));
+        for (const auto &params : variants) {
+            const std::string genome = toJson(Genome{wgmma->name(), params});
+            CAPTURE(op.name);
+            CAPTURE(genome);
+            const auto generated = wgmma->generate(op, *recipe, params);
+            const auto outcome =
+                test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan));
+            const auto &evaluation = outcome.evaluation;
+            std::printf("%-30s %-70s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), genome.c_str(),
+                        test::statusText(evaluation.status).c_str(), evaluation.timing.medianMs,
+                        evaluation.baseline.medianMs, evaluation.speedup, evaluation.message.c_str());
+            CHECK_FALSE(outcome.workerMustExit);
+            if (params.at("products") == 3) {
+                CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
+                ++exact;
+            }
+        }
+    }
+    CHECK(exact >= 4 * 2); // four catalog gemms, the defaults and at least one sampled 3xTF32 variant each
+}
+
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
 // odd row lengths (not multiples of a chunk) and on rows of 4 Mi elements.
 TEST_CASE("the catalog's norms verify split across blocks on long rows")
@@ -171,4 +212,19 @@ TEST_CASE("the catalog's channel RMSNorm verifies in strided variants")
     Op op = test::builtIn("rms_norm_channels");
     op.shapeSets = {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 2}, {"C", 33}, {"S", 4100}}};
     checkVariantsVerify(*strided, op, 11, 5, "channels");
+}
+
+// Reductions over a middle dimension: sampled variants of the strided template (tiles, slices, vector widths and the
+// split across blocks with its second kernel) verify, the arg reductions on the trials' ties included.
+TEST_CASE("the catalog's middle-dimension reductions verify in strided variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *strided = findKernelTemplate("reduce-strided");
+    REQUIRE(strided);
+    int checked = 0;
+    unsigned seed = 17;
+    for (const char *name : {"sum_dim1", "argmin_dim1", "prod_dim1"})
+        checked += checkVariantsVerify(*strided, test::builtIn(name), seed++, 5, "middle");
+    CHECK(checked == 3 * 6);
 }

@@ -2,7 +2,8 @@
 // and plain TF32 are each compared with the same product computed in float64 (a TorchScript reference),
 // over K from 1024 to 16384. The bound checked: 3xTF32's largest error is at most twice the fp32 FMA
 // kernel's, on the same inputs (every trial's distribution, the wide one included); plain TF32's is at least
-// eight times 3xTF32's, which shows the comparison can tell the two apart. Needs a GPU and a Python with PyTorch.
+// eight times 3xTF32's, which shows the comparison can tell the two apart. Both tensor-core templates are checked
+// (gemm-wgmma on sm_90a only). Needs a GPU and a Python with PyTorch.
 #include "gputestsupport.h"
 #include "referencemodules.h"
 
@@ -66,6 +67,27 @@ TEST_CASE("3xTF32 is as exact as fp32 FMA against float64, plain TF32 is not")
         std::printf("K = %5lld: largest error against float64: fp32 FMA %.3g, 3xTF32 %.3g, TF32 %.3g\n",
                     static_cast<long long>(k), fma, split, plain);
         CHECK(fma > 0);
+        CHECK(split <= 2 * fma);
+        CHECK(plain >= 8 * split);
+    }
+}
+
+// The same bound for Hopper's wgmma template, whose 3xTF32 rounds its sums to nearest once per 32 values of k
+// (gemm-tensorcore: once per 8).
+TEST_CASE("wgmma's 3xTF32 is as exact as fp32 FMA against float64, its plain TF32 is not")
+{
+    if (gpuArch() != "sm_90a") {
+        std::printf("gemm-wgmma needs sm_90a: skipped on %s\n", gpuArch().c_str());
+        return;
+    }
+    for (const std::int64_t k : {1024, 4096, 16384}) {
+        CAPTURE(k);
+        const Op op = matmulAgainstFp64(k);
+        const double fma = maxError(op, "gemm", {});
+        const double split = maxError(op, "gemm-wgmma", {{"products", 3}});
+        const double plain = maxError(op, "gemm-wgmma", {{"products", 1}});
+        std::printf("K = %5lld: largest error against float64: fp32 FMA %.3g, wgmma 3xTF32 %.3g, wgmma TF32 %.3g\n",
+                    static_cast<long long>(k), fma, split, plain);
         CHECK(split <= 2 * fma);
         CHECK(plain >= 8 * split);
     }
