@@ -37,6 +37,12 @@ std::string toJson(const OpRecipe &recipe)
         j["epilogueInputs"] = recipe.epilogueInputs;
     if (!recipe.stages.empty())
         j["stages"] = nlohmann::json::parse(recipe.stages);
+    if (!recipe.prologue.empty())
+        j["prologue"] = recipe.prologue;
+    if (recipe.exclusive)
+        j["exclusive"] = true;
+    if (recipe.reverse)
+        j["reverse"] = true;
     return j.dump();
 }
 
@@ -62,8 +68,11 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.epilogueInputs = j.value("epilogueInputs", recipe.epilogueInputs);
         if (j.contains("stages"))
             recipe.stages = j["stages"].dump();
-        static const std::set<std::string> families{"elementwise", "reduce",    "softmax",       "norm",
-                                                    "gemm",        "transpose", "conv-epilogue", "pipeline"};
+        recipe.prologue = j.value("prologue", recipe.prologue);
+        recipe.exclusive = j.value("exclusive", recipe.exclusive);
+        recipe.reverse = j.value("reverse", recipe.reverse);
+        static const std::set<std::string> families{"elementwise", "reduce",        "softmax",  "norm", "gemm",
+                                                    "transpose",   "conv-epilogue", "pipeline", "scan"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
         return recipe;

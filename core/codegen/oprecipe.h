@@ -27,6 +27,10 @@ namespace kx {
  *   `acc`, the channel `c` and bias (a [C_out] input), e.g. "fmaxf(acc + bias[c], 0.0f)".
  * - "pipeline": stages (JSON, see core/codegen/pipeline.h): library calls, fused elementwise chains and
  *   reductions in order, through intermediates; for ops no single template covers.
+ * - "scan": out[r, j, i] = epilogue(the running reduction, "sum" or "prod", of prologue(inputs) along the middle
+ *   dimension of [rows, cols, inner], up to j). prologue is CUDA C over the input names (each read at the same
+ *   position; empty: the first input), expression the epilogue over `acc` and the input names (empty: acc).
+ *   exclusive scans stop before j (out[r, 0, i] is the identity); reverse scans run from the end of the dimension.
  * Symbols name the op's shape symbols: rows/cols, m/n/k.
  */
 struct OpRecipe
@@ -43,6 +47,9 @@ struct OpRecipe
     std::string bias;
     std::vector<std::string> epilogueInputs;
     std::string stages; ///< pipeline: the stages as JSON text.
+    std::string prologue;   ///< scan: what is scanned at a position.
+    bool exclusive = false; ///< scan: without the element itself.
+    bool reverse = false;   ///< scan: from the last position to the first.
 
     bool operator==(const OpRecipe &) const = default;
 };

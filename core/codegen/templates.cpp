@@ -9,6 +9,7 @@
 #include "core/codegen/gemmwgmmatemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
+#include "core/codegen/scantemplate.h"
 #include "core/codegen/splitnormtemplate.h"
 #include "core/codegen/stridednormtemplate.h"
 #include "core/codegen/transposetemplate.h"
@@ -29,6 +30,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const GemmLibraryTemplate gemmLibrary;
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
+    static const ScanTemplate scan;
     static const PipelineTemplate pipeline;
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
@@ -36,7 +38,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,      &softmax,      &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
-                                                         &pipeline};
+                                                         &scan,        &pipeline};
     return all;
 }
 

@@ -52,6 +52,17 @@ const std::map<std::string, ReferenceFunction> &references()
              [](const Tensors &in) { return Tensors{in[0] * at::rsqrt(in[0].pow(2).mean(-1, true) + 1e-5) * in[1]}; }},
             {"rms_norm_channels",
              [](const Tensors &in) { return Tensors{in[0] / at::sqrt(in[0].pow(2).mean(1, true) + 1e-5)}; }},
+            {"cumsum", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
+            {"cumsum_long_rows", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
+            {"cumsum_reverse_exclusive",
+             [](const Tensors &in) {
+                 const auto &x = in[0];
+                 return Tensors{at::cat({x.flip({1}).cumsum(1).flip({1}).narrow(1, 1, x.size(1) - 1),
+                                         at::zeros_like(x.narrow(1, 0, 1))},
+                                        1)};
+             }},
+            {"cumprod", [](const Tensors &in) { return Tensors{at::cumprod(in[0], 1)}; }},
+            {"cumsum_channels", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
             {"matmul", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"matmul_tall_skinny", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"linear_bias_relu", [](const Tensors &in) { return Tensors{at::relu(at::linear(in[0], in[1], in[2]))}; }},

@@ -92,6 +92,15 @@ OpRecipe rowsOf(OpRecipe how)
     return how;
 }
 
+// A cumulative sum or product along the rows of [N, D] (the scan template).
+OpRecipe scan(std::string reduction, bool exclusive = false, bool reverse = false)
+{
+    OpRecipe how = rowsOf(recipe("scan", {}, std::move(reduction)));
+    how.exclusive = exclusive;
+    how.reverse = reverse;
+    return how;
+}
+
 OpRecipe gemm(std::string epilogue, bool transposeB = false, std::string bias = {},
               std::vector<std::string> epilogueInputs = {})
 {
@@ -180,6 +189,31 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("out", {"N", "C", "S"})},
                          {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
                          "4 * N * C * S", channels, 1e-4, 1e-3));
+
+    // Scans: fp32 sums in another order than PyTorch's (the tolerance grows with the row), products whose running
+    // value under- and overflows on most trial inputs.
+    const auto rowScan = [&](std::string name, std::string description, std::string reference, OpRecipe how,
+                             std::vector<ShapeSet> shapes, double atol) {
+        ops.push_back(makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N", "D"})},
+                             {tensor("out", {"N", "D"})}, std::move(shapes), "8 * N * D", "N * D", how, atol, 1e-3));
+    };
+    rowScan("cumsum", "Cumulative sum along each row of a matrix.", "torch.cumsum(x, dim=1)", scan("sum"),
+            {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1029}}}, 1e-2);
+    rowScan("cumsum_long_rows", "Cumulative sum along a few rows of 4 Mi elements (rows span many blocks).",
+            "torch.cumsum(x, dim=1)", scan("sum"), {{{"N", 16}, {"D", 4194304}}, {{"N", 3}, {"D", 1000003}}}, 0.25);
+    rowScan("cumsum_reverse_exclusive", "Reverse exclusive cumulative sum: out[:, j] sums x[:, j + 1:].",
+            "torch.cat([x.flip(1).cumsum(1).flip(1)[:, 1:], torch.zeros_like(x[:, :1])], dim=1)",
+            scan("sum", true, true), {{{"N", 64}, {"D", 1048576}}, {{"N", 5}, {"D", 4097}}}, 0.25);
+    rowScan("cumprod", "Cumulative product along each row of a matrix.", "torch.cumprod(x, dim=1)", scan("prod"),
+            {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1029}}}, 1e-4);
+    OpRecipe channelScan = recipe("scan", {}, "sum");
+    channelScan.rows = "N";
+    channelScan.cols = "C";
+    channelScan.inner = "S";
+    ops.push_back(makeOp("cumsum_channels", "Cumulative sum over the channels of [N, C, S] (a middle dimension).",
+                         "torch.cumsum(x, dim=1)", {tensor("x", {"N", "C", "S"})}, {tensor("out", {"N", "C", "S"})},
+                         {{{"N", 16}, {"C", 64}, {"S", 65536}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
+                         "N * C * S", channelScan, 1e-2, 1e-3));
 
     // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
     ops.push_back(makeOp("matmul", "Square matrix product.", "torch.matmul(a, b)",

@@ -228,3 +228,27 @@ TEST_CASE("the catalog's middle-dimension reductions verify in strided variants"
         checked += checkVariantsVerify(*strided, test::builtIn(name), seed++, 5, "middle");
     CHECK(checked == 3 * 6);
 }
+
+// Scans: sampled variants of the scan template (a block a row, look-back tiles for sums, a thread a line along a
+// middle dimension) verify on rows that are not multiples of any tile, products included (their running value
+// under- and overflows on most trial inputs, and must get stuck where PyTorch's does).
+TEST_CASE("the catalog's scans verify in sampled variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *scan = findKernelTemplate("scan");
+    REQUIRE(scan);
+    const std::vector<std::pair<std::string, std::vector<ShapeSet>>> ops{
+        {"cumsum", {{{"N", 512}, {"D", 32768}}, {{"N", 3}, {"D", 100003}}}},
+        {"cumsum_reverse_exclusive", {{{"N", 4}, {"D", 1048576}}, {{"N", 7}, {"D", 5001}}}},
+        {"cumprod", {{{"N", 1024}, {"D", 8192}}, {{"N", 5}, {"D", 3001}}}},
+        {"cumsum_channels", {{{"N", 8}, {"C", 100}, {"S", 4099}}, {{"N", 2}, {"C", 33}, {"S", 65}}}},
+    };
+    int checked = 0;
+    for (const auto &[name, sets] : ops) {
+        Op op = test::builtIn(name);
+        op.shapeSets = sets;
+        checked += checkVariantsVerify(*scan, op, 23, 4, "variants");
+    }
+    CHECK(checked == 4 * 5);
+}
