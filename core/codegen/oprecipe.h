@@ -14,7 +14,8 @@ namespace kx {
  * - "elementwise": out = expression over the inputs' elements (all inputs and the output have the same
  *   number of elements). expression is CUDA C over the input names, e.g. "fmaxf(x, 0.0f)".
  * - "reduce": out[r] = reduction over the last dimension of input [rows, cols]; reduction is "sum", "mean",
- *   "max" or "argmax" (argmax writes int64).
+ *   "max", "min", "prod", "argmax" or "argmin" (the arg reductions write int64, the first index of the extreme).
+ *   With inner other than "1", the input is [rows, cols, inner] and out[r, i] reduces its middle dimension.
  * - "softmax": reduction "softmax" or "logsoftmax" over the last dimension of [rows, cols].
  * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
  *   dimension, with eps. With inner other than "1", x is [rows, cols, inner] and the norm runs over its middle
@@ -40,7 +41,7 @@ struct OpRecipe
     std::string reduction;
     std::string rows = "R";
     std::string cols = "C";
-    std::string inner = "1"; ///< norm: elements after the normalised dimension.
+    std::string inner = "1"; ///< norm, reduce: elements after the normalised or reduced dimension.
     double eps = 1e-5;
     std::string m = "M", n = "N", k = "K";
     bool transposeB = false;

@@ -1,4 +1,5 @@
 #include "core/codegen/codegenutil.h"
+#include "core/codegen/reducecommon.h"
 #include "core/codegen/rowcommon.h"
 #include "core/codegen/rowtemplates.h"
 
@@ -10,46 +11,90 @@ using namespace codegen;
 
 namespace {
 
-constexpr const char *kArgMaxHelpers = R"(
-// Arg-max across a warp: the larger value wins, ties go to the smaller index (like torch.argmax).
-__device__ __forceinline__ void warpArgMax(float &value, long long &index)
+// Block-wide combines (every thread gets the result); the leading barrier protects `shared` from a previous call.
+// Shuffles: within each warp, then the warps' results through shared memory. Tree: a shared-memory tree.
+std::string blockCombineHelpers(const rows::RowLayout &layout, bool indexed)
 {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        const float otherValue = __shfl_xor_sync(0xffffffffu, value, offset);
-        const long long otherIndex = __shfl_xor_sync(0xffffffffu, index, offset);
-        if (otherValue > value || (otherValue == value && otherIndex < index)) {
-            value = otherValue;
-            index = otherIndex;
-        }
-    }
+    const std::string slots = std::to_string(layout.sharedTree ? layout.block : 32);
+    if (!indexed && !layout.sharedTree)
+        return R"(
+__device__ float blockCombine(float v, float *shared)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warpCombine(v);
+    __syncthreads();
+    if (lane == 0)
+        shared[warp] = v;
+    __syncthreads();
+    return warpCombine(lane < (blockDim.x >> 5) ? shared[lane] : reduceIdentity());
 }
 )";
-
-constexpr const char *kBlockArgMax = R"(
-// Arg-max across the block: per warp, then the warps' winners through shared memory.
-__device__ void blockArgMax(float &value, long long &index, float *shared)
+    if (!indexed)
+        return R"(
+__device__ float blockCombine(float v, float *shared)
 {
-    long long *sharedIndex = reinterpret_cast<long long *>(shared + 32);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    warpArgMax(value, index);
+    __syncthreads();
+    shared[threadIdx.x] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride)
+            shared[threadIdx.x] = combine(shared[threadIdx.x], shared[threadIdx.x + stride]);
+        __syncthreads();
+    }
+    return shared[0];
+}
+)";
+    const std::string head = "\n__device__ void blockCombineArg(float &best, long long &bestIndex, float *shared)\n{\n"
+                             "    long long *sharedIndex = reinterpret_cast<long long *>(shared + "
+                             + slots + ");\n";
+    if (!layout.sharedTree)
+        return head + R"(    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    warpCombineArg(best, bestIndex);
     __syncthreads();
     if (lane == 0) {
-        shared[warp] = value;
-        sharedIndex[warp] = index;
+        shared[warp] = best;
+        sharedIndex[warp] = bestIndex;
     }
     __syncthreads();
-    value = lane < (blockDim.x >> 5) ? shared[lane] : negativeInfinity();
-    index = lane < (blockDim.x >> 5) ? sharedIndex[lane] : 0x7fffffffffffffffLL;
-    warpArgMax(value, index);
+    const bool filled = lane < (blockDim.x >> 5);
+    best = filled ? shared[lane] : reduceIdentity();
+    bestIndex = filled ? sharedIndex[lane] : kNoIndex;
+    warpCombineArg(best, bestIndex);
 }
 )";
+    return head + R"(    __syncthreads();
+    shared[threadIdx.x] = best;
+    sharedIndex[threadIdx.x] = bestIndex;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            float value = shared[threadIdx.x];
+            long long index = sharedIndex[threadIdx.x];
+            combineArg(value, index, shared[threadIdx.x + stride], sharedIndex[threadIdx.x + stride]);
+            shared[threadIdx.x] = value;
+            sharedIndex[threadIdx.x] = index;
+        }
+        __syncthreads();
+    }
+    best = shared[0];
+    bestIndex = sharedIndex[0];
+}
+)";
+}
+
+// Dynamic shared memory: a float (and an index) per warp or per thread; none for a warp per row.
+std::string sharedBytesOf(const rows::RowLayout &layout, bool indexed)
+{
+    if (layout.warpPerRow)
+        return "0";
+    return std::to_string((indexed ? 12 : 4) * (layout.sharedTree ? layout.block : 32));
+}
 
 } // namespace
 
 bool ReduceTemplate::supports(const Op &, const OpRecipe &recipe) const
 {
-    return recipe.family == "reduce";
+    return recipe.family == "reduce" && recipe.inner == "1";
 }
 
 std::vector<ParamDef> ReduceTemplate::parameters(const Op &, const OpRecipe &) const
@@ -65,11 +110,10 @@ Params ReduceTemplate::defaults(const Op &, const OpRecipe &) const
 std::string ReduceTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
     if (!supports(op, recipe))
-        return "the reduce template needs a reduce recipe";
-    if (recipe.reduction != "sum" && recipe.reduction != "mean" && recipe.reduction != "max"
-        && recipe.reduction != "argmax")
+        return "the reduce template needs a reduce recipe over the last dimension";
+    if (!reduction::isKnown(recipe.reduction))
         return "unknown reduction '" + recipe.reduction + "'";
-    const std::string expectedType = recipe.reduction == "argmax" ? "int64" : "float32";
+    const std::string expectedType = reduction::outputType(recipe.reduction);
     if (!op.outputs.empty() && op.outputs.front().dtype != expectedType)
         return recipe.reduction + " writes " + expectedType;
     return rows::checkCommon(op, recipe, params, parameters(op, recipe));
@@ -78,39 +122,37 @@ std::string ReduceTemplate::check(const Op &op, const OpRecipe &recipe, const Pa
 GeneratedKernel ReduceTemplate::generate(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
     const auto layout = rows::layoutOf(params);
-    const bool argmax = recipe.reduction == "argmax";
+    const bool indexed = reduction::isIndexed(recipe.reduction);
     const auto &input = op.inputs.front().name;
     const auto &output = op.outputs.front().name;
 
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output << "[row] = " << recipe.reduction
         << " of " << input << "[row, :]\n\n"
-        << rows::reductionHelpers(layout);
-    if (argmax)
-        out << kArgMaxHelpers << (layout.warpPerRow ? "" : kBlockArgMax);
+        << reduction::deviceHelpers(recipe.reduction);
+    if (!layout.warpPerRow)
+        out << blockCombineHelpers(layout, indexed);
     out << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
-        << ") reduce_kernel(const float *__restrict__ " << input << ", " << (argmax ? "long long" : "float")
+        << ") reduce_kernel(const float *__restrict__ " << input << ", " << (indexed ? "long long" : "float")
         << " *__restrict__ " << output << ", long long rows, long long cols)\n{\n"
         << rows::rowPrologue(layout, input);
-    if (argmax) {
-        out << "    float best = negativeInfinity();\n    long long bestIndex = 0x7fffffffffffffffLL;\n"
-            << rows::forEachElement(layout, "in", "if (v > best) { best = v; bestIndex = c; }")
-            << (layout.warpPerRow ? "    warpArgMax(best, bestIndex);\n"
-                                  : "    blockArgMax(best, bestIndex, shared);\n")
+    if (indexed) {
+        out << "    float best = reduceIdentity();\n    long long bestIndex = kNoIndex;\n"
+            << rows::forEachElement(layout, "in", "combineArg(best, bestIndex, v, c);")
+            << (layout.warpPerRow ? "    warpCombineArg(best, bestIndex);\n"
+                                  : "    blockCombineArg(best, bestIndex, shared);\n")
             << "    if (lane == 0)\n        " << output << "[row] = bestIndex;\n}\n";
     } else {
-        const bool max = recipe.reduction == "max";
-        out << "    float acc = " << (max ? "negativeInfinity()" : "0.0f") << ";\n"
-            << rows::forEachElement(layout, "in", max ? "acc = fmaxf(acc, v);" : "acc += v;")
-            << "    acc = " << rows::reduceCall(layout, max ? "Max" : "Sum", "acc") << ";\n"
-            << "    if (lane == 0)\n        " << output << "[row] = acc"
-            << (recipe.reduction == "mean" ? " / (float)cols" : "") << ";\n}\n";
+        out << "    float acc = reduceIdentity();\n"
+            << rows::forEachElement(layout, "in", "acc = combine(acc, v);") << "    acc = "
+            << (layout.warpPerRow ? "warpCombine(acc)" : "blockCombine(acc, shared)") << ";\n"
+            << "    if (lane == 0)\n        " << output
+            << "[row] = " << reduction::finish(recipe.reduction, "acc", "cols") << ";\n}\n";
     }
-    const std::string shared = argmax ? (layout.warpPerRow ? "0" : "384") : rows::sharedBytes(layout);
     const auto args =
         nlohmann::json::array({inputArg(input), outputArg(output), intArg(recipe.rows), intArg(recipe.cols)});
-    const auto steps = nlohmann::json::array(
-        {kernelStep("reduce_kernel", {rows::gridExpression(layout, recipe.rows)}, {text(layout.block)}, args, shared)});
+    const auto steps = nlohmann::json::array({kernelStep("reduce_kernel", {rows::gridExpression(layout, recipe.rows)},
+                                                         {text(layout.block)}, args, sharedBytesOf(layout, indexed))});
     return {out.str(), planJson(steps)};
 }
 

@@ -7,7 +7,7 @@
 
 namespace kx {
 
-/// sum / mean / max / argmax over the last dimension.
+/// sum, mean, max, min, prod, argmax and argmin over the last dimension (inner "1"); reduce-strided takes the others.
 class ReduceTemplate : public KernelTemplate
 {
 public:

@@ -12,6 +12,7 @@
 #include "core/codegen/scantemplate.h"
 #include "core/codegen/splitnormtemplate.h"
 #include "core/codegen/stridednormtemplate.h"
+#include "core/codegen/stridedreducetemplate.h"
 #include "core/codegen/transposetemplate.h"
 
 namespace kx {
@@ -20,6 +21,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
 {
     static const ElementwiseTemplate elementwise;
     static const ReduceTemplate reduce;
+    static const StridedReduceTemplate stridedReduce;
     static const SoftmaxTemplate softmax;
     static const SplitNormTemplate splitNorm;
     static const NormTemplate norm;
@@ -35,7 +37,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
-    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce,      &softmax,      &splitNorm,
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &softmax,      &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
                                                          &scan,        &pipeline};

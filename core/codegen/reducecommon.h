@@ -1,0 +1,30 @@
+#pragma once
+
+// What the reduce templates share: the reductions a "reduce" recipe names and the CUDA that combines values the
+// way PyTorch does (NaN wins for max, min and the arg reductions; ties go to the first index).
+#include <string>
+
+namespace kx::reduction {
+
+/// sum, mean, max, min, prod, argmax or argmin.
+bool isKnown(const std::string &reduction);
+/// argmax and argmin: they carry an index beside the value and write int64.
+bool isIndexed(const std::string &reduction);
+/// "int64" for the indexed reductions, "float32" for the others.
+std::string outputType(const std::string &reduction);
+
+/**
+ * CUDA helpers for one reduction, to paste before the kernels:
+ * - every reduction: `float reduceIdentity()` (the start value: 0, 1, -inf or +inf);
+ * - value reductions: `float combine(float acc, float v)` and `float warpCombine(float v)` (every lane gets the
+ *   result);
+ * - indexed ones: `void combineArg(float &best, long long &bestIndex, float v, long long index)` and
+ *   `void warpCombineArg(float &best, long long &bestIndex)`; an empty slot is the identity with index
+ *   kNoIndex (LLONG_MAX), which any real element beats or ties and then wins by its smaller index.
+ */
+std::string deviceHelpers(const std::string &reduction);
+
+/// The output value from the accumulator `acc` after @p count elements (the mean divides, the others keep it).
+std::string finish(const std::string &reduction, const std::string &acc, const std::string &count);
+
+} // namespace kx::reduction
