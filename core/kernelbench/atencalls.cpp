@@ -35,7 +35,8 @@ const std::map<std::string, int> &elementwiseKinds()
 
 const std::set<std::string> &reduceKinds()
 {
-    static const std::set<std::string> kinds{"aten::sum", "aten::mean", "aten::amax", "aten::max", "aten::argmax"};
+    static const std::set<std::string> kinds{"aten::sum", "aten::mean", "aten::prod",   "aten::amax",  "aten::amin",
+                                             "aten::max", "aten::min",  "aten::argmax", "aten::argmin"};
     return kinds;
 }
 

@@ -67,6 +67,7 @@ private:
     Expected<Op> gemm();
     Expected<Op> conv();
     Expected<Op> rows();
+    Expected<Op> reduce();
     std::optional<Expected<Op>> rmsNorm();
     Expected<Op> transpose();
     /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
@@ -74,6 +75,8 @@ private:
                       std::size_t columnDimensions = 1);
     Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol);
     Expected<std::size_t> lastDimension(const GraphNode &node, const nlohmann::json &dims) const;
+    /// The dimensions a reduction call reduces, [first, last] of its input: one, or a list of neighbours.
+    Expected<std::pair<std::size_t, std::size_t>> reducedDimensions(const GraphNode &node) const;
     Expected<Op> finish(const OpRecipe &recipe, double atol, double rtol)
     {
         m_op.recipe = toJson(recipe);

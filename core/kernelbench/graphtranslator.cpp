@@ -40,12 +40,13 @@ std::vector<std::string> GraphTranslator::unsupportedCalls(const OpGraph &graph)
             add(node.kind);
             continue;
         }
-        // Known calls on other element types than float32 (index outputs of argmax and max aside).
+        // Known calls on other element types than float32 (index outputs of argmax, argmin, max and min aside).
         for (const auto &argument : node.inputs)
             if (argument.isTensor && argument.tensor.dtype != "float32")
                 add(node.kind + " on " + argument.tensor.dtype);
         for (std::size_t i = 0; i < node.outputs.size(); ++i) {
-            const bool indices = node.kind == "aten::argmax" || (node.kind == "aten::max" && i == 1);
+            const bool indices = node.kind == "aten::argmax" || node.kind == "aten::argmin"
+                                 || ((node.kind == "aten::max" || node.kind == "aten::min") && i == 1);
             const auto &dtype = node.outputs[i].dtype;
             if (dtype != "float32" && dtype != "none" && !(indices && dtype == "int64"))
                 add(node.kind + " producing " + dtype);

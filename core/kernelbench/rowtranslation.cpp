@@ -1,4 +1,4 @@
-// The row families of a graph translation: reductions, softmax, LayerNorm and RMSNorm over the last dimension.
+// The row families of a graph translation: reductions over any dimensions, softmax, LayerNorm and RMSNorm.
 #include "core/kernelbench/graphtranslation.h"
 
 #include "core/kernelbench/atencalls.h"
@@ -26,6 +26,92 @@ Expected<std::size_t> Translation::lastDimension(const GraphNode &node, const nl
             return Error{node.kind + " over dimension " + std::to_string(*dim) + " of " + shapeText(shape)
                          + ": the templates work over the last dimension"};
     return std::size_t(d);
+}
+
+Expected<std::pair<std::size_t, std::size_t>> Translation::reducedDimensions(const GraphNode &node) const
+{
+    const auto &shape = node.inputs.front().tensor.shape;
+    const auto rank = std::int64_t(shape.size());
+    // The overloads over all dimensions take no dimension argument: sum(x, dtype), max(x), prod(x, dtype).
+    const bool overAll = node.inputs.size() < 3 && node.kind != "aten::argmax" && node.kind != "aten::argmin";
+    const auto dims = overAll ? nlohmann::json() : node.inputs[1].constant;
+    std::vector<std::int64_t> list;
+    if (const auto one = integer(dims))
+        list = {*one};
+    else if (const auto several = integers(dims))
+        list = *several;
+    if (list.empty())
+        return Error{node.kind + " over all dimensions: the reduce templates keep at least one"};
+    for (auto &d : list) {
+        if (d < -rank || d >= rank)
+            return Error{node.kind + " over dimension " + std::to_string(d) + " of a " + std::to_string(rank)
+                         + "-D input"};
+        d = d < 0 ? d + rank : d;
+    }
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+    if (list.back() - list.front() + 1 != std::int64_t(list.size()))
+        return Error{node.kind + " over dimensions " + dims.dump() + " of " + shapeText(shape)
+                     + ": the reduce templates take neighbouring dimensions"};
+    return std::pair{std::size_t(list.front()), std::size_t(list.back())};
+}
+
+Expected<Op> Translation::reduce()
+{
+    const GraphNode &node = *m_nodes.front();
+    const auto &kind = node.kind;
+    if (node.inputs.size() > 1 && node.inputs[1].isTensor)
+        return Error{kind + " of two tensors is elementwise, not a reduction"};
+    OpRecipe recipe;
+    recipe.family = "reduce";
+    if (kind == "aten::max" || kind == "aten::min") {
+        // Over a dimension they return the values and the indices; the indices alone are argmax and argmin.
+        const std::string result = canonical(m_graph.outputs.front());
+        if (node.outputs.size() == 2 && node.outputs[1].value == result)
+            recipe.reduction = "arg" + kind.substr(6);
+        else
+            recipe.reduction = kind.substr(6);
+    } else {
+        recipe.reduction = kind == "aten::amax" ? "max" : kind == "aten::amin" ? "min" : kind.substr(6);
+    }
+    if ((kind == "aten::sum" || kind == "aten::mean" || kind == "aten::prod") && node.inputs.size() > 3
+        && !node.inputs[3].constant.is_null())
+        return Error{kind + " with a dtype"};
+    const auto dimensions = reducedDimensions(node);
+    if (!dimensions)
+        return dimensions.error();
+    const auto [first, last] = *dimensions;
+    const TensorSpec &x = m_op.inputs.front();
+    const auto &shape = node.inputs.front().tensor.shape;
+    if (m_op.inputs.size() != 1)
+        return Error{"the op has inputs that " + kind + " does not use"};
+    // The recipe names x's declared dimensions: the call must see x as declared, not a view that regroups them.
+    const auto declared = [&](const std::string &dimension) -> std::optional<std::int64_t> {
+        if (isDigits(dimension))
+            return std::stoll(dimension);
+        if (m_op.shapeSets.empty() || !m_op.shapeSets.front().count(dimension))
+            return std::nullopt;
+        return m_op.shapeSets.front().at(dimension);
+    };
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (shape.size() != x.shape.size() || declared(x.shape[d]) != shape[d])
+            return Error{kind + " of " + shapeText(shape) + ", a view of " + x.name
+                         + " with other dimensions than it is declared with"};
+    if (auto status = rowSymbols(x, first, recipe, last - first + 1); !status)
+        return status.error();
+    const bool lastDimensions =
+        std::all_of(shape.begin() + std::ptrdiff_t(last) + 1, shape.end(), [](auto size) { return size == 1; });
+    if (!lastDimensions) {
+        const std::vector<std::string> after(x.shape.begin() + std::ptrdiff_t(last) + 1, x.shape.end());
+        if (auto status = derivedSymbol("I", after, recipe.inner); !status)
+            return status.error();
+    }
+    // Sums and products in another order than PyTorch's: the rounding grows with the number of terms.
+    std::int64_t terms = 1;
+    for (auto d = first; d <= last; ++d)
+        terms *= shape[d];
+    const bool arithmetic = recipe.reduction == "sum" || recipe.reduction == "mean" || recipe.reduction == "prod";
+    return finish(recipe, arithmetic ? std::max(1e-2, summationAtol(terms)) : 1e-2, 1e-3);
 }
 
 Status Translation::derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions,
@@ -85,14 +171,7 @@ Expected<Op> Translation::rows()
     std::size_t inputs = 1;
     std::size_t normalizedDimensions = 1;
     if (reduceKinds().count(node.kind)) {
-        recipe.family = "reduce";
-        recipe.reduction = node.kind == "aten::amax" || node.kind == "aten::max" ? "max" : node.kind.substr(6);
-        if ((node.kind == "aten::sum" || node.kind == "aten::mean") && !constantAt(3).is_null())
-            return Error{node.kind + " with a dtype"};
-        if (node.kind == "aten::max"
-            && (node.outputs.size() != 2 || node.outputs[0].value != canonical(m_graph.outputs[0])))
-            return Error{"aten::max returning its indices: use argmax"};
-        atol = 1e-2;
+        return reduce();
     } else if (node.kind == "aten::softmax" || node.kind == "aten::_softmax" || node.kind == "aten::log_softmax"
                || node.kind == "aten::_log_softmax") {
         recipe.family = "softmax";

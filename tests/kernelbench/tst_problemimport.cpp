@@ -126,6 +126,7 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
         {"relu.py", "elementwise", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
         {"softmax.py", "softmax", {"x[batch_size,dim]"}, "out[batch_size,dim]"},
         {"sum_dim.py", "reduce", {"x[batch_size,rows,features]"}, "out[batch_size,rows,1]"},
+        {"argmin_dim.py", "reduce", {"x[batch_size,dim1,dim2]"}, "out[batch_size,dim2]"},
         {"layer_norm.py",
          "norm",
          {"x[batch_size,features]", "norm_weight[features]", "norm_bias[features]"},
@@ -157,6 +158,10 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
         checkTranslationCompiles(op);
     }
     CHECK(importedOk("sum_dim.py").op.shapeSets[0].at("R") == 8 * 128); // rows of the [8 * 128, 512] view
+    // Over the middle dimension, into int64 indices: the strided reduce template's recipe.
+    const Op &argmin = importedOk("argmin_dim.py").op;
+    CHECK(argmin.outputs.front().dtype == "int64");
+    CHECK(argmin.recipe == R"({"cols":"dim1","family":"reduce","inner":"dim2","reduction":"argmin","rows":"batch_size"})");
 }
 
 TEST_CASE("convolutions and poolings import as generated window stages that compile for sm_80 and sm_90")
