@@ -85,6 +85,20 @@ Op rowReduction(std::string name, std::string description, std::string reference
                   1e-3);
 }
 
+// A reduction over the middle dimension of [N, C, S] (KernelBench's reductions over dimension 1 of a 3-D tensor).
+Op middleReduction(std::string name, std::string description, std::string reference, std::string reduction,
+                   std::vector<ShapeSet> shapeSets, std::string outputType = "float32")
+{
+    OpRecipe how = recipe("reduce", {}, std::move(reduction));
+    how.rows = "N";
+    how.cols = "C";
+    how.inner = "S";
+    const std::string outputBytes = outputType == "int64" ? "8" : "4";
+    return makeOp(std::move(name), std::move(description), std::move(reference), {tensor("x", {"N", "C", "S"})},
+                  {tensor("out", {"N", "S"}, std::move(outputType))}, std::move(shapeSets),
+                  "4 * N * C * S + " + outputBytes + " * N * S", "N * C * S", how, 1e-2, 1e-3);
+}
+
 OpRecipe rowsOf(OpRecipe how)
 {
     how.rows = "N";
@@ -156,6 +170,17 @@ std::vector<Op> makeBuiltInOps()
     ops.push_back(rowReduction("row_max", "Maximum of each row of a matrix.", "x.amax(dim=1)", "max"));
     ops.push_back(
         rowReduction("row_argmax", "Index of the maximum of each row (int64).", "x.argmax(dim=1)", "argmax", "int64"));
+
+    // The same over a middle dimension: few outputs (the reduced dimension split across blocks), an odd inner size,
+    // vector loads with ties (argmin), and a short product over many outputs.
+    ops.push_back(middleReduction("sum_dim1", "Sum over the middle dimension of [N, C, S].", "x.sum(dim=1)", "sum",
+                                  {{{"N", 16}, {"C", 1024}, {"S", 4096}}, {{"N", 3}, {"C", 77}, {"S", 1001}}}));
+    ops.push_back(middleReduction("argmin_dim1", "Index of the minimum over the middle dimension of [N, C, S] (int64).",
+                                  "x.argmin(dim=1)", "argmin",
+                                  {{{"N", 16}, {"C", 1024}, {"S", 4096}}, {{"N", 2}, {"C", 333}, {"S", 4100}}},
+                                  "int64"));
+    ops.push_back(middleReduction("prod_dim1", "Product over the middle dimension of [N, C, S].", "x.prod(dim=1)",
+                                  "prod", {{{"N", 16}, {"C", 16}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}));
 
     // Softmax and log-softmax.
     for (const auto &[name, reduction, reference] :
