@@ -135,6 +135,22 @@ std::string wrap(const std::string &expression)
     return "(" + expression + ")";
 }
 
+namespace {
+
+// PyTorch's clamp(x, low, high): min(max(x, low), high), and NaN where x is NaN.
+std::string clampBoth(const std::string &x, const std::string &low, const std::string &high)
+{
+    return "(" + x + " != " + x + " ? " + x + " : fminf(fmaxf(" + x + ", " + low + "), " + high + "))";
+}
+
+} // namespace
+
+bool isElementwiseCall(const GraphNode &node)
+{
+    return isElementwise(node.kind)
+           || ((node.kind == "aten::min" || node.kind == "aten::max") && node.overload == "other");
+}
+
 Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand &operand)
 {
     const auto &kind = node.kind;
@@ -155,10 +171,11 @@ Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand
     const std::string x = wrap(*a);
     const auto unary = [&](const std::string &function) { return function + "(" + *a + ")"; };
 
+    // NaN goes through as on PyTorch's CUDA kernels (fmaxf and fminf would drop it): relu is clamp_min(x, 0).
     if (kind == "aten::relu")
-        return "fmaxf(" + *a + ", 0.0f)";
+        return "(" + x + " <= 0.0f ? 0.0f : " + x + ")";
     if (kind == "aten::relu6")
-        return "fminf(fmaxf(" + *a + ", 0.0f), 6.0f)";
+        return clampBoth(x, "0.0f", "6.0f");
     if (kind == "aten::sigmoid")
         return "(1.0f / (1.0f + expf(-" + x + ")))";
     if (kind == "aten::logsigmoid")
@@ -193,30 +210,28 @@ Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand
     if (kind == "aten::square")
         return "(" + x + " * " + x + ")";
     if (kind == "aten::hardsigmoid")
-        return "fminf(fmaxf(" + x + " / 6.0f + 0.5f, 0.0f), 1.0f)";
+        return "(" + x + " != " + x + " ? " + x + " : fminf(fmaxf(" + x + " / 6.0f + 0.5f, 0.0f), 1.0f))";
     if (kind == "aten::hardswish")
         return "(" + x + " * fminf(fmaxf(" + x + " + 3.0f, 0.0f), 6.0f) / 6.0f)";
     if (kind == "aten::selu")
         return "(1.0507009873554805f * (" + x + " > 0.0f ? " + x + " : 1.6732632423543772f * expm1f(" + x + ")))";
 
     if (kind == "aten::clamp" || kind == "aten::hardtanh" || kind == "aten::clamp_min" || kind == "aten::clamp_max") {
-        std::string result = *a;
         const bool hasMin = kind != "aten::clamp_max" && !isNull(1);
         const std::size_t maxIndex = kind == "aten::clamp_max" ? 1 : 2;
         const bool hasMax = kind != "aten::clamp_min" && !isNull(maxIndex);
-        if (hasMin) {
-            const auto low = scalar(1);
-            if (!low)
-                return Error{kind + " with a tensor bound"};
-            result = "fmaxf(" + result + ", " + floatLiteral(*low) + ")";
-        }
-        if (hasMax) {
-            const auto high = scalar(maxIndex);
-            if (!high)
-                return Error{kind + " with a tensor bound"};
-            result = "fminf(" + result + ", " + floatLiteral(*high) + ")";
-        }
-        return result;
+        const auto low = scalar(1), high = scalar(maxIndex);
+        if ((hasMin && !low) || (hasMax && !high))
+            return Error{kind + " with a tensor bound"};
+        const std::string lowText = hasMin ? floatLiteral(low.value()) : "";
+        const std::string highText = hasMax ? floatLiteral(high.value()) : "";
+        if (hasMin && hasMax)
+            return clampBoth(x, lowText, highText);
+        if (hasMin)
+            return "(" + x + " <= " + lowText + " ? " + lowText + " : " + x + ")";
+        if (hasMax)
+            return "(" + x + " >= " + highText + " ? " + highText + " : " + x + ")";
+        return *a;
     }
     if (kind == "aten::leaky_relu") {
         const double slope = scalar(1).value_or(0.01);
@@ -238,7 +253,7 @@ Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand
         const auto threshold = scalar(1), value = scalar(2);
         if (!threshold || !value)
             return Error{"aten::threshold with tensor arguments"};
-        return "(" + x + " > " + floatLiteral(*threshold) + " ? " + x + " : " + floatLiteral(*value) + ")";
+        return "(" + x + " <= " + floatLiteral(*threshold) + " ? " + floatLiteral(*value) + " : " + x + ")";
     }
     if (kind == "aten::pow") {
         if (const auto exponent = scalar(1)) {
@@ -261,10 +276,13 @@ Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand
     if (!b)
         return b.error();
     const std::string y = wrap(*b);
-    if (kind == "aten::maximum")
-        return "fmaxf(" + *a + ", " + *b + ")";
-    if (kind == "aten::minimum")
-        return "fminf(" + *a + ", " + *b + ")";
+    if ((kind == "aten::max" || kind == "aten::min") && node.overload != "other")
+        return Error{kind + " reduces: it is not an elementwise call"};
+    // torch.maximum and torch.max(x, other) give NaN where either side is NaN.
+    if (kind == "aten::maximum" || kind == "aten::max")
+        return "(" + x + " != " + x + " || " + x + " > " + y + " ? " + x + " : " + y + ")";
+    if (kind == "aten::minimum" || kind == "aten::min")
+        return "(" + x + " != " + x + " || " + x + " < " + y + " ? " + x + " : " + y + ")";
     if (kind == "aten::mul")
         return "(" + x + " * " + y + ")";
     if (kind == "aten::div") {

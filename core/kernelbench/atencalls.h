@@ -27,6 +27,9 @@ const std::set<std::string> &anchorKinds();
 
 bool isView(const std::string &kind);
 bool isElementwise(const std::string &kind);
+/// An elementwise call of any kind: those of elementwiseKinds(), and min and max of two tensors (overload
+/// "other"; their other overloads reduce).
+bool isElementwiseCall(const GraphNode &node);
 
 /// The absolute tolerance for a result summed from @p terms products or values of size about 1: fp32 rounding
 /// grows with the number of terms, and the candidate sums in another order than the reference.
@@ -47,6 +50,7 @@ std::string wrap(const std::string &expression);
 /// The translated text of argument i of a call.
 using Operand = std::function<Expected<std::string>(std::size_t)>;
 /// The text of an elementwise call over its already translated arguments; an Error says why it is not possible.
+/// NaN propagates as in PyTorch's CUDA kernels (relu, clamp, hardtanh, minimum ... of NaN are NaN).
 Expected<std::string> elementwiseExpression(const GraphNode &node, const Operand &operand);
 
 } // namespace kx::atencalls

@@ -1,6 +1,7 @@
 #include "core/kernelbench/bundlereader.h"
 
 #include "core/eval/protocol.h"
+#include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/opcost.h"
 #include "core/util/hash.h"
@@ -144,8 +145,8 @@ Expected<ImportedProblem> readBundle(const std::string &bundleDir, const std::st
     auto graph = opGraphFromJson(problem.value("graph", nlohmann::json::object()));
     if (!graph)
         return Error{"problem.json: " + graph.error().message};
-    imported.graph = std::move(*graph);
-    addSecondShapes(imported.graph, problem.value("secondShapes", nlohmann::json::array()));
+    addSecondShapes(*graph, problem.value("secondShapes", nlohmann::json::array()));
+    imported.graph = withDeviceMovesFolded(*graph);
     op.bytesMovedExpr = bytesMovedExpression(op);
     op.flopsExpr = graphFlopsExpression(imported.graph, op);
 

@@ -13,7 +13,7 @@ namespace kx {
 struct ImportedProblem
 {
     Op op; ///< Without a recipe when the graph cannot be translated.
-    OpGraph graph;
+    OpGraph graph; ///< The traced calls, device moves folded (withDeviceMovesFolded).
     std::vector<std::string> notes; ///< What the helper noted (baked-in constants, a dropped shape set).
     std::string translationError;   ///< Why the templates cannot generate the op; empty when they can.
     std::string sha256;             ///< Of the problem file.

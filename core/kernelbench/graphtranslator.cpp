@@ -1,6 +1,7 @@
 #include "core/kernelbench/graphtranslator.h"
 
 #include "core/kernelbench/atencalls.h"
+#include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslation.h"
 #include "core/kernelbench/pipelinetranslator.h"
 #include "core/kernelbench/windowcalls.h"
@@ -11,8 +12,9 @@ namespace kx {
 
 using namespace atencalls;
 
-Expected<Op> GraphTranslator::translate(const OpGraph &graph, Op op) const
+Expected<Op> GraphTranslator::translate(const OpGraph &traced, Op op) const
 {
+    const OpGraph graph = withDeviceMovesFolded(traced);
     auto single = translation::Translation(graph, op).run();
     if (single)
         return single;

@@ -270,10 +270,17 @@ Expected<std::string> Builder::batchNormExpression(const GraphNode &node)
     std::vector<std::string> perChannel;
     if (x.shape.size() < 2)
         return Error{"aten::batch_norm of a tensor without channels"};
-    const auto seen = tensorAtUse(x);
-    if (!seen)
-        return seen.error();
-    perChannel.push_back(seen->shape.at(1)); // [C, 1, 1]: one value per channel of [B, C, H, W]
+    // x is computed earlier in this chain (a scaled GEMM result) or held by a tensor.
+    std::vector<std::string> shape;
+    if (m_chain->variables.count(canonical(x.value))) {
+        shape = m_symbolize(x.shape, x.secondShape);
+    } else {
+        const auto seen = tensorAtUse(x);
+        if (!seen)
+            return seen.error();
+        shape = seen->shape;
+    }
+    perChannel.push_back(shape.at(1)); // [C, 1, 1]: one value per channel of [B, C, H, W]
     perChannel.resize(x.shape.size() - 1, "1");
     auto input = chainOperand(node.inputs[0]);
     if (!input)
@@ -443,6 +450,11 @@ Status Builder::addLibraryCall(const GraphNode &node)
             stage.args.push_back({{"tensor", tensor->name}, {"shape", tensor->shape}});
             continue;
         }
+        // The device a traced call names is where the model was traced, not where candidates run.
+        if (argument.constant.is_string()
+            && (argument.constant == "cpu" || argument.constant.get<std::string>().rfind("cuda", 0) == 0))
+            return Error{node.kind + " names the device " + argument.constant.get<std::string>()
+                         + ": a library step runs on the candidate's device"};
         auto arg = constantArg(node, argument.constant);
         if (!arg)
             return arg.error();
@@ -536,7 +548,7 @@ Expected<Op> Builder::run()
                                && node->inputs[4].isTensor;
         const bool floats = !node->outputs.empty() && node->outputs[0].dtype == "float32";
         Status added;
-        if ((isElementwise(node->kind) || inference) && floats)
+        if ((isElementwiseCall(*node) || inference) && floats)
             added = addToChain(*node);
         else if (auto flushed = flushChain(); !flushed)
             added = flushed;

@@ -1,7 +1,9 @@
 // PipelineTranslator on handwritten graphs of several non-elementwise calls (the form problem.json gives them,
 // with the shapes at the second shape set): the stages, the symbols of the intermediates, the library calls the
-// policy allows, and that the generated kernels compile and the plan resolves for every shape set.
+// policy allows and the tolerance, constants and device moves, and that the generated kernels compile and the plan
+// resolves for every shape set.
 #include "core/codegen/oprecipe.h"
+#include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/pipelinetranslator.h"
 
@@ -116,7 +118,7 @@ TEST_CASE("conv, BatchNorm, ReLU, pooling, mean and a scale become five stages")
     // BatchNorm with running statistics and the ReLU after it: one kernel, the statistics per channel.
     CHECK(stages[1].kind == PipelineStage::Kind::Elementwise);
     CHECK(stages[1].code
-          == "const float v0 = (a0 - a3) * rsqrtf(a4 + 1e-05f) * a1 + a2;\nconst float v1 = fmaxf(v0, 0.0f);\n");
+          == "const float v0 = (a0 - a3) * rsqrtf(a4 + 1e-05f) * a1 + a2;\nconst float v1 = (v0 <= 0.0f ? 0.0f : v0);\n");
     REQUIRE(stages[1].operands.size() == 5);
     CHECK(stages[1].operands[3].name == "bn_running_mean");
     CHECK(stages[1].operands[3].shape == std::vector<std::string>{"out_channels", "1", "1"});
@@ -256,3 +258,129 @@ TEST_CASE("a later call that reads the indices of max is refused; the values alo
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message == "result 2 of aten::max is used: library steps give one");
 }
+
+TEST_CASE("torch.min with a constant tensor is an elementwise min: the constant's device move is no library step")
+{
+    // KernelBench's x = torch.min(conv(x), torch.tensor(0.5)); x = (x + bias) * 2: the trace moves the constant to
+    // the device the import ran on (aten::to with "cpu"), which a library step on the GPU cannot do.
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "conv_weight"}, {"value": "b", "name": "conv_bias"},
+                 {"value": "p", "name": "bias"}],
+      "outputs": ["6"],
+      "nodes": [
+        {"kind": "aten::reshape", "inputs": [{"value": "p", "shape": [16]}, {"const": [16, 1, 1]}],
+         "outputs": [{"value": "1", "shape": [16, 1, 1], "dtype": "float32"}]},
+        {"kind": "aten::_convolution", "inputs": [{"value": "x", "shape": [8, 3, 32, 32]},
+           {"value": "w", "shape": [16, 3, 3, 3]}, {"value": "b", "shape": [16]}, {"const": [1, 1]}, {"const": [0, 0]},
+           {"const": [1, 1]}, {"const": false}, {"const": [0, 0]}, {"const": 1}, {"const": false}, {"const": false},
+           {"const": true}, {"const": false}],
+         "outputs": [{"value": "2", "shape": [8, 16, 30, 30], "dtype": "float32"}]},
+        {"kind": "aten::to", "overload": "device", "inputs": [{"const": 0.5}, {"const": "cpu"}, {"const": 6},
+           {"const": false}, {"const": false}, {"const": null}],
+         "outputs": [{"value": "3", "shape": [], "dtype": "float32"}]},
+        {"kind": "aten::detach", "inputs": [{"value": "3", "shape": []}],
+         "outputs": [{"value": "3a", "shape": [], "dtype": "float32"}]},
+        {"kind": "aten::min", "overload": "other", "inputs": [{"value": "2", "shape": [8, 16, 30, 30]},
+           {"value": "3a", "shape": []}], "outputs": [{"value": "4", "shape": [8, 16, 30, 30], "dtype": "float32"}]},
+        {"kind": "aten::add", "overload": "Tensor", "inputs": [{"value": "4", "shape": [8, 16, 30, 30]},
+           {"value": "1", "shape": [16, 1, 1]}, {"const": 1}],
+         "outputs": [{"value": "5", "shape": [8, 16, 30, 30], "dtype": "float32"}]},
+        {"kind": "aten::mul", "overload": "Tensor", "inputs": [{"value": "5", "shape": [8, 16, 30, 30]}, {"const": 2.0}],
+         "outputs": [{"value": "6", "shape": [8, 16, 30, 30], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/conv_min";
+    op.inputs = {tensor("x", {"B", "C", "32", "32"}), tensor("conv_weight", {"O", "C", "3", "3"}),
+                 tensor("conv_bias", {"O"}), tensor("bias", {"O"})};
+    op.outputs = {tensor("out", {"B", "O", "30", "30"})};
+    op.shapeSets = {{{"B", 8}, {"C", 3}, {"O", 16}}};
+    const auto graph = graphOf(json);
+    const auto folded = withDeviceMovesFolded(graph);
+    REQUIRE(folded.nodes.size() == 5);
+    CHECK(folded.nodes[2].kind == "aten::min");
+    CHECK_FALSE(folded.nodes[2].inputs[1].isTensor);
+    CHECK(folded.nodes[2].inputs[1].constant == 0.5);
+
+    const auto translated = GraphTranslator().translate(graph, op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[0].op == "aten::_convolution");
+    CHECK(stages[1].code
+          == "const float v0 = (a0 != a0 || a0 < 0.5f ? a0 : 0.5f);\nconst float v1 = (v0 + a1);\n"
+             "const float v2 = (v1 * 2.0f);\n");
+    CHECK(translated->policy.allowedLibraryOps == std::vector<std::string>{"aten::_convolution"});
+    checkCompiles(*translated);
+}
+
+TEST_CASE("a device move of a tensor is the tensor; a constant another call reads as a tensor keeps its calls")
+{
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}], "outputs": ["4"],
+      "nodes": [
+        {"kind": "aten::to", "overload": "device", "inputs": [{"value": "x", "shape": [64, 32]}, {"const": "cpu"},
+           {"const": 6}, {"const": false}, {"const": false}, {"const": null}],
+         "outputs": [{"value": "1", "shape": [64, 32], "dtype": "float32"}]},
+        {"kind": "aten::to", "overload": "device", "inputs": [{"const": 2.0}, {"const": "cpu"}, {"const": 6},
+           {"const": false}, {"const": false}, {"const": null}],
+         "outputs": [{"value": "2", "shape": [], "dtype": "float32"}]},
+        {"kind": "aten::relu", "inputs": [{"value": "1", "shape": [64, 32]}],
+         "outputs": [{"value": "3", "shape": [64, 32], "dtype": "float32"}]},
+        {"kind": "aten::pow", "overload": "Tensor_Tensor", "inputs": [{"value": "3", "shape": [64, 32]},
+           {"value": "2", "shape": []}], "outputs": [{"value": "4", "shape": [64, 32], "dtype": "float32"}]}]}})";
+    auto graph = graphOf(json);
+    auto folded = withDeviceMovesFolded(graph);
+    REQUIRE(folded.nodes.size() == 2);
+    CHECK(folded.nodes[0].inputs[0].tensor.value == "x");
+    CHECK(folded.nodes[1].inputs[1].constant == 2.0);
+    CHECK(withDeviceMovesFolded(folded).nodes.size() == 2);
+
+    // A call outside the elementwise ones reads the constant as a tensor: its move stays, and a pipeline refuses
+    // it rather than pass the traced device to a library step.
+    graph.nodes[3].kind = "aten::atan2";
+    folded = withDeviceMovesFolded(graph);
+    REQUIRE(folded.nodes.size() == 3);
+    CHECK(folded.nodes[0].kind == "aten::to");
+    CHECK(folded.nodes[1].kind == "aten::relu");
+    Op op;
+    op.name = "kb/moves";
+    op.inputs = {tensor("x", {"N", "D"})};
+    op.outputs = {tensor("out", {"N", "D"})};
+    op.shapeSets = {{{"N", 64}, {"D", 32}}};
+    const auto refused = PipelineTranslator::translate(folded, op);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "aten::to names the device cpu: a library step runs on the candidate's device");
+}
+
+TEST_CASE("BatchNorm of a value computed in the same elementwise chain reads its channels from the chain")
+{
+    // KernelBench's Gemm_Scale_BatchNorm: linear, * scale, BatchNorm1d (running statistics).
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "gemm_weight"}, {"value": "b", "name": "gemm_bias"},
+                 {"value": "s", "name": "scale"}, {"value": "g", "name": "bn_weight"}, {"value": "h", "name": "bn_bias"},
+                 {"value": "m", "name": "bn_running_mean"}, {"value": "v", "name": "bn_running_var"}],
+      "outputs": ["3"],
+      "nodes": [
+        {"kind": "aten::linear", "inputs": [{"value": "x", "shape": [64, 32]}, {"value": "w", "shape": [48, 32]},
+           {"value": "b", "shape": [48]}], "outputs": [{"value": "1", "shape": [64, 48], "dtype": "float32"}]},
+        {"kind": "aten::mul", "overload": "Tensor", "inputs": [{"value": "1", "shape": [64, 48]},
+           {"value": "s", "shape": [48]}], "outputs": [{"value": "2", "shape": [64, 48], "dtype": "float32"}]},
+        {"kind": "aten::batch_norm", "inputs": [{"value": "2", "shape": [64, 48]}, {"value": "g", "shape": [48]},
+           {"value": "h", "shape": [48]}, {"value": "m", "shape": [48]}, {"value": "v", "shape": [48]}, {"const": false},
+           {"const": 0.1}, {"const": 1e-05}, {"const": true}],
+         "outputs": [{"value": "3", "shape": [64, 48], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/gemm_scale_bn";
+    op.inputs = {tensor("x", {"B", "K"}),         tensor("gemm_weight", {"N", "K"}),   tensor("gemm_bias", {"N"}),
+                 tensor("scale", {"N"}),          tensor("bn_weight", {"N"}),          tensor("bn_bias", {"N"}),
+                 tensor("bn_running_mean", {"N"}), tensor("bn_running_var", {"N"})};
+    op.outputs = {tensor("out", {"B", "N"})};
+    op.shapeSets = {{{"B", 64}, {"K", 32}, {"N", 48}}};
+    const auto translated = PipelineTranslator::translate(graphOf(json), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 2);
+    CHECK(stages[1].code == "const float v0 = (a0 * a1);\nconst float v1 = (v0 - a4) * rsqrtf(a5 + 1e-05f) * a2 + a3;\n");
+    REQUIRE(stages[1].operands.size() == 6);
+    CHECK(stages[1].operands[4].name == "bn_running_mean");
+    CHECK(stages[1].operands[4].shape == std::vector<std::string>{"N"});
+    checkCompiles(*translated);
+}
+
