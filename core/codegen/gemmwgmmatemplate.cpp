@@ -213,6 +213,9 @@ void writeConstants(std::ostringstream &out, const WgmmaConfig &config)
         << "constexpr int PARTS = " << config.parts() << "; // TF32 parts of each operand (big"
         << (config.products == 3 ? ", small" : "") << ")\n"
         << "constexpr int STAGES = " << config.stages << "; // slices in flight in the shared-memory ring\n"
+        << "// Slices copied ahead of the one multiplied: one stage fewer under plain TF32, whose products of a slice\n"
+        << "// are still running while the next slice is issued (its stage must not be refilled yet).\n"
+        << "constexpr int AHEAD = STAGES - " << (config.products == 3 ? 1 : 2) << ";\n"
         << "constexpr int GROUP_M = " << config.groupM
         << "; // row tiles walked together (their b columns stay in L2)\n"
         << "constexpr int ROW_BYTES = BK * 4;\n"
@@ -359,19 +362,19 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
 )" << (three ? "    float part[SUMS];\n" : "")
         << R"(
     // One copy group per slice (empty past the last), so that "slice s has landed" is always "at most
-    // STAGES - 2 groups pending".
+    // AHEAD - 1 groups pending".
     const int slices = Kp / BK;
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
+    for (int s = 0; s < AHEAD; ++s) {
         if (s < slices)
             loadStage(base + s * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, s);
         commitCopies();
     }
     for (int s = 0; s < slices; ++s) {
-        waitCopies<STAGES - 2>();
+        waitCopies<AHEAD - 1>();
         fenceAsyncProxy();
-        // Slice s is in shared memory for everyone, and every warpgroup has finished reading slice s - 1,
-        // whose stage is refilled once this slice's products are issued.
+        // Slice s is in shared memory for everyone, and every warpgroup has finished reading slice
+        // s + AHEAD - STAGES, whose stage is refilled once this slice's products are issued.
         __syncthreads();
         const unsigned stage = base + (s % STAGES) * STAGE_BYTES;
         const u64 aBigDesc = descriptor(stage + warpgroup * 64 * ROW_BYTES);
@@ -390,8 +393,8 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
             wgmma(part, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
         }
         wgmmaCommit();
-        // The tensor cores work on this slice while the copy of slice s + STAGES - 1 is issued.
-        const int next = s + STAGES - 1;
+        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
+        const int next = s + AHEAD;
         if (next < slices)
             loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
         commitCopies();
@@ -408,14 +411,17 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
         for (int kk = 0; kk < BK / 8; ++kk)
             wgmma(acc, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
         wgmmaCommit();
-        // The tensor cores work on this slice while the copy of slice s + STAGES - 1 is issued.
-        const int next = s + STAGES - 1;
+        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
+        const int next = s + AHEAD;
         if (next < slices)
             loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
         commitCopies();
-        wgmmaWait<0>();
-        keepSums(acc);
+        // This slice's products may still run while the next slice is issued: their sums are only read after
+        // the loop.
+        wgmmaWait<1>();
     }
+    wgmmaWait<0>();
+    keepSums(acc);
 )";
     out << R"(    waitCopies<0>();
 
@@ -508,6 +514,9 @@ std::string GemmWgmmaTemplate::check(const Op &op, const OpRecipe &recipe, const
         return "a 64 x " + text(config.bn) + " warpgroup tile with " + (config.products == 3 ? "3xTF32" : "TF32")
                + " holds " + text(config.sums()) + " sums a thread, more than " + text(kMaxSums)
                + " fit in registers beside the operands";
+    if (config.products == 1 && config.stages < 3)
+        return "plain TF32 keeps a slice's products running while the next slice is issued: it needs at least 3 "
+               "stages";
     if (config.sharedBytes() > kMaxOptInSharedBytes)
         return text(config.sharedBytes()) + " bytes of shared memory (" + text(config.stages) + " stages of "
                + text(config.stageBytes()) + ") exceed " + text(kMaxOptInSharedBytes);

@@ -58,11 +58,11 @@ TEST_CASE("the valid space follows the register and shared-memory rules")
         deep += params.at("stages") == 6;
     }
     // A stage holds (bm + bn) rows of 128 bytes per TF32 part; 227 KiB hold 2-6 stages of 64 x 64 tiles but
-    // only 2-3 of 128 x 128 and 2 of 192 x 128 under 3xTF32. Per row order (4 values): 3xTF32 16 combinations
-    // (bn 256 holds too many sums), TF32 39.
-    CHECK(valid == 4 * (16 + 39));
-    CHECK(plainTf32 == 4 * 39);
-    CHECK(wide == 4 * (4 + 3 + 3));
+    // only 2-3 of 128 x 128 and 2 of 192 x 128 under 3xTF32; plain TF32 needs 3 stages or more. Per row order
+    // (4 values): 3xTF32 16 combinations (bn 256 holds too many sums), TF32 30.
+    CHECK(valid == 4 * (16 + 30));
+    CHECK(plainTf32 == 4 * 30);
+    CHECK(wide == 4 * (3 + 2 + 2));
     CHECK(deep == 4 * (1 + 5)); // 3xTF32 64 x 64; TF32 64 x 64, 64 x 128, 128 x 64, 128 x 128, 192 x 64
 }
 
@@ -154,6 +154,8 @@ TEST_CASE("rejects invalid combinations")
          "operands"},
         {"shared memory", "bm=128,bn=128,stages=4", "263168 bytes of shared memory (4 stages of 65536) exceed 232448"},
         {"value not allowed", "bm=256", "block tile rows (64 per warpgroup) 256 is not one of the allowed values"},
+        {"plain TF32 with 2 stages", "products=1,stages=2",
+         "plain TF32 keeps a slice's products running while the next slice is issued: it needs at least 3 stages"},
         {"three warpgroups, 3 stages", "bm=192,bn=128,stages=3",
          "246784 bytes of shared memory (3 stages of 81920) exceed 232448"},
         {"missing", "-stages", "missing parameter stages"},
