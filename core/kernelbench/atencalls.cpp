@@ -58,9 +58,9 @@ bool isElementwise(const std::string &kind)
     return elementwiseKinds().count(kind) > 0;
 }
 
-double summationAtol(std::int64_t terms)
+double summationAtol(std::int64_t terms, double termSize)
 {
-    return std::max(1e-3, 1e-3 * double(terms) / 4096);
+    return std::max(1e-3, 1e-3 * double(terms) / 4096 * termSize);
 }
 
 std::string floatLiteral(double value)

@@ -31,9 +31,10 @@ bool isElementwise(const std::string &kind);
 /// "other"; their other overloads reduce).
 bool isElementwiseCall(const GraphNode &node);
 
-/// The absolute tolerance for a result summed from @p terms products or values of size about 1: fp32 rounding
-/// grows with the number of terms, and the candidate sums in another order than the reference.
-double summationAtol(std::int64_t terms);
+/// The absolute tolerance for a result summed from @p terms products or values of size @p termSize (about 1 for
+/// the unit-size inputs of the trials): fp32 rounding grows with the number of terms and with their size, and the
+/// candidate sums in another order than the reference.
+double summationAtol(std::int64_t terms, double termSize = 1);
 
 /// A float literal CUDA C++ reads exactly ("2.0f", "(-0.5f)", infinities as bit patterns).
 std::string floatLiteral(double value);

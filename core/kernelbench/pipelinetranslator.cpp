@@ -3,6 +3,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/codegen/pipeline.h"
 #include "core/kernelbench/atencalls.h"
+#include "core/kernelbench/valuebound.h"
 #include "core/kernelbench/windowcalls.h"
 
 #include <algorithm>
@@ -139,6 +140,17 @@ private:
                                        const std::vector<std::string> &shapeOverride = {});
     Expected<std::string> batchNormExpression(const GraphNode &node);
     bool usedOutside(const std::string &value, const std::set<const GraphNode *> &inside) const;
+    ValueBound boundOf(const std::string &tensor) const
+    {
+        const auto it = m_bounds.find(tensor);
+        return it == m_bounds.end() ? ValueBound{} : it->second;
+    }
+    /// Records how far a stage's result may be from the reference's: the tolerance covers it.
+    void setBound(const std::string &tensor, const ValueBound &bound)
+    {
+        m_bounds[tensor] = bound;
+        m_atol = std::max(m_atol, bound.error);
+    }
 
     const OpGraph &m_graph;
     Op m_op;
@@ -151,6 +163,7 @@ private:
     std::string m_result;          // the value the model returns
     std::vector<PipelineStage> m_stages;
     std::vector<std::string> m_libraryOps;
+    std::map<std::string, ValueBound> m_bounds; // computed tensors (inputs: unit size, exact)
     std::optional<Chain> m_chain;
     bool m_generates = false;
     bool m_generateWindows = false;
@@ -344,12 +357,16 @@ Status Builder::flushChain()
     stage.kind = PipelineStage::Kind::Elementwise;
     stage.operands = chain.operands;
     stage.code = chain.code;
+    std::vector<ValueBound> operandBounds;
+    for (const auto &operand : chain.operands)
+        operandBounds.push_back(boundOf(operand.name));
     for (const auto *node : chain.nodes) {
         const auto &value = node->outputs[0].value;
         if (!usedOutside(value, inside))
             continue;
         stage.outputs.push_back({materialize(value), chain.shape});
         stage.results.push_back(chain.variables[value]);
+        setBound(stage.outputs.back().name, ValueBound::widest(operandBounds));
     }
     if (stage.outputs.empty())
         return {}; // computes nothing anyone reads
@@ -398,8 +415,18 @@ Status Builder::addReduction(const GraphNode &node)
     std::int64_t extent = 1;
     for (auto d = dims.front(); d <= dims.back(); ++d)
         extent *= input.shape[std::size_t(d)];
-    // A sequential sum of many terms: allow for its rounding (terms of size about 1).
-    m_atol = std::max(m_atol, atencalls::summationAtol(extent));
+    // A sum of many terms in another order than the reference: its rounding grows with the count and with the
+    // terms' size (the sum of a product's results sums every product again). max and min pick an element;
+    // logsumexp sums exponentials of size about 1.
+    const auto in = boundOf(tensor->name);
+    if (stage.reduction == "sum" || stage.reduction == "mean") {
+        setBound(stage.outputs[0].name, stage.reduction == "sum" ? in.sum(extent) : in.mean(extent));
+        m_atol = std::max(m_atol, 1e-3);
+    } else {
+        const bool sums = stage.reduction == "logsumexp";
+        setBound(stage.outputs[0].name, {in.size, in.error + (sums ? atencalls::summationAtol(extent) : 0.0)});
+        m_atol = std::max(m_atol, atencalls::summationAtol(extent));
+    }
     m_rtol = std::max(m_rtol, 1e-3);
     m_generates = true;
     m_stages.push_back(std::move(stage));
@@ -440,6 +467,7 @@ Status Builder::addLibraryCall(const GraphNode &node)
     PipelineStage stage;
     stage.kind = PipelineStage::Kind::Library;
     stage.op = node.kind + (node.overload.empty() ? "" : "." + node.overload);
+    std::vector<ValueBound> argumentBounds;
     for (const auto &argument : node.inputs) {
         if (argument.isTensor) {
             if (argument.tensor.dtype != "float32")
@@ -448,6 +476,7 @@ Status Builder::addLibraryCall(const GraphNode &node)
             if (!tensor)
                 return tensor.error();
             stage.args.push_back({{"tensor", tensor->name}, {"shape", tensor->shape}});
+            argumentBounds.push_back(boundOf(tensor->name));
             continue;
         }
         // The device a traced call names is where the model was traced, not where candidates run.
@@ -464,7 +493,9 @@ Status Builder::addLibraryCall(const GraphNode &node)
     stage.outputs.push_back({materialize(out.value), m_symbolize(out.shape, out.secondShape)});
     if (std::find(m_libraryOps.begin(), m_libraryOps.end(), stage.op) == m_libraryOps.end())
         m_libraryOps.push_back(stage.op);
-    // LibTorch computes these the same way as the reference, but the order of the fused work around them differs.
+    // LibTorch computes these the same way as the reference, but the order of the fused work around them differs:
+    // a product makes larger values of what it reads (and its own rounding is the reference's).
+    setBound(stage.outputs[0].name, ValueBound::ofLibraryCall(node, ValueBound::widest(argumentBounds)));
     m_atol = std::max(m_atol, 1e-3);
     m_rtol = std::max(m_rtol, 1e-3);
     m_stages.push_back(std::move(stage));
@@ -499,14 +530,18 @@ Status Builder::addWindowStage(const GraphNode &node)
     std::int64_t terms = 1;
     for (const auto size : call->window.kernel)
         terms *= size;
+    const auto in = boundOf(stage.operands.front().name);
     if (call->conv) {
-        const auto &weight = node.inputs[std::size_t(call->weight)].tensor.shape;
-        terms *= call->window.transposed ? weight[0] / std::max<std::int64_t>(call->window.groups, 1) : weight[1];
+        terms = productTerms(node);
+        setBound(stage.outputs[0].name, in.product(terms, true));
         m_atol = std::max(m_atol, atencalls::summationAtol(terms));
         m_rtol = std::max(m_rtol, terms >= 1024 ? 1e-2 : 1e-3);
-    } else if (call->pooling == "avg") {
-        m_atol = std::max(m_atol, atencalls::summationAtol(terms));
-        m_rtol = std::max(m_rtol, 1e-3);
+    } else {
+        setBound(stage.outputs[0].name, in); // a window's mean or maximum is about as large as its values
+        if (call->pooling == "avg") {
+            m_atol = std::max(m_atol, atencalls::summationAtol(terms));
+            m_rtol = std::max(m_rtol, 1e-3);
+        }
     }
     m_generates = true;
     m_stages.push_back(std::move(stage));

@@ -3,13 +3,17 @@
 // policy allows and the tolerance, constants and device moves, and that the generated kernels compile and the plan
 // resolves for every shape set.
 #include "core/codegen/oprecipe.h"
+#include "core/kernelbench/atencalls.h"
 #include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/pipelinetranslator.h"
+#include "core/kernelbench/valuebound.h"
 
 #include "kerneltestsupport.h"
 
 #include <doctest/doctest.h>
+
+#include <cmath>
 
 using namespace kx;
 
@@ -384,3 +388,70 @@ TEST_CASE("BatchNorm of a value computed in the same elementwise chain reads its
     checkCompiles(*translated);
 }
 
+TEST_CASE("a value bound follows every summation: a product's K, then the length of a sum over its results")
+{
+    const ValueBound unit;
+    const auto product = unit.product(8192, false); // a library GEMM: the reference's own call
+    CHECK(product.size == doctest::Approx(std::sqrt(8192.0)));
+    CHECK(product.error == 0);
+    const auto summed = product.sum(8192);
+    CHECK(summed.size == doctest::Approx(8192));
+    CHECK(summed.error == doctest::Approx(atencalls::summationAtol(8192, std::sqrt(8192.0))));
+    // A generated product rounds in its own order: its error is carried into the sum like a random walk.
+    const auto generated = unit.product(8192, true);
+    CHECK(generated.error == doctest::Approx(atencalls::summationAtol(8192)));
+    CHECK(generated.sum(8192).error
+          == doctest::Approx(std::sqrt(8192.0) * atencalls::summationAtol(8192)
+                             + atencalls::summationAtol(8192, std::sqrt(8192.0))));
+    // A mean divides the sum's error by the count; a normalisation keeps the relative error.
+    CHECK(product.mean(8192).error == doctest::Approx(summed.error / 8192));
+    CHECK(ValueBound{4, 0.2}.normalized().error == doctest::Approx(0.05));
+    CHECK(ValueBound::widest({ValueBound{2, 0.1}, ValueBound{1, 0.3}}).size == 2);
+    CHECK(ValueBound::widest({ValueBound{2, 0.1}, ValueBound{1, 0.3}}).error == doctest::Approx(0.3));
+}
+
+TEST_CASE("the tolerance of a sum over a GEMM's results counts the product's K and the sum's length")
+{
+    // KernelBench's Gemm_Divide_Sum_Scaling: matmul(x, weight.T) / 2, summed over 8192 columns, * 1.5. On normal
+    // inputs the GEMM's results are about 90 in size, and a kernel that summed 8192 of them in another order than
+    // PyTorch differed by 0.022 at one output, where the sum's length alone allowed 0.002.
+    const char *json = R"({"graph": {
+      "inputs": [{"value": "x", "name": "x"}, {"value": "w", "name": "weight"}], "outputs": ["5"],
+      "nodes": [
+        {"kind": "aten::numpy_T", "inputs": [{"value": "w", "shape": [8192, 8192]}],
+         "outputs": [{"value": "1", "shape": [8192, 8192], "dtype": "float32"}]},
+        {"kind": "aten::matmul", "inputs": [{"value": "x", "shape": [1024, 8192]}, {"value": "1", "shape": [8192, 8192]}],
+         "outputs": [{"value": "2", "shape": [1024, 8192], "dtype": "float32"}]},
+        {"kind": "aten::div", "overload": "Tensor", "inputs": [{"value": "2", "shape": [1024, 8192]}, {"const": 2}],
+         "outputs": [{"value": "3", "shape": [1024, 8192], "dtype": "float32"}]},
+        {"kind": "aten::sum", "overload": "dim_IntList", "inputs": [{"value": "3", "shape": [1024, 8192]},
+           {"const": [1]}, {"const": true}, {"const": null}],
+         "outputs": [{"value": "4", "shape": [1024, 1], "dtype": "float32"}]},
+        {"kind": "aten::mul", "overload": "Tensor", "inputs": [{"value": "4", "shape": [1024, 1]}, {"const": 1.5}],
+         "outputs": [{"value": "5", "shape": [1024, 1], "dtype": "float32"}]}]}})";
+    Op op;
+    op.name = "kb/gemm_sum";
+    op.inputs = {tensor("x", {"batch_size", "input_size"}), tensor("weight", {"hidden_size", "input_size"})};
+    op.outputs = {tensor("out", {"batch_size", "1"})};
+    op.shapeSets = {{{"batch_size", 1024}, {"input_size", 8192}, {"hidden_size", 8192}}};
+    const auto translated = PipelineTranslator::translate(graphOf(json), op);
+    const auto stages = test::pipelineStages(translated);
+    REQUIRE(stages.size() == 5);
+    CHECK(stages[3].reduction == "sum");
+    const double bound = atencalls::summationAtol(8192, std::sqrt(8192.0));
+    CHECK(translated->policy.atol == doctest::Approx(bound));
+    CHECK(translated->policy.atol > 0.022 * 4);
+    CHECK(translated->policy.rtol == doctest::Approx(1e-3));
+
+    // Without the product the terms have unit size: the sum's length alone sets the tolerance.
+    auto plain = nlohmann::json::parse(json);
+    auto &nodes = plain["graph"]["nodes"];
+    nodes.erase(nodes.begin(), nodes.begin() + 2);
+    nodes[0]["inputs"][0]["value"] = "x";
+    plain["graph"]["inputs"] = nlohmann::json::array({{{"value", "x"}, {"name", "x"}}});
+    Op sumOnly = op;
+    sumOnly.inputs = {tensor("x", {"batch_size", "hidden_size"})};
+    const auto unitTerms = PipelineTranslator::translate(*opGraphFromJson(plain["graph"]), sumOnly);
+    REQUIRE_MESSAGE(unitTerms, (unitTerms ? "" : unitTerms.error().message));
+    CHECK(unitTerms->policy.atol == doctest::Approx(atencalls::summationAtol(8192)));
+}
