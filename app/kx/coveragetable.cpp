@@ -79,6 +79,28 @@ std::string fixed2(double value)
 
 } // namespace
 
+std::string unverifiedNote(const std::vector<Evaluation> &evaluations, const std::string &candidateId)
+{
+    if (evaluations.empty())
+        return "not evaluated";
+    std::vector<std::string> kinds;
+    for (const auto &evaluation : evaluations)
+        for (const auto &flag : evaluation.flags)
+            if (std::find(kinds.begin(), kinds.end(), flag.kind) == kinds.end())
+                kinds.push_back(flag.kind);
+    const bool correct = std::any_of(evaluations.begin(), evaluations.end(), [](const Evaluation &evaluation) {
+        return evaluation.status == EvalStatus::Correct;
+    });
+    if (correct && !kinds.empty()) {
+        std::string list;
+        for (const auto &kind : kinds)
+            list += (list.empty() ? "" : ", ") + kind;
+        return "correct but flagged " + list + " (kx archive show " + candidateId.substr(0, 12) + ")";
+    }
+    const auto &last = evaluations.back();
+    return std::string(toString(last.status)) + ": " + last.message;
+}
+
 void writeCoverageMarkdown(std::ostream &out, const std::vector<CoverageRow> &rows, bool gpu)
 {
     out << "| file | op | imported | recipe | translated |"

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/domain/evaluation.h"
+
 #include <iosfwd>
 #include <map>
 #include <string>
@@ -25,6 +27,13 @@ struct CoverageRow
     double inductorSpeedup = 0; ///< Over Inductor; 0: no Inductor time.
     std::string note;
 };
+
+/**
+ * Why a translated candidate does not count as verified, from its evaluations: the flags any of them carries
+ * where one is correct (verified means correct with no flag on any evaluation: a flag found on one run, such as
+ * nondeterministic outputs, keeps it from counting even when a later evaluation is clean), else the last failure.
+ */
+std::string unverifiedNote(const std::vector<Evaluation> &evaluations, const std::string &candidateId);
 
 /// The table, then the summary lines: translated and verified shares, fast_1 against eager and against Inductor
 /// (KernelBench's share of all problems with a correct kernel faster than the baseline), and the geometric mean

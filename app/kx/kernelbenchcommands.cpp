@@ -34,17 +34,6 @@
 namespace kx::cli {
 namespace {
 
-// Why a translated candidate does not count as verified: its failure, or the flags a correct one carries.
-std::string unverifiedNote(const Evaluation &evaluation, const std::string &candidateId)
-{
-    if (evaluation.status != EvalStatus::Correct || evaluation.flags.empty())
-        return std::string(toString(evaluation.status)) + ": " + evaluation.message;
-    std::string kinds;
-    for (const auto &flag : evaluation.flags)
-        kinds += (kinds.empty() ? "" : ", ") + flag.kind;
-    return "correct but flagged " + kinds + " (kx archive show " + candidateId.substr(0, 12) + ")";
-}
-
 struct ImportCommandOptions
 {
     std::string file;
@@ -291,8 +280,7 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
         // Why the first candidate failed says most about what the translation gets wrong.
         for (const auto &summary : summaries)
             if (!row.verified && summary.origin == Origin::Translated)
-                for (const auto &evaluation : (*archive)->evaluations(summary.id))
-                    row.note = unverifiedNote(evaluation, summary.id);
+                row.note = unverifiedNote((*archive)->evaluations(summary.id), summary.id);
         save();
     }
     return Ok;

@@ -100,3 +100,27 @@ TEST_CASE("the CSV keeps every column, and --resume also reads the one from befo
     REQUIRE(kx::test::writeFile(path, "file,something,else\n1,2,3\n"));
     CHECK(readCoverageCsv(path).empty());
 }
+
+TEST_CASE("an unverified translation's note names the flags of any of its evaluations, not only the last one's")
+{
+    using kx::EvalStatus;
+    kx::Evaluation flagged;
+    flagged.status = EvalStatus::Correct;
+    flagged.message = "correct; 0.9x vs PyTorch eager";
+    flagged.flags = {{"nondeterministic", "{}"}, {"no-floor", "{}"}};
+    kx::Evaluation clean = flagged;
+    clean.flags.clear();
+    kx::Evaluation again = flagged;
+    again.flags = {{"nondeterministic", "{}"}};
+    const std::string id = "0123456789abcdef";
+    // The flag found on the first run keeps the candidate from counting although the later evaluation is clean.
+    CHECK(unverifiedNote({flagged, clean}, id)
+          == "correct but flagged nondeterministic, no-floor (kx archive show 0123456789ab)");
+    CHECK(unverifiedNote({again, flagged}, id)
+          == "correct but flagged nondeterministic, no-floor (kx archive show 0123456789ab)");
+    kx::Evaluation wrong;
+    wrong.status = EvalStatus::Incorrect;
+    wrong.message = "trial 1: output out differs";
+    CHECK(unverifiedNote({wrong}, id) == "incorrect: trial 1: output out differs");
+    CHECK(unverifiedNote({}, id) == "not evaluated");
+}
