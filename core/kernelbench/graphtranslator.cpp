@@ -4,6 +4,7 @@
 #include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslation.h"
 #include "core/kernelbench/pipelinetranslator.h"
+#include "core/kernelbench/scantranslation.h"
 #include "core/kernelbench/windowcalls.h"
 
 #include <algorithm>
@@ -15,6 +16,8 @@ using namespace atencalls;
 Expected<Op> GraphTranslator::translate(const OpGraph &traced, Op op) const
 {
     const OpGraph graph = withDeviceMovesFolded(traced);
+    if (ScanTranslator::appliesTo(graph)) // no other translation generates a scan
+        return ScanTranslator::translate(graph, std::move(op));
     auto single = translation::Translation(graph, op).run();
     if (single)
         return single;

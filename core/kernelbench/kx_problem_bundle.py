@@ -406,8 +406,9 @@ def constantValue(torch, value):
             return list(v)
         return str(v)
     if node.kind() == "prim::ListConstruct":
-        items = [constantValue(torch, i) for i in node.inputs()]
-        return items
+        # A list of computed tensors (aten::cat's) names them, as a call's tensor arguments are named.
+        return [{"value": i.debugName()} if i.type().kind() == "TensorType" and i.node().kind() != "prim::Constant"
+                else constantValue(torch, i) for i in node.inputs()]
     return None
 
 

@@ -4,6 +4,8 @@
 #include "core/kernelbench/symbolnames.h"
 #include "core/kernelbench/windowcalls.h"
 
+#include <set>
+
 namespace kx {
 namespace {
 
@@ -48,6 +50,12 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
         const auto outputShape = node.outputs.empty() ? std::vector<std::int64_t>{} : node.outputs[0].shape;
         if (isView(kind) || kind == "aten::t" || kind == "aten::transpose" || kind == "aten::permute")
             continue;
+        // Data movement and shape bookkeeping (around a scan: flips, a cut, a zero slice): no arithmetic.
+        static const std::set<std::string> moves{"aten::flip", "aten::narrow",     "aten::slice",       "aten::select",
+                                                 "aten::cat",  "aten::zeros_like", "aten::zeros",       "aten::size",
+                                                 "aten::Int",  "prim::NumToTensor"};
+        if (moves.count(kind))
+            continue;
         if (const auto it = elementwiseKinds().find(kind); it != elementwiseKinds().end()) {
             term(it->second, outputShape);
         } else if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm"
@@ -78,7 +86,7 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             auto shape = outputShape;
             shape.insert(shape.end(), call->window.kernel.begin(), call->window.kernel.end());
             term(1, shape);
-        } else if (reduceKinds().count(kind)) {
+        } else if (reduceKinds().count(kind) || kind == "aten::cumsum" || kind == "aten::cumprod") {
             term(1, inputShape(0));
         } else if (kind.find("softmax") != std::string::npos) {
             term(5, inputShape(0));

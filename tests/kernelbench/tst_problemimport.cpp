@@ -413,3 +413,38 @@ TEST_CASE("kx coverage tables every file of a folder; --resume keeps the finishe
 
     CHECK(runKx({"coverage", kData + "broken", "--resume"}).exitCode != 0); // --resume needs --csv
 }
+
+TEST_CASE("KernelBench's scans import as scan recipes: the exclusive cumsum of narrow and cat, and a bool mask")
+{
+    const struct
+    {
+        const char *file;
+        const char *reduction;
+        bool exclusive, reverse;
+        const char *prologue;
+    } cases[] = {
+        {"cumsum_exclusive.py", "sum", true, false, ""},
+        {"cumsum_reverse.py", "sum", false, true, ""},
+        {"masked_cumsum.py", "sum", false, false, "(x * mask)"},
+        {"cumprod.py", "prod", false, false, ""},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.file);
+        const auto &problem = importedOk(c.file);
+        CHECK_MESSAGE(problem.translated(), problem.translationError);
+        const auto recipe = recipeOf(problem.op);
+        REQUIRE(recipe);
+        CHECK(recipe->family == "scan");
+        CHECK(recipe->reduction == c.reduction);
+        CHECK(recipe->exclusive == c.exclusive);
+        CHECK(recipe->reverse == c.reverse);
+        CHECK(recipe->prologue == c.prologue);
+        CHECK(recipe->rows == "batch_size");
+        CHECK(recipe->cols == "1000");
+        checkTranslationCompiles(problem.op);
+    }
+    const auto &masked = importedOk("masked_cumsum.py").op;
+    REQUIRE(masked.inputs.size() == 2);
+    CHECK(shapeOf(masked.inputs[1]) == "mask[batch_size,1000]");
+    CHECK(masked.inputs[1].dtype == "bool");
+}

@@ -1,0 +1,27 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Exclusive cumulative sum: a zero slice before the cumulative sum of all but the last element."""
+
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        cumsum = torch.cumsum(x.narrow(dim=self.dim, start=0, length=x.size(self.dim) - 1), dim=self.dim)
+        return torch.cat((torch.zeros_like(x.select(self.dim, 0).unsqueeze(self.dim)), cumsum), dim=self.dim)
+
+
+batch_size = 16
+input_shape = (1000,)
+dim = 1
+
+
+def get_inputs():
+    return [torch.rand(batch_size, *input_shape)]
+
+
+def get_init_inputs():
+    return [dim]
