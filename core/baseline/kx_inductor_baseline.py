@@ -205,6 +205,8 @@ class OpFunction:
             generator.manual_seed((seed * 64 + index) % (1 << 64))
             if tensor.is_floating_point():
                 tensor.normal_(0.0, 1.0, generator=generator)
+            elif tensor.dtype == torch.bool:
+                tensor.random_(0, 2, generator=generator)  # a mask
             else:
                 tensor.random_(-1000, 1000, generator=generator)
             tensors.append(tensor)

@@ -66,6 +66,7 @@ const std::map<std::string, ReferenceFunction> &references()
              }},
             {"cumprod", [](const Tensors &in) { return Tensors{at::cumprod(in[0], 1)}; }},
             {"cumsum_channels", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
+            {"masked_cumsum", [](const Tensors &in) { return Tensors{at::cumsum(in[0] * in[1], 1)}; }},
             {"matmul", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"matmul_tall_skinny", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
             {"linear_bias_relu", [](const Tensors &in) { return Tensors{at::relu(at::linear(in[0], in[1], in[2]))}; }},

@@ -215,7 +215,10 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
         auto generator = seededGenerator(tensor, seed);
         auto t = wrap(tensor);
         if (!isFloatingPoint(tensor.dtype)) {
-            t.random_(-1000, 1000, generator);
+            if (tensor.dtype == DType::Bool)
+                t.random_(0, 2, generator); // a mask: about half true
+            else
+                t.random_(-1000, 1000, generator);
             return {};
         }
         auto flat = t.reshape({-1});

@@ -34,8 +34,9 @@ public:
     static bool haveCuda();            ///< LibTorch can run on the GPU here.
     static std::string torchVersion(); ///< Empty without LibTorch.
 
-    /// Fills a floating-point or integer tensor from a seeded generator (same seed, same values); floating-point
-    /// values are then multiplied by scale (used to bring inputs into the range where the reference is finite).
+    /// Fills a floating-point, integer or bool tensor (0s and 1s) from a seeded generator (same seed, same values);
+    /// floating-point values are then multiplied by scale (used to bring inputs into the range where the reference
+    /// is finite).
     static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution,
                              double scale = 1.0);
 

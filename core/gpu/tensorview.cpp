@@ -18,6 +18,8 @@ Expected<DType> dtypeFromString(const std::string &text)
         return DType::Int32;
     if (text == "int64" || text == "long")
         return DType::Int64;
+    if (text == "bool")
+        return DType::Bool;
     return Error{"unsupported dtype '" + text + "'"};
 }
 
@@ -30,6 +32,7 @@ const char *toString(DType dtype)
     case DType::Float64: return "float64";
     case DType::Int32: return "int32";
     case DType::Int64: return "int64";
+    case DType::Bool: return "bool";
     }
     return "?";
 }
@@ -43,13 +46,14 @@ std::int64_t dtypeSize(DType dtype)
     case DType::Int32: return 4;
     case DType::Float64:
     case DType::Int64: return 8;
+    case DType::Bool: return 1;
     }
     return 1;
 }
 
 bool isFloatingPoint(DType dtype)
 {
-    return dtype != DType::Int32 && dtype != DType::Int64;
+    return dtype != DType::Int32 && dtype != DType::Int64 && dtype != DType::Bool;
 }
 
 const char *toString(Distribution distribution)

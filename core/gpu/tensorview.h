@@ -10,7 +10,7 @@
 namespace kx {
 
 /// Element types the evaluator can allocate, fill, compare and hand to LibTorch.
-enum class DType { Float32, Float16, BFloat16, Float64, Int32, Int64 };
+enum class DType { Float32, Float16, BFloat16, Float64, Int32, Int64, Bool };
 
 Expected<DType> dtypeFromString(const std::string &text);
 const char *toString(DType dtype);
@@ -20,7 +20,7 @@ bool isFloatingPoint(DType dtype);
 /**
  * How a trial's inputs are drawn. Random ones catch kernels tuned to one value range; structured ones catch
  * kernels that are right only on data that looks random (and wrong on constants, integers or sorted values).
- * Integer tensors always get random integers in [-1000, 1000).
+ * Integer tensors always get random integers in [-1000, 1000), bool tensors (masks) random 0s and 1s.
  */
 enum class Distribution {
     Normal,        ///< N(0, 1)

@@ -15,6 +15,7 @@ at::ScalarType scalarType(DType dtype)
     case DType::Float64: return at::kDouble;
     case DType::Int32: return at::kInt;
     case DType::Int64: return at::kLong;
+    case DType::Bool: return at::kBool;
     }
     return at::kFloat;
 }

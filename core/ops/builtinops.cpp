@@ -239,6 +239,13 @@ std::vector<Op> makeBuiltInOps()
                          "torch.cumsum(x, dim=1)", {tensor("x", {"N", "C", "S"})}, {tensor("out", {"N", "C", "S"})},
                          {{{"N", 16}, {"C", 64}, {"S", 65536}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
                          "N * C * S", channelScan, 1e-2, 1e-3));
+    // A bool input: the mask is read as one byte an element.
+    OpRecipe masked = scan("sum");
+    masked.prologue = "x * mask";
+    ops.push_back(makeOp("masked_cumsum", "Cumulative sum of the elements a bool mask keeps: cumsum(x * mask).",
+                         "torch.cumsum(x * mask, dim=1)", {tensor("x", {"N", "D"}), tensor("mask", {"N", "D"}, "bool")},
+                         {tensor("out", {"N", "D"})}, {{{"N", 16384}, {"D", 4096}}, {{"N", 333}, {"D", 1029}}},
+                         "9 * N * D", "2 * N * D", masked, 1e-2, 1e-3));
 
     // Matrix products (fp32 accumulation in another order than cuBLAS: tolerances scale with K).
     ops.push_back(makeOp("matmul", "Square matrix product.", "torch.matmul(a, b)",

@@ -193,6 +193,46 @@ TEST_CASE("timing input sets: as many as the GPU's free memory holds, at least o
     CHECK(timingSetsThatFit(3, -1, GiB, GiB) == 3);
 }
 
+// Bool inputs (a mask): one byte an element, filled with 0s and 1s from the seed, compared exactly.
+TEST_CASE("bool tensors: masks of random 0s and 1s, reproducible, compared element by element")
+{
+    const auto dtype = dtypeFromString("bool");
+    REQUIRE(dtype);
+    CHECK(*dtype == DType::Bool);
+    CHECK(dtypeSize(DType::Bool) == 1);
+    CHECK_FALSE(isFloatingPoint(DType::Bool));
+    CHECK(std::string(toString(DType::Bool)) == "bool");
+    const auto layout = resolveLayout({"mask", {"N", "3"}, "bool"}, {{"N", 5}});
+    REQUIRE(layout);
+    CHECK(layout->byteCount() == 15);
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<unsigned char> mask(4096, 7), again(4096, 7), other(4096, 7);
+    const auto view = [](std::vector<unsigned char> &bytes) {
+        return TensorView{bytes.data(), {64, 64}, DType::Bool, -1};
+    };
+    for (const auto distribution : {Distribution::Normal, Distribution::Wide}) {
+        REQUIRE(TensorOps::fillRandom(view(mask), 9, distribution, 0.5).isOk());
+        REQUIRE(TensorOps::fillRandom(view(again), 9, distribution).isOk());
+        CHECK(mask == again);
+    }
+    REQUIRE(TensorOps::fillRandom(view(other), 10, Distribution::Normal).isOk());
+    CHECK(mask != other);
+    CHECK(std::all_of(mask.begin(), mask.end(), [](unsigned char byte) { return byte <= 1; }));
+    const auto ones = std::count(mask.begin(), mask.end(), 1);
+    CHECK(ones > 1800);
+    CHECK(ones < 2300);
+
+    CHECK(TensorOps::compare(view(again), view(mask), 0, 0)->mismatches == 0);
+    again[100] = 1 - again[100];
+    again[7] = 1 - again[7];
+    const auto comparison = TensorOps::compare(view(again), view(mask), 0, 0);
+    REQUIRE(comparison.hasValue());
+    CHECK(comparison->mismatches == 2);
+    CHECK(comparison->firstMismatch == 7);
+    CHECK(*TensorOps::allFinite(view(mask)));
+}
+
 TEST_CASE("tolerance comparison on host tensors")
 {
     if (!TensorOps::haveTorch()) {
