@@ -72,7 +72,8 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.exclusive = j.value("exclusive", recipe.exclusive);
         recipe.reverse = j.value("reverse", recipe.reverse);
         static const std::set<std::string> families{"elementwise", "reduce",        "softmax",  "norm", "gemm",
-                                                    "transpose",   "conv-epilogue", "pipeline", "scan"};
+                                                    "transpose",   "conv-epilogue", "pipeline", "scan",
+                                                    "normalize"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
         return recipe;

@@ -17,6 +17,9 @@ namespace kx {
  *   "max", "min", "prod", "argmax" or "argmin" (the arg reductions write int64, the first index of the extreme).
  *   With inner other than "1", the input is [rows, cols, inner] and out[r, i] reduces its middle dimension.
  * - "softmax": reduction "softmax" or "logsoftmax" over the last dimension of [rows, cols].
+ * - "normalize": out[r, :] = x[r, :] / statistic over the last dimension of [rows, cols]: the statistic is
+ *   expression (CUDA C over `acc`; empty: acc) of acc, the reduction ("sum", "mean" or "max") over the row of
+ *   prologue (CUDA C over `v`, an element; empty: v). L2 normalisation: prologue "v * v", sum, "sqrtf(acc)".
  * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
  *   dimension, with eps. With inner other than "1", x is [rows, cols, inner] and the norm runs over its middle
  *   dimension (rmsnorm only, the weight, if any, a [cols] input).
@@ -48,7 +51,7 @@ struct OpRecipe
     std::string bias;
     std::vector<std::string> epilogueInputs;
     std::string stages; ///< pipeline: the stages as JSON text.
-    std::string prologue;   ///< scan: what is scanned at a position.
+    std::string prologue;   ///< scan: what is scanned at a position; normalize: what is reduced.
     bool exclusive = false; ///< scan: without the element itself.
     bool reverse = false;   ///< scan: from the last position to the first.
 

@@ -1,5 +1,7 @@
 #include "core/codegen/reducecommon.h"
 
+#include "core/codegen/rowcommon.h"
+
 #include <set>
 
 namespace kx::reduction {
@@ -92,6 +94,82 @@ __device__ __forceinline__ void warpCombineArg(float &best, long long &bestIndex
     }
 }
 )";
+}
+
+std::string blockHelpers(const rows::RowLayout &layout, bool indexed)
+{
+    const std::string slots = std::to_string(layout.sharedTree ? layout.block : 32);
+    if (!indexed && !layout.sharedTree)
+        return R"(
+__device__ float blockCombine(float v, float *shared)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    v = warpCombine(v);
+    __syncthreads();
+    if (lane == 0)
+        shared[warp] = v;
+    __syncthreads();
+    return warpCombine(lane < (blockDim.x >> 5) ? shared[lane] : reduceIdentity());
+}
+)";
+    if (!indexed)
+        return R"(
+__device__ float blockCombine(float v, float *shared)
+{
+    __syncthreads();
+    shared[threadIdx.x] = v;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride)
+            shared[threadIdx.x] = combine(shared[threadIdx.x], shared[threadIdx.x + stride]);
+        __syncthreads();
+    }
+    return shared[0];
+}
+)";
+    const std::string head = "\n__device__ void blockCombineArg(float &best, long long &bestIndex, float *shared)\n{\n"
+                             "    long long *sharedIndex = reinterpret_cast<long long *>(shared + "
+                             + slots + ");\n";
+    if (!layout.sharedTree)
+        return head + R"(    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    warpCombineArg(best, bestIndex);
+    __syncthreads();
+    if (lane == 0) {
+        shared[warp] = best;
+        sharedIndex[warp] = bestIndex;
+    }
+    __syncthreads();
+    const bool filled = lane < (blockDim.x >> 5);
+    best = filled ? shared[lane] : reduceIdentity();
+    bestIndex = filled ? sharedIndex[lane] : kNoIndex;
+    warpCombineArg(best, bestIndex);
+}
+)";
+    return head + R"(    __syncthreads();
+    shared[threadIdx.x] = best;
+    sharedIndex[threadIdx.x] = bestIndex;
+    __syncthreads();
+    for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) {
+            float value = shared[threadIdx.x];
+            long long index = sharedIndex[threadIdx.x];
+            combineArg(value, index, shared[threadIdx.x + stride], sharedIndex[threadIdx.x + stride]);
+            shared[threadIdx.x] = value;
+            sharedIndex[threadIdx.x] = index;
+        }
+        __syncthreads();
+    }
+    best = shared[0];
+    bestIndex = sharedIndex[0];
+}
+)";
+}
+
+std::string sharedBytes(const rows::RowLayout &layout, bool indexed)
+{
+    if (layout.warpPerRow)
+        return "0";
+    return std::to_string((indexed ? 12 : 4) * (layout.sharedTree ? layout.block : 32));
 }
 
 std::string finish(const std::string &reduction, const std::string &acc, const std::string &count)

@@ -2,6 +2,8 @@
 
 // What the reduce templates share: the reductions a "reduce" recipe names and the CUDA that combines values the
 // way PyTorch does (NaN wins for max, min and the arg reductions; ties go to the first index).
+#include "core/codegen/rowcommon.h"
+
 #include <string>
 
 namespace kx::reduction {
@@ -23,6 +25,13 @@ std::string outputType(const std::string &reduction);
  *   kNoIndex (LLONG_MAX), which any real element beats or ties and then wins by its smaller index.
  */
 std::string deviceHelpers(const std::string &reduction);
+
+/// For a block a row (rows::RowLayout): `float blockCombine(float v, float *shared)`, or for the indexed reductions
+/// `void blockCombineArg(float &best, long long &bestIndex, float *shared)`, every thread getting the result; by
+/// warp shuffles and one value a warp in shared memory, or by a shared-memory tree (layout.sharedTree).
+std::string blockHelpers(const rows::RowLayout &layout, bool indexed);
+/// The dynamic shared memory blockHelpers() need, as a plan expression ("0" for a warp a row).
+std::string sharedBytes(const rows::RowLayout &layout, bool indexed);
 
 /// The output value from the accumulator `acc` after @p count elements (the mean divides, the others keep it).
 std::string finish(const std::string &reduction, const std::string &acc, const std::string &count);

@@ -7,6 +7,7 @@
 #include "core/codegen/gemmtemplate.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/gemmwgmmatemplate.h"
+#include "core/codegen/normalizetemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
 #include "core/codegen/scantemplate.h"
@@ -22,6 +23,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const ElementwiseTemplate elementwise;
     static const ReduceTemplate reduce;
     static const StridedReduceTemplate stridedReduce;
+    static const NormalizeTemplate normalize;
     static const SoftmaxTemplate softmax;
     static const SplitNormTemplate splitNorm;
     static const NormTemplate norm;
@@ -37,7 +39,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
-    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &softmax,      &splitNorm,
+    static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &normalize, &softmax, &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
                                                          &scan,        &pipeline};
