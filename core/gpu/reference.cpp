@@ -47,6 +47,8 @@ const std::map<std::string, ReferenceFunction> &references()
             {"sum_dim1", [](const Tensors &in) { return Tensors{in[0].sum(1)}; }},
             {"argmin_dim1", [](const Tensors &in) { return Tensors{in[0].argmin(1)}; }},
             {"prod_dim1", [](const Tensors &in) { return Tensors{in[0].prod(1)}; }},
+            {"l1_normalize", [](const Tensors &in) { return Tensors{in[0] / in[0].abs().mean(1, true)}; }},
+            {"l2_normalize", [](const Tensors &in) { return Tensors{in[0] / at::norm(in[0], 2, {1}, true)}; }},
             {"softmax", [](const Tensors &in) { return Tensors{at::softmax(in[0], 1)}; }},
             {"log_softmax", [](const Tensors &in) { return Tensors{at::log_softmax(in[0], 1)}; }},
             {"layer_norm",

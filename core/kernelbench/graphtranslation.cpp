@@ -89,6 +89,8 @@ Expected<Op> Translation::run()
 
     if (auto norm = rmsNorm())
         return std::move(*norm);
+    if (auto normalized = normalization())
+        return std::move(*normalized);
     std::vector<std::string> anchors;
     std::size_t anchorIndex = 0;
     for (std::size_t i = 0; i < m_nodes.size(); ++i) {

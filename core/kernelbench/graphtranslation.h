@@ -69,6 +69,8 @@ private:
     Expected<Op> rows();
     Expected<Op> reduce();
     std::optional<Expected<Op>> rmsNorm();
+    /// x divided by a statistic of its rows (L1 and L2 normalisation), for the normalize template.
+    std::optional<Expected<Op>> normalization();
     Expected<Op> transpose();
     /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
     Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe,

@@ -4,10 +4,33 @@
 #include "core/kernelbench/atencalls.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kx::translation {
 
 using namespace atencalls;
+
+namespace {
+
+// Whether a call sees the input x with the sizes it is declared with (in the first shape set).
+bool seenAsDeclared(const std::vector<std::int64_t> &shape, const TensorSpec &x, const std::vector<ShapeSet> &sets)
+{
+    const auto declared = [&](const std::string &dimension) -> std::optional<std::int64_t> {
+        if (isDigits(dimension))
+            return std::stoll(dimension);
+        if (sets.empty() || !sets.front().count(dimension))
+            return std::nullopt;
+        return sets.front().at(dimension);
+    };
+    if (shape.size() != x.shape.size())
+        return false;
+    for (std::size_t d = 0; d < shape.size(); ++d)
+        if (declared(x.shape[d]) != shape[d])
+            return false;
+    return true;
+}
+
+} // namespace
 
 Expected<std::size_t> Translation::lastDimension(const GraphNode &node, const nlohmann::json &dims) const
 {
@@ -86,17 +109,9 @@ Expected<Op> Translation::reduce()
     if (m_op.inputs.size() != 1)
         return Error{"the op has inputs that " + kind + " does not use"};
     // The recipe names x's declared dimensions: the call must see x as declared, not a view that regroups them.
-    const auto declared = [&](const std::string &dimension) -> std::optional<std::int64_t> {
-        if (isDigits(dimension))
-            return std::stoll(dimension);
-        if (m_op.shapeSets.empty() || !m_op.shapeSets.front().count(dimension))
-            return std::nullopt;
-        return m_op.shapeSets.front().at(dimension);
-    };
-    for (std::size_t d = 0; d < shape.size(); ++d)
-        if (shape.size() != x.shape.size() || declared(x.shape[d]) != shape[d])
-            return Error{kind + " of " + shapeText(shape) + ", a view of " + x.name
-                         + " with other dimensions than it is declared with"};
+    if (!seenAsDeclared(shape, x, m_op.shapeSets))
+        return Error{kind + " of " + shapeText(shape) + ", a view of " + x.name
+                     + " with other dimensions than it is declared with"};
     if (auto status = rowSymbols(x, first, recipe, last - first + 1); !status)
         return status.error();
     const bool lastDimensions =
@@ -223,6 +238,111 @@ Expected<Op> Translation::rows()
     if (auto status = rowSymbols(x, *dimension, recipe, normalizedDimensions); !status)
         return status.error();
     return finish(recipe, atol, rtol);
+}
+
+std::optional<Expected<Op>> Translation::normalization()
+{
+    // x / f(statistic(g(x))) over the last dimension, keepdim: g and f chains of elementwise calls on one value (L1
+    // normalisation: x / mean(abs(x)); L2: x / norm(x, 2)). Anything else is left to the other translations.
+    const auto &n = m_nodes;
+    const GraphNode &division = *n.back();
+    if (n.size() < 2 || division.kind != "aten::div" || division.inputs.size() < 2 || inputIndex(division.inputs[0]) != 0
+        || !division.inputs[1].isTensor || division.outputs.empty()
+        || canonical(m_graph.outputs.front()) != division.outputs[0].value || m_op.inputs.size() != 1)
+        return std::nullopt;
+    std::size_t r = 0;
+    while (r < n.size() && isElementwise(n[r]->kind))
+        ++r;
+    if (r + 1 >= n.size())
+        return std::nullopt;
+    std::string previous; // the value the chain has computed so far; empty: x
+    const auto readsPrevious = [&](const GraphArgument &argument) {
+        return argument.isTensor && (previous.empty() ? inputIndex(argument) == 0 : canonical(argument.tensor.value) == previous);
+    };
+    // One call of a chain over `current` and constants, or nothing.
+    const auto step = [&](const GraphNode &node, const std::string &current) -> std::optional<std::string> {
+        if (node.outputs.size() != 1)
+            return std::nullopt;
+        auto expression = elementwiseExpression(node, [&](std::size_t i) -> Expected<std::string> {
+            const auto &argument = node.inputs[i];
+            if (readsPrevious(argument))
+                return current;
+            if (const auto value = argument.isTensor ? std::nullopt : number(argument.constant))
+                return floatLiteral(*value);
+            return Error{"not a chain"};
+        });
+        if (!expression)
+            return std::nullopt;
+        previous = node.outputs[0].value;
+        return *expression;
+    };
+    std::string prologue = "v";
+    for (std::size_t i = 0; i < r; ++i) {
+        auto next = step(*n[i], prologue);
+        if (!next)
+            return std::nullopt;
+        prologue = *next;
+    }
+    const GraphNode &statistic = *n[r];
+    if (statistic.inputs.empty() || !readsPrevious(statistic.inputs[0]))
+        return std::nullopt;
+    const auto constantAt = [&](std::size_t i) {
+        return i < statistic.inputs.size() && !statistic.inputs[i].isTensor ? statistic.inputs[i].constant
+                                                                              : nlohmann::json();
+    };
+    OpRecipe recipe;
+    recipe.family = "normalize";
+    std::string epilogue = "acc";
+    std::size_t dimsAt = 1;
+    if (statistic.kind == "aten::sum" || statistic.kind == "aten::mean" || statistic.kind == "aten::amax") {
+        if (statistic.kind != "aten::amax" && !constantAt(3).is_null())
+            return std::nullopt;
+        recipe.reduction = statistic.kind == "aten::amax" ? "max" : statistic.kind.substr(6);
+    } else if (statistic.kind == "aten::norm" || statistic.kind == "aten::linalg_vector_norm") {
+        // norm(x, p, dim, keepdim) and linalg_vector_norm(x, ord, dim, keepdim, dtype): p 1, 2 or infinity.
+        if (!constantAt(4).is_null()) // a dtype
+            return std::nullopt;
+        const double p = constantAt(1).is_null() ? 2.0 : number(constantAt(1)).value_or(0);
+        const std::string magnitude = "fabsf(" + prologue + ")";
+        if (p == 2.0) {
+            prologue = "(" + wrap(prologue) + " * " + wrap(prologue) + ")";
+            recipe.reduction = "sum";
+            epilogue = "sqrtf(acc)";
+        } else if (p == 1.0 || std::isinf(p)) {
+            prologue = magnitude;
+            recipe.reduction = p == 1.0 ? "sum" : "max";
+        } else {
+            return std::nullopt;
+        }
+        dimsAt = 2;
+    } else {
+        return std::nullopt;
+    }
+    const auto &shape = statistic.inputs[0].tensor.shape;
+    const auto dim = integer(constantAt(dimsAt));
+    const auto rank = std::int64_t(shape.size());
+    if (!dim || *dim < -rank || *dim >= rank || constantAt(dimsAt + 1) != true)
+        return std::nullopt;
+    const auto dimension = std::size_t(*dim < 0 ? *dim + rank : *dim);
+    if (!std::all_of(shape.begin() + std::ptrdiff_t(dimension) + 1, shape.end(), [](auto size) { return size == 1; }))
+        return std::nullopt; // over a middle dimension: no normalize template takes it
+    previous = statistic.outputs.empty() ? std::string() : statistic.outputs[0].value;
+    for (std::size_t i = r + 1; i + 1 < n.size(); ++i) {
+        auto next = step(*n[i], epilogue);
+        if (!next)
+            return std::nullopt;
+        epilogue = *next;
+    }
+    if (!readsPrevious(division.inputs[1]))
+        return std::nullopt;
+    const TensorSpec &x = m_op.inputs.front();
+    if (!seenAsDeclared(shape, x, m_op.shapeSets) || !seenAsDeclared(division.inputs[0].tensor.shape, x, m_op.shapeSets))
+        return std::nullopt;
+    recipe.prologue = prologue == "v" ? std::string() : prologue;
+    recipe.expression = epilogue == "acc" ? std::string() : epilogue;
+    if (auto status = rowSymbols(x, dimension, recipe); !status)
+        return Expected<Op>(status.error());
+    return finish(recipe, 1e-4, 1e-3);
 }
 
 std::optional<Expected<Op>> Translation::rmsNorm()

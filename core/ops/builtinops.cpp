@@ -106,6 +106,14 @@ OpRecipe rowsOf(OpRecipe how)
     return how;
 }
 
+// out = x / epilogue(reduction of prologue(x) over each row of [N, D]).
+OpRecipe normalize(std::string reduction, std::string prologue, std::string epilogue)
+{
+    OpRecipe how = rowsOf(recipe("normalize", std::move(epilogue), std::move(reduction)));
+    how.prologue = std::move(prologue);
+    return how;
+}
+
 // A cumulative sum or product along the rows of [N, D] (the scan template).
 OpRecipe scan(std::string reduction, bool exclusive = false, bool reverse = false)
 {
@@ -181,6 +189,17 @@ std::vector<Op> makeBuiltInOps()
                                   "int64"));
     ops.push_back(middleReduction("prod_dim1", "Product over the middle dimension of [N, C, S].", "x.prod(dim=1)",
                                   "prod", {{{"N", 16}, {"C", 16}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}));
+
+    // Rows divided by a statistic of them (KernelBench's L1 and L2 normalisations): one kernel reads x twice.
+    for (const auto &[name, description, reference, how] :
+         {std::tuple<std::string, std::string, std::string, OpRecipe>{
+              "l1_normalize", "Each row divided by the mean of its magnitudes.",
+              "x / torch.mean(torch.abs(x), dim=1, keepdim=True)", normalize("mean", "fabsf(v)", "")},
+          {"l2_normalize", "Each row divided by its Euclidean norm.", "x / torch.norm(x, p=2, dim=1, keepdim=True)",
+           normalize("sum", "(v * v)", "sqrtf(acc)")}})
+        ops.push_back(makeOp(name, description, reference, {tensor("x", {"N", "D"})}, {tensor("out", {"N", "D"})},
+                             {{{"N", 4096}, {"D", 16384}}, {{"N", 333}, {"D", 1029}}}, "8 * N * D", "3 * N * D", how,
+                             1e-4, 1e-3));
 
     // Softmax and log-softmax.
     for (const auto &[name, reduction, reference] :

@@ -209,3 +209,89 @@ TEST_CASE("the index results of argmin, min and max are not unsupported int64 ca
         CHECK(GraphTranslator::unsupportedCalls(graphOf(call)).empty());
     }
 }
+
+namespace {
+
+// KernelBench's 38_L1Norm_ (x / mean(|x|, 1, keepdim)) or 39_L2Norm_ (x / norm(x, 2, [1], keepdim)) on [16, 4095],
+// with the statistic call's arguments and the div's second operand given.
+OpGraph normalizationGraph(const nlohmann::json &statistic, bool withAbs, const char *divisor = "11")
+{
+    nlohmann::json nodes = nlohmann::json::array();
+    if (withAbs)
+        nodes.push_back({{"kind", "aten::abs"},
+                         {"inputs", {{{"value", "x"}, {"shape", {16, 4095}}, {"dtype", "float32"}}}},
+                         {"outputs", {{{"value", "10"}, {"shape", {16, 4095}}, {"dtype", "float32"}}}}});
+    nodes.push_back(statistic);
+    nodes.push_back({{"kind", "aten::div"},
+                     {"inputs",
+                      {{{"value", "x"}, {"shape", {16, 4095}}, {"dtype", "float32"}},
+                       {{"value", divisor}, {"shape", {16, 1}}, {"dtype", "float32"}}}},
+                     {"outputs", {{{"value", "12"}, {"shape", {16, 4095}}, {"dtype", "float32"}}}}});
+    auto graph = opGraphFromJson({{"inputs", {{{"value", "x"}, {"name", "x"}}}}, {"outputs", {"12"}}, {"nodes", nodes}});
+    REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
+    return *graph;
+}
+
+nlohmann::json statisticCall(const char *kind, const char *reads, nlohmann::json arguments, const char *overload = "")
+{
+    nlohmann::json inputs = nlohmann::json::array({{{"value", reads}, {"shape", {16, 4095}}, {"dtype", "float32"}}});
+    for (const auto &argument : arguments)
+        inputs.push_back({{"const", argument}});
+    return {{"kind", kind},
+            {"overload", overload},
+            {"inputs", inputs},
+            {"outputs", {{{"value", "11"}, {"shape", {16, 1}}, {"dtype", "float32"}}}}};
+}
+
+} // namespace
+
+TEST_CASE("L1 and L2 normalisation over the last dimension become normalize recipes: one kernel reads x twice")
+{
+    Op op;
+    op.name = "kb/normalize";
+    op.sourceKind = SourceKind::KernelBench;
+    op.inputs = {tensor("x", {"batch_size", "dim"})};
+    op.outputs = {tensor("out", {"batch_size", "dim"})};
+    op.shapeSets = {{{"batch_size", 16}, {"dim", 4095}}, {{"batch_size", 8}, {"dim", 4095}}};
+
+    const auto l1 = GraphTranslator().translate(
+        normalizationGraph(statisticCall("aten::mean", "10", {{1}, true, nullptr}, "dim"), true), op);
+    const auto l1Recipe = recipeOfTranslation(l1);
+    CHECK(l1Recipe.family == "normalize");
+    CHECK(l1Recipe.reduction == "mean");
+    CHECK(l1Recipe.prologue == "fabsf(v)");
+    CHECK(l1Recipe.expression.empty());
+    CHECK(l1Recipe.rows == "batch_size");
+    CHECK(l1Recipe.cols == "dim");
+    CHECK(templateOf(*l1, l1Recipe) == "normalize");
+    checkCompiles(*l1);
+
+    const auto l2 = GraphTranslator().translate(
+        normalizationGraph(statisticCall("aten::norm", "x", {2, {1}, true}, "ScalarOpt_dim"), false), op);
+    const auto l2Recipe = recipeOfTranslation(l2);
+    CHECK(l2Recipe.reduction == "sum");
+    CHECK(l2Recipe.prologue == "(v * v)");
+    CHECK(l2Recipe.expression == "sqrtf(acc)");
+    checkCompiles(*l2);
+
+    // The infinity norm of |x|: the prologue's abs twice, and the largest magnitude.
+    const auto infinity = GraphTranslator().translate(
+        normalizationGraph(statisticCall("aten::linalg_vector_norm", "10", {{{"nonFinite", "inf"}}, {-1}, true, nullptr}), true), op);
+    REQUIRE(infinity);
+    const auto infinityRecipe = recipeOfTranslation(infinity);
+    CHECK(infinityRecipe.reduction == "max");
+    CHECK(infinityRecipe.prologue == "fabsf(fabsf(v))");
+
+    // Without keepdim the division broadcasts otherwise; a norm of another order has no template: not normalize.
+    const auto family = [&](const OpGraph &graph) {
+        const auto translated = GraphTranslator().translate(graph, op);
+        return translated ? recipeOf(*translated)->family : std::string("untranslated");
+    };
+    CHECK(family(normalizationGraph(statisticCall("aten::mean", "10", {{1}, false, nullptr}, "dim"), true))
+          != "normalize");
+    CHECK(family(normalizationGraph(statisticCall("aten::norm", "x", {3, {1}, true}, "ScalarOpt_dim"), false))
+          != "normalize");
+    // x divided by something else than the statistic.
+    CHECK(family(normalizationGraph(statisticCall("aten::mean", "10", {{1}, true, nullptr}, "dim"), true, "10"))
+          != "normalize");
+}
