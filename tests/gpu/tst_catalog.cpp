@@ -229,6 +229,24 @@ TEST_CASE("the catalog's middle-dimension reductions verify in strided variants"
     CHECK(checked == 3 * 6);
 }
 
+// Over the last dimension: sampled variants of the reduce template (warp or block a row, shuffles or a shared tree,
+// the arg reductions' ties) and of the normalize template verify.
+TEST_CASE("the catalog's row reductions and normalisations verify in sampled variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    int checked = 0;
+    unsigned seed = 29;
+    for (const auto &[templateName, opName] :
+         {std::pair{"reduce", "row_sum"}, std::pair{"reduce", "row_max"}, std::pair{"reduce", "row_argmax"},
+          std::pair{"normalize", "l1_normalize"}, std::pair{"normalize", "l2_normalize"}}) {
+        const KernelTemplate *kernelTemplate = findKernelTemplate(templateName);
+        REQUIRE(kernelTemplate);
+        checked += checkVariantsVerify(*kernelTemplate, test::builtIn(opName), seed++, 4, "rows");
+    }
+    CHECK(checked == 5 * 5);
+}
+
 // Scans: sampled variants of the scan template (a block a row, look-back tiles for sums, a thread a line along a
 // middle dimension) verify on rows that are not multiples of any tile, products included (their running value
 // under- and overflows on most trial inputs, and must get stuck where PyTorch's does).
