@@ -41,7 +41,7 @@ int differences(const Params &a, const Params &b)
 std::string compileAndResolve(const Op &op, const Candidate &candidate)
 {
     CompileOptions options;
-    options.arch = "sm_90";
+    options.arch = "sm_90a"; // every gemm template compiles for Hopper (gemm-wgmma only there)
     const auto compiled = NvrtcCompiler().compile(candidate.source, options);
     if (!compiled.ok)
         return compiled.error + "\n" + compiled.stats.log;
@@ -123,7 +123,7 @@ std::vector<Candidate> templateSwitches(const Op &op, std::uint64_t seeds)
 
 TEST_CASE("a mutation can move a gemm to tensor cores, and only ops with another template switch")
 {
-    // matmul's policy allows no library step: its only other template is the tensor-core one.
+    // matmul's policy allows no library step: its other templates are the two tensor-core ones.
     const Op &matmul = *findBuiltInOp("matmul");
     const auto root = *translateOp(matmul);
     REQUIRE(genomeFromJson(root.genome)->templateName == std::string("gemm"));
@@ -133,8 +133,9 @@ TEST_CASE("a mutation can move a gemm to tensor cores, and only ops with another
     for (const auto &child : switches) {
         const auto genome = genomeFromJson(child.genome);
         REQUIRE(genome);
-        CHECK(genome->templateName == std::string("gemm-tensorcore"));
-        CHECK(child.description.rfind("Template switch: gemm -> gemm-tensorcore (its defaults", 0) == 0);
+        const bool tensorCores = genome->templateName == "gemm-tensorcore" || genome->templateName == "gemm-wgmma";
+        CHECK_MESSAGE(tensorCores, genome->templateName);
+        CHECK(child.description.rfind("Template switch: gemm -> " + genome->templateName + " (its defaults", 0) == 0);
         // The block tile the parent had (64 x 64) is kept where the target has the same parameter.
         CHECK(genome->params.at("bm") == paramsOf(root).at("bm"));
         CHECK(child.parentIds == std::vector<std::string>{root.id});
@@ -148,7 +149,7 @@ TEST_CASE("a mutation can move a gemm to tensor cores, and only ops with another
     std::set<std::string> destinations;
     for (const auto &child : templateSwitches(*findBuiltInOp("linear_bias_relu"), 80))
         destinations.insert(genomeFromJson(child.genome)->templateName);
-    CHECK(destinations == std::set<std::string>{"gemm-library", "gemm-tensorcore"});
+    CHECK(destinations == std::set<std::string>{"gemm-library", "gemm-tensorcore", "gemm-wgmma"});
 
     CHECK(templateSwitches(*findBuiltInOp("relu"), 30).empty());
 }
@@ -291,10 +292,12 @@ TEST_CASE("the first generation starts every template that can make the op")
         CHECK(result.candidates.front().id == translateOp(request.op)->id); // the translation comes first
         return templates;
     };
-    // linear_bias_relu allows the library product: CUDA cores, tensor cores and cuBLAS with a fused epilogue.
-    CHECK(firstGeneration("linear_bias_relu") == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-library"});
+    // linear_bias_relu allows the library product: CUDA cores, tensor cores (mma.sync and Hopper's wgmma) and cuBLAS
+    // with a fused epilogue.
+    CHECK(firstGeneration("linear_bias_relu")
+          == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-wgmma", "gemm-library"});
     // matmul's policy allows no library step.
-    CHECK(firstGeneration("matmul") == std::vector<std::string>{"gemm", "gemm-tensorcore"});
+    CHECK(firstGeneration("matmul") == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-wgmma"});
     CHECK(firstGeneration("softmax") == std::vector<std::string>{"softmax"});
 
     // A fresh start later in a run (nothing correct yet) proposes one kernel.
