@@ -433,7 +433,8 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
             default:
                 if (auto usable = checkUsable(tensorArgs[i]); !usable)
                     return usable;
-                stack.emplace_back(wrap(tensorArgs[i]));
+                // A transposed argument is a strided view of the same memory: the library reads it in place.
+                stack.emplace_back(args[i].transposed ? wrap(tensorArgs[i]).transpose(-2, -1) : wrap(tensorArgs[i]));
             }
         }
         if (stack.size() > parameters.size())

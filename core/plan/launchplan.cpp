@@ -94,15 +94,18 @@ std::vector<std::string> dimensionsAt(const Json &value, const std::string &wher
 
 PlanArg argAt(const Json &value, const std::string &where)
 {
-    // A tensor argument may carry the shape a library step sees it in; every other argument has one key.
-    std::string shapedTensor;
-    if (value.is_object() && value.size() == 2 && value.contains("shape"))
+    // A tensor argument may carry the shape a library step sees it in and whether it sees its transpose; every
+    // other argument has one key.
+    std::string viewedTensor;
+    if (value.is_object()) {
+        const std::size_t viewKeys = value.contains("shape") + value.contains("transposed");
         for (const char *key : {"input", "output", "scratch"})
-            if (value.contains(key))
-                shapedTensor = key;
-    if (!value.is_object() || (value.size() != 1 && shapedTensor.empty()))
+            if (viewKeys > 0 && value.contains(key) && value.size() == 1 + viewKeys)
+                viewedTensor = key;
+    }
+    if (!value.is_object() || (value.size() != 1 && viewedTensor.empty()))
         fail(where, "must be an object with one key: input, output, scratch, int, float, ints, bool, none or string");
-    const std::string kind = shapedTensor.empty() ? value.begin().key() : shapedTensor;
+    const std::string kind = viewedTensor.empty() ? value.begin().key() : viewedTensor;
     const Json &content = value.at(kind);
     const std::string at = where + "." + kind;
     PlanArg arg;
@@ -111,7 +114,12 @@ PlanArg argAt(const Json &value, const std::string &where)
                    : kind == "output" ? PlanArg::Kind::Output
                                       : PlanArg::Kind::Scratch;
         arg.name = nameAt(content, at);
-        if (!shapedTensor.empty()) {
+        if (value.contains("transposed")) {
+            if (!value.at("transposed").is_boolean())
+                fail(where + ".transposed", "must be true or false");
+            arg.transposed = value.at("transposed").get<bool>();
+        }
+        if (value.contains("shape")) {
             const Json &shape = value.at("shape");
             if (!shape.is_array() || shape.size() > 8)
                 fail(where + ".shape", "must be an array of at most 8 expressions");
@@ -235,9 +243,12 @@ nlohmann::ordered_json argJson(const PlanArg &arg)
         const char *key = arg.kind == PlanArg::Kind::Input    ? "input"
                           : arg.kind == PlanArg::Kind::Output ? "output"
                                                               : "scratch";
+        nlohmann::ordered_json json{{key, arg.name}};
         if (arg.hasShape)
-            return {{key, arg.name}, {"shape", arg.exprs}};
-        return {{key, arg.name}};
+            json["shape"] = arg.exprs;
+        if (arg.transposed)
+            json["transposed"] = true;
+        return json;
     }
     case PlanArg::Kind::Int: return {{"int", arg.expr}};
     case PlanArg::Kind::Float: return {{"float", arg.value}};
@@ -417,6 +428,17 @@ private:
         resolved.op = step.op;
         for (std::size_t i = 0; i < step.args.size(); ++i)
             resolved.args.push_back(resolveArg(step.args[i], index(where + ".args", i), nullptr, i));
+        // The result goes to the last output, else to the last scratch buffer: that one is written, not viewed.
+        for (const auto kind : {PlanArg::Kind::Output, PlanArg::Kind::Scratch}) {
+            const auto last = std::find_if(resolved.args.rbegin(), resolved.args.rend(),
+                                           [&](const ResolvedArg &arg) { return arg.kind == kind; });
+            if (last == resolved.args.rend())
+                continue;
+            if (last->transposed)
+                fail(index(where + ".args", std::size_t(resolved.args.rend() - last) - 1),
+                     "scratch buffer " + quote(last->name) + " receives the result: it cannot be a transposed view");
+            break;
+        }
         return resolved;
     }
 
@@ -514,6 +536,21 @@ private:
                             fail(where + ".shape", std::to_string(elements) + " elements, but " + quote(arg.name)
                                                        + " holds " + std::to_string(declared));
                     }
+        }
+        if (arg.transposed) {
+            if (param)
+                fail(where, "a transposed view is for library steps; " + describe(*param, position));
+            if (arg.kind == PlanArg::Kind::Output)
+                fail(where, "output " + quote(arg.name) + " cannot be a transposed view: the library step writes it");
+            std::size_t rank = arg.exprs.size(); // a scratch buffer without a shape is a flat vector
+            if (!arg.hasShape && arg.kind == PlanArg::Kind::Input)
+                for (const TensorSpec &tensor : m_op.inputs)
+                    if (tensor.name == arg.name)
+                        rank = tensor.shape.size();
+            if (rank < 2)
+                fail(where, quote(arg.name) + " has " + std::to_string(rank)
+                                + " dimensions: a transposed view swaps the last two");
+            resolved.transposed = true;
         }
         return resolved;
     }

@@ -30,7 +30,9 @@ namespace kx {
  * Library steps take ATen's other argument types too: {"ints": ["2", "K"]} (an int list), {"bool": true},
  * {"none": null} and {"string": "tanh"}; a tensor argument of a library step may give the shape the call sees,
  * {"scratch": "t1", "shape": ["B", "C", "H", "W"]} (a scratch buffer is otherwise a flat float32 vector; an
- * input or output keeps its element count). A shape [] is a scalar.
+ * input or output keeps its element count). A shape [] is a scalar. An input (or a scratch buffer the step reads)
+ * may be passed as the transpose of its last two dimensions, {"input": "a", "transposed": true}: a strided view of
+ * the same memory, no copy (aten::mm(a.T, b) for an a given as [k, m]).
  */
 struct PlanArg
 {
@@ -43,6 +45,7 @@ struct PlanArg
     bool hasShape = false;            ///< Input/Output/Scratch of a library step: exprs gives its shape.
     bool flag = false;                ///< Bool: the value.
     std::string text{};               ///< String: the value.
+    bool transposed = false;          ///< Input/Scratch of a library step: the call sees its last two dims swapped.
 
     bool operator==(const PlanArg &) const = default;
 };
@@ -118,6 +121,7 @@ struct ResolvedArg
     bool hasShape = false;
     bool flag = false;
     std::string text;
+    bool transposed = false; ///< A library step sees the transpose of its last two dimensions.
 };
 
 struct ResolvedKernelStep

@@ -125,7 +125,13 @@ TEST_CASE("round-trips through canonical JSON")
     none.kind = PlanArg::Kind::None;
     PlanArg text{PlanArg::Kind::String, "", "", 0, {}, false, false, "tanh"};
     LibraryStep pooling{"aten::max_pool2d", {shaped, ints, flag, none, text, {PlanArg::Kind::Output, "out", "", 0}}};
-    plan.steps = {kernel, library, pooling};
+    // And tensors seen as the transpose of their last two dimensions, shaped or not.
+    PlanArg transposed{PlanArg::Kind::Input, "a", "", 0};
+    transposed.transposed = true;
+    PlanArg shapedTransposed = shaped;
+    shapedTransposed.transposed = true;
+    LibraryStep product{"aten::mm", {transposed, shapedTransposed, {PlanArg::Kind::Output, "out", "", 0}}};
+    plan.steps = {kernel, library, pooling, product};
 
     const std::string json = toJson(plan);
     const auto parsed = parseLaunchPlan(json);
@@ -206,6 +212,12 @@ TEST_CASE("malformed plans are refused with the place of the fault")
          "steps[0].args[0]: must be an object with one key"},
         {"shape not a list", R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": "N"}]}]})",
          "steps[0].args[0].shape: must be an array of at most 8 expressions"},
+        {"transposed not a boolean",
+         R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "transposed": 1}]}]})",
+         "steps[0].args[0].transposed: must be true or false"},
+        {"transposed on an int",
+         R"({"steps": [{"library": "aten::relu", "args": [{"int": "N", "transposed": true}]}]})",
+         "steps[0].args[0]: must be an object with one key"},
         {"library with grid", R"({"steps": [{"library": "aten::relu", "grid": ["1"], "args": []}]})",
          "steps[0]: unknown key 'grid'"},
         {"library name empty", R"({"steps": [{"library": "", "args": []}]})",
@@ -401,6 +413,28 @@ TEST_CASE("invalid plans are refused when resolved against the op, the kernels a
          R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": ["N", "0"]},
          {"output": "out"}]}]})",
          "", true, n, "steps[0].args[0].shape[1]: must be positive, got 0"},
+        {"a transposed tensor to a kernel",
+         relu(R"("1")", R"("32")", "0", R"({"input": "x", "transposed": true}, {"output": "out"}, {"int": "N"})"), "",
+         false, n,
+         "steps[0].args[0]: a transposed view is for library steps; parameter 0 'x' is const float* __restrict__"},
+        {"a vector transposed",
+         R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "transposed": true}, {"output": "out"}]}]})",
+         "", true, n, "steps[0].args[0]: 'x' has 1 dimensions: a transposed view swaps the last two"},
+        {"an output transposed",
+         R"({"steps": [{"library": "aten::relu", "args": [{"input": "x"}, {"output": "out", "shape": ["64", "N / 64"],
+         "transposed": true}]}]})",
+         "", true, n, "steps[0].args[1]: output 'out' cannot be a transposed view: the library step writes it"},
+        {"the result into a transposed scratch buffer",
+         R"({"scratch": [{"name": "t", "bytes": "4 * N"}], "steps": [{"library": "aten::relu", "args": [{"input": "x"},
+         {"scratch": "t", "shape": ["64", "N / 64"], "transposed": true}]}, {"library": "aten::relu",
+         "args": [{"scratch": "t"}, {"output": "out"}]}]})",
+         "", true, n, "steps[0].args[1]: scratch buffer 't' receives the result: it cannot be a transposed view"},
+        {"control: a transposed view read, and a transposed scratch buffer read",
+         R"({"scratch": [{"name": "t", "bytes": "4 * N"}], "steps": [{"library": "aten::relu", "args": [{"input": "x",
+         "shape": ["64", "N / 64"], "transposed": true}, {"scratch": "t", "shape": ["N / 64", "64"]}]},
+         {"library": "aten::relu", "args": [{"scratch": "t", "shape": ["N / 64", "64"], "transposed": true},
+         {"output": "out", "shape": ["64", "N / 64"]}]}]})",
+         "", true, n, ""},
         {"control: a library step with a view and every argument kind",
          R"({"steps": [{"library": "aten::relu", "args": [{"input": "x", "shape": ["64", "N / 64"]},
          {"ints": ["2", "N"]}, {"bool": true}, {"none": null}, {"string": "s"}, {"float": 0.5},
