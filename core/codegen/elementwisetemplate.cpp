@@ -25,6 +25,36 @@ bool isBroadcast(const TensorSpec &input, const TensorSpec &output)
     return elementCountExpression(input) != elementCountExpression(output);
 }
 
+namespace {
+
+bool isRowInput(const OpRecipe &recipe, const TensorSpec &input)
+{
+    return std::find(recipe.rowInputs.begin(), recipe.rowInputs.end(), input.name) != recipe.rowInputs.end();
+}
+
+// The output's dimensions that share one value of a row input, those after the input's ([M] for an [N] or
+// [N, 1] input of an [N, M] output); none when the input is not the output's leading dimensions.
+std::vector<std::string> rowDimensions(const TensorSpec &input, const TensorSpec &output)
+{
+    auto declared = input.shape;
+    while (!declared.empty() && declared.back() == "1")
+        declared.pop_back();
+    if (declared.empty() || declared.size() >= output.shape.size()
+        || !std::equal(declared.begin(), declared.end(), output.shape.begin()))
+        return {};
+    return {output.shape.begin() + std::ptrdiff_t(declared.size()), output.shape.end()};
+}
+
+std::string rowLength(const TensorSpec &input, const TensorSpec &output)
+{
+    std::string length;
+    for (const auto &dimension : rowDimensions(input, output))
+        length += (length.empty() ? "" : "*") + dimension;
+    return length;
+}
+
+} // namespace
+
 bool ElementwiseTemplate::supports(const Op &op, const OpRecipe &recipe) const
 {
     return recipe.family == "elementwise" && op.outputs.size() == 1 && !op.inputs.empty();
@@ -53,9 +83,27 @@ std::string ElementwiseTemplate::check(const Op &op, const OpRecipe &recipe, con
         return problem;
     const auto &outputShape = op.outputs.front().shape;
     const int vec = param(params, "vec", 1);
+    for (const auto &name : recipe.rowInputs)
+        if (std::none_of(op.inputs.begin(), op.inputs.end(), [&](const TensorSpec &t) { return t.name == name; }))
+            return "the recipe's row input '" + name + "' is not an input of the op";
     for (const auto &tensor : op.inputs) {
         if (tensor.dtype != "float32")
             return "input " + tensor.name + " is " + tensor.dtype + ": the elementwise template handles float32";
+        if (isRowInput(recipe, tensor)) {
+            // One value for each row of rowLength() elements; a vector of output elements stays within a row.
+            const auto dimensions = rowDimensions(tensor, op.outputs.front());
+            if (dimensions.empty())
+                return "row input " + tensor.name + " is not the output's leading dimensions";
+            for (const auto &shapes : op.shapeSets) {
+                long long row = 1;
+                for (const auto &dimension : dimensions)
+                    row *= dimensionValue(dimension, shapes).value_or(1);
+                if (row % vec != 0)
+                    return "vector width " + std::to_string(vec) + " needs rows of row input " + tensor.name
+                           + " of a multiple of " + std::to_string(vec) + " elements";
+            }
+            continue;
+        }
         if (!isBroadcast(tensor, op.outputs.front()))
             continue;
         // Broadcasting: the input's shape must be the trailing dimensions of the output's.
@@ -102,11 +150,16 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
         out << "const float *__restrict__ " << input.name << "_ptr, ";
     out << "float *__restrict__ " << output.name << "_ptr, long long n";
     for (const auto &input : op.inputs)
-        if (isBroadcast(input, output))
+        if (isRowInput(recipe, input))
+            out << ", long long " << input.name << "_row";
+        else if (isBroadcast(input, output))
             out << ", long long " << input.name << "_count";
     out << ")\n{\n";
-    // Broadcast inputs repeat every <name>_count elements: index them modulo their size.
+    // Broadcast inputs repeat every <name>_count elements: index them modulo their size. A row input holds one
+    // value for each <name>_row elements: index it by the row (the vector's first element, all its lanes share it).
     const auto index = [&](const TensorSpec &input, const std::string &i, int width) {
+        if (isRowInput(recipe, input))
+            return "(" + (width > 1 ? i + " * " + std::to_string(width) : i) + ") / " + input.name + "_row";
         if (!isBroadcast(input, output))
             return i;
         return "(" + i + " % (" + input.name + "_count" + (width > 1 ? " / " + std::to_string(width) : "") + "))";
@@ -123,12 +176,14 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
     out << "    for (long long base = first; base < vectors; base += threads * " << unroll << ") {\n";
     // Load everything first so the loads of all unrolled items are in flight together.
     for (const auto &input : op.inputs)
-        out << "        " << vectorType << " " << input.name << "[" << unroll << "];\n";
+        out << "        " << (isRowInput(recipe, input) ? "float" : vectorType) << " " << input.name << "[" << unroll
+            << "];\n";
     out << "#pragma unroll\n        for (int u = 0; u < " << unroll << "; ++u) {\n"
         << "            const long long i = base + u * threads;\n"
         << "            if (i < vectors) {\n";
     for (const auto &input : op.inputs) {
-        const std::string pointer = "reinterpret_cast<const " + vectorType + " *>(" + input.name + "_ptr)";
+        const std::string type = isRowInput(recipe, input) ? "float" : vectorType;
+        const std::string pointer = "reinterpret_cast<const " + type + " *>(" + input.name + "_ptr)";
         const std::string element = index(input, "i", vec);
         out << "                " << input.name
             << "[u] = " << (streaming ? "__ldcs(" + pointer + " + " + element + ")" : pointer + "[" + element + "]")
@@ -148,7 +203,8 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
         for (int lane = 0; lane < vec; ++lane) {
             out << "                result." << lanes[lane] << " = apply(";
             for (std::size_t i = 0; i < op.inputs.size(); ++i)
-                out << (i ? ", " : "") << op.inputs[i].name << "[u]." << lanes[lane];
+                out << (i ? ", " : "") << op.inputs[i].name << "[u]"
+                    << (isRowInput(recipe, op.inputs[i]) ? "" : std::string(".") + lanes[lane]);
             out << ");\n";
         }
     }
@@ -175,7 +231,9 @@ GeneratedKernel ElementwiseTemplate::generate(const Op &op, const OpRecipe &reci
     args.push_back(outputArg(output.name));
     args.push_back(intArg(count));
     for (const auto &input : op.inputs)
-        if (isBroadcast(input, output))
+        if (isRowInput(recipe, input))
+            args.push_back(intArg(rowLength(input, output)));
+        else if (isBroadcast(input, output))
             args.push_back(intArg(elementCountExpression(input)));
     const auto steps = nlohmann::json::array({kernelStep("elementwise_kernel", {grid}, {text(block)}, args)});
     return {out.str(), planJson(steps)};

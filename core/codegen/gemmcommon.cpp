@@ -28,6 +28,24 @@ const TensorSpec *findInput(const Op &op, const std::string &name)
     return it == op.inputs.end() ? nullptr : &*it;
 }
 
+// The layouts of the recipe that the template has not opted into, and combinations no template computes.
+std::string checkLayouts(const OpRecipe &recipe, const GemmLayouts &supported, const std::string &the)
+{
+    if (recipe.transposeA && !supported.transposedA)
+        return the + " does not implement a transposed a (transposeA: a given as [k, m])";
+    if (isBatched(recipe) && !supported.batched)
+        return the + " does not implement batched products (batch " + recipe.batch + ")";
+    if (!recipe.leading.empty() && !supported.foldedRows)
+        return the + " does not fold leading dimensions into the rows (leading " + shapeText(recipe.leading) + ")";
+    if (!recipe.triangle.empty() && !supported.triangular)
+        return the + " does not implement a triangular output (triangle " + recipe.triangle + ")";
+    if (!recipe.triangle.empty() && recipe.triangle != "upper" && recipe.triangle != "lower")
+        return "unknown triangle '" + recipe.triangle + "' (upper or lower)";
+    if (!recipe.leading.empty() && (isBatched(recipe) || recipe.transposeA || !recipe.triangle.empty()))
+        return "leading dimensions fold into the rows of a plain a: not with a batch, a transposed a or a triangle";
+    return {};
+}
+
 std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors &tensors,
                          const std::set<std::string> &reserved, const std::string &templateName)
 {
@@ -47,27 +65,32 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
         return the + " needs exactly two operand inputs besides bias and epilogue inputs (the op has "
                + std::to_string(tensors.operands) + ")";
 
-    const std::vector<std::string> aShape{recipe.m, recipe.k};
-    const std::vector<std::string> bShape =
-        recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k} : std::vector<std::string>{recipe.k, recipe.n};
-    const std::vector<std::string> outShape{recipe.m, recipe.n};
-    if (tensors.a->shape != aShape)
+    const auto neededA = aShape(recipe), neededB = bShape(recipe), neededOut = outShape(recipe);
+    if (tensors.a->shape != neededA)
         return "input " + tensors.a->name + " is " + shapeText(tensors.a->shape) + ", the recipe needs "
-               + shapeText(aShape);
-    if (tensors.b->shape != bShape)
+               + shapeText(neededA) + (recipe.transposeA ? " (transposeA: a is [k, m])" : "");
+    const std::vector<std::string> sharedB(neededB.end() - 2, neededB.end());
+    if (tensors.b->shape != neededB && !(isBatched(recipe) && tensors.b->shape == sharedB))
         return "input " + tensors.b->name + " is " + shapeText(tensors.b->shape) + ", the recipe needs "
-               + shapeText(bShape) + (recipe.transposeB ? " (transposeB: b is [n, k])" : "");
-    if (tensors.out->shape != outShape)
+               + shapeText(neededB) + (isBatched(recipe) ? " or " + shapeText(sharedB) : "")
+               + (recipe.transposeB ? " (transposeB: b is [n, k])" : "");
+    if (tensors.out->shape != neededOut)
         return "output " + tensors.out->name + " is " + shapeText(tensors.out->shape) + ", the recipe needs "
-               + shapeText(outShape);
+               + shapeText(neededOut);
     if (tensors.bias && tensors.bias->shape != std::vector<std::string>{recipe.n})
         return "bias " + tensors.bias->name + " is " + shapeText(tensors.bias->shape) + ", it must be [" + recipe.n
                + "]";
     for (const auto *input : tensors.epilogueInputs)
-        if (input->shape != outShape)
+        if (input->shape != neededOut)
             return "epilogue input " + input->name + " is " + shapeText(input->shape) + ", it must be "
-                   + shapeText(outShape);
+                   + shapeText(neededOut);
 
+    // The names the layouts add to the generated code.
+    std::set<std::string> taken = reserved;
+    if (isBatched(recipe))
+        taken.insert("batch");
+    if (!recipe.triangle.empty())
+        taken.insert({"keeps", "zeroTile"});
     std::set<std::string> names;
     for (const auto &tensor : op.inputs)
         names.insert(tensor.name);
@@ -75,7 +98,7 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
     for (const auto &name : names) {
         if (!isIdentifier(name))
             return "tensor name '" + name + "' is not a C identifier";
-        if (reserved.count(name))
+        if (taken.count(name))
             return "tensor name '" + name + "' clashes with a name of the generated code";
     }
     for (const auto &tensor : op.inputs)
@@ -84,6 +107,17 @@ std::string checkTensors(const Op &op, const OpRecipe &recipe, const GemmTensors
     if (tensors.out->dtype != "float32")
         return "output " + tensors.out->name + " is " + tensors.out->dtype + ": " + the + " writes float32";
     return {};
+}
+
+std::vector<std::string> batchDimensions(const OpRecipe &recipe)
+{
+    return isBatched(recipe) ? std::vector<std::string>{recipe.batch} : std::vector<std::string>{};
+}
+
+std::vector<std::string> concatenated(std::vector<std::string> first, const std::vector<std::string> &second)
+{
+    first.insert(first.end(), second.begin(), second.end());
+    return first;
 }
 
 } // namespace
@@ -113,22 +147,30 @@ GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe)
 }
 
 std::string checkGemm(const Op &op, const OpRecipe &recipe, const std::set<std::string> &reserved,
-                      const std::string &templateName)
+                      const std::string &templateName, const GemmLayouts &supported)
 {
+    if (auto problem = checkLayouts(recipe, supported, "the " + templateName + " template"); !problem.empty())
+        return problem;
     if (auto problem = checkTensors(op, recipe, gemmTensors(op, recipe), reserved, templateName); !problem.empty())
         return problem;
     if (recipe.expression.find_first_of(";{}#") != std::string::npos)
         return "the epilogue must be a single expression (no ';', braces or preprocessor lines)";
+    const auto sizes = gemmSizes(op, recipe);
     for (std::size_t s = 0; s < op.shapeSets.size(); ++s) {
         const auto &shapes = op.shapeSets[s];
         const std::string where = "shape set " + std::to_string(s + 1);
-        const auto m = dimensionValue(recipe.m, shapes);
-        const auto n = dimensionValue(recipe.n, shapes);
-        const auto k = dimensionValue(recipe.k, shapes);
-        if (!m || !n || !k)
+        for (const auto &dimension : concatenated(batchDimensions(recipe), recipe.leading))
+            if (!dimensionValue(dimension, shapes))
+                return where + " does not bind " + dimension;
+        if (!dimensionValue(recipe.m, shapes) || !dimensionValue(recipe.n, shapes) || !dimensionValue(recipe.k, shapes))
             return where + " does not bind " + recipe.m + ", " + recipe.n + " and " + recipe.k;
-        if (*m <= 0 || *n <= 0 || *k <= 0 || *m > kMaxInt || *n > kMaxInt || *k > kMaxInt)
-            return where + ": " + recipe.m + ", " + recipe.n + " and " + recipe.k + " must be positive 32-bit sizes";
+        const GemmSizes &size = sizes[s];
+        if (size.m <= 0 || size.n <= 0 || size.k <= 0 || size.batch <= 0 || size.m > kMaxInt || size.n > kMaxInt
+            || size.k > kMaxInt)
+            return where + ": " + rowsExpression(recipe) + ", " + recipe.n + " and " + recipe.k
+                   + " must be positive 32-bit sizes";
+        if (size.batch > kMaxGridY)
+            return where + ": a batch of " + std::to_string(size.batch) + " exceeds 65535 (a grid dimension's limit)";
     }
     return {};
 }
@@ -146,10 +188,46 @@ std::string checkRowTiles(const Op &op, const OpRecipe &recipe, int bm)
 std::vector<GemmSizes> gemmSizes(const Op &op, const OpRecipe &recipe)
 {
     std::vector<GemmSizes> sizes;
-    for (const auto &shapes : op.shapeSets)
-        sizes.push_back({dimensionValue(recipe.m, shapes).value_or(0), dimensionValue(recipe.n, shapes).value_or(0),
-                         dimensionValue(recipe.k, shapes).value_or(0)});
+    for (const auto &shapes : op.shapeSets) {
+        GemmSizes size{dimensionValue(recipe.m, shapes).value_or(0), dimensionValue(recipe.n, shapes).value_or(0),
+                       dimensionValue(recipe.k, shapes).value_or(0),
+                       isBatched(recipe) ? dimensionValue(recipe.batch, shapes).value_or(0) : 1};
+        for (const auto &dimension : recipe.leading)
+            size.m *= dimensionValue(dimension, shapes).value_or(0);
+        sizes.push_back(size);
+    }
     return sizes;
+}
+
+std::vector<std::string> aShape(const OpRecipe &recipe)
+{
+    const auto rows = concatenated(batchDimensions(recipe), recipe.leading);
+    return concatenated(rows, recipe.transposeA ? std::vector<std::string>{recipe.k, recipe.m}
+                                                : std::vector<std::string>{recipe.m, recipe.k});
+}
+
+std::vector<std::string> bShape(const OpRecipe &recipe)
+{
+    return concatenated(batchDimensions(recipe), recipe.transposeB ? std::vector<std::string>{recipe.n, recipe.k}
+                                                                   : std::vector<std::string>{recipe.k, recipe.n});
+}
+
+std::vector<std::string> outShape(const OpRecipe &recipe)
+{
+    return concatenated(concatenated(batchDimensions(recipe), recipe.leading), {recipe.m, recipe.n});
+}
+
+bool batchedB(const OpRecipe &recipe, const GemmTensors &tensors)
+{
+    return isBatched(recipe) && tensors.b->shape.size() == 3;
+}
+
+std::string rowsExpression(const OpRecipe &recipe)
+{
+    std::string rows;
+    for (const auto &dimension : concatenated(recipe.leading, {recipe.m}))
+        rows += (rows.empty() ? "" : " * ") + dimension;
+    return rows;
 }
 
 std::set<std::string> reservedNames(std::initializer_list<const char *> templateNames)
@@ -166,9 +244,62 @@ std::set<std::string> reservedNames(std::initializer_list<const char *> template
 
 std::string formulaComment(const OpRecipe &recipe, const GemmTensors &tensors)
 {
-    return tensors.out->name + "[m, n] = epilogue(sum_k " + tensors.a->name + "[m, k] * " + tensors.b->name
-           + (recipe.transposeB ? "[n, k]" : "[k, n]")
-           + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ")";
+    const std::string batch = isBatched(recipe) ? "batch, " : "";
+    const std::string bBatch = batchedB(recipe, tensors) ? batch : "";
+    std::string formula = tensors.out->name + "[" + batch + "m, n] = epilogue(sum_k " + tensors.a->name + "["
+                          + batch + (recipe.transposeA ? "k, m]" : "m, k]") + " * " + tensors.b->name + "[" + bBatch
+                          + (recipe.transposeB ? "n, k]" : "k, n]")
+                          + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ")";
+    if (isBatched(recipe))
+        formula += " for each of " + recipe.batch + " batches" + (bBatch.empty() ? " (one b for all)" : "");
+    if (!recipe.leading.empty())
+        formula += ", m over the " + rowsExpression(recipe) + " rows of a (its leading dimensions folded in)";
+    if (!recipe.triangle.empty())
+        formula += ", where n - m " + std::string(recipe.triangle == "upper" ? ">= " : "<= ")
+                   + std::to_string(recipe.diagonal) + " (the " + recipe.triangle + " triangle; zeros elsewhere)";
+    return formula;
+}
+
+std::string batchOffsets(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &batch,
+                         const std::string &indent)
+{
+    if (!isBatched(recipe))
+        return {};
+    std::string text = indent + "// The matrices of this block's batch" + (batchedB(recipe, tensors) ? "" : " (b is shared)")
+                       + ".\n" + indent + tensors.a->name + " += (size_t)" + batch + " * M * K;\n";
+    if (batchedB(recipe, tensors))
+        text += indent + tensors.b->name + " += (size_t)" + batch + " * K * N;\n";
+    text += indent + tensors.out->name + " += (size_t)" + batch + " * M * N;\n";
+    for (const auto *input : tensors.epilogueInputs)
+        text += indent + input->name + " += (size_t)" + batch + " * M * N;\n";
+    return text;
+}
+
+void writeTriangleFunctions(std::ostringstream &out, const OpRecipe &recipe, bool tiled)
+{
+    if (recipe.triangle.empty())
+        return;
+    const bool upper = recipe.triangle == "upper";
+    const std::string diagonal = std::to_string(recipe.diagonal);
+    out << "\n// The output keeps its " << recipe.triangle << " triangle, n - m " << (upper ? ">= " : "<= ") << diagonal
+        << " (torch." << (upper ? "triu" : "tril") << "), and is zero elsewhere.\n"
+        << "__device__ __forceinline__ bool keeps(int m, int n)\n{\n"
+        << "    return n - m " << (upper ? ">= " : "<= ") << diagonal << ";\n}\n";
+    if (!tiled)
+        return;
+    out << "// Whether the BM x BN output tile at (rowBase, colBase) lies wholly in the zero part: then its product is\n"
+        << "// not computed at all. (Its " << (upper ? "largest n - m is at its last column and first row" : "smallest n - m is at its first column and last row") << ".)\n"
+        << "__device__ __forceinline__ bool zeroTile(int rowBase, int colBase)\n{\n"
+        << (upper ? "    return (long long)colBase + BN - 1 - rowBase < " + diagonal + ";\n"
+                  : "    return (long long)colBase - (rowBase + BM - 1) > " + diagonal + ";\n")
+        << "}\n";
+}
+
+std::string storedValue(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &sum,
+                        const std::string &index)
+{
+    const std::string value = epilogueCall(tensors, sum, index);
+    return recipe.triangle.empty() ? value : "(keeps(m, n) ? " + value + " : 0.0f)";
 }
 
 void writeEpilogueFunction(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)

@@ -29,19 +29,45 @@ struct GemmTensors
 
 GemmTensors gemmTensors(const Op &op, const OpRecipe &recipe);
 
-/// One shape set's sizes.
+/// One shape set's sizes: m counts the rows of the product (the leading dimensions folded in), batch the matrices.
 struct GemmSizes
 {
-    long long m = 0, n = 0, k = 0;
+    long long m = 0, n = 0, k = 0, batch = 1;
 };
 
 /**
- * Empty when the op fits the recipe's GEMM: two float32 operands of the recipe's shapes, bias [n], epilogue
- * inputs [m, n], a single-expression epilogue, names usable in generated code (none of `reserved`), and
- * positive 32-bit sizes in every shape set. Otherwise why not, naming the template.
+ * The layouts a template implements beyond the plain product (b as [k, n] or as [n, k]): each is opt-in, so a
+ * template that has not opted in refuses such a recipe with the reason instead of computing something else.
+ */
+struct GemmLayouts
+{
+    bool transposedA = false; ///< a given as [k, m]
+    bool batched = false;     ///< a batch of products (b batched or shared)
+    bool foldedRows = false;  ///< leading dimensions folded into the rows
+    bool triangular = false;  ///< an upper or lower triangle of the output, zeros elsewhere
+
+    static GemmLayouts all() { return {true, true, true, true}; }
+};
+
+/**
+ * Empty when the op fits the recipe's GEMM: two float32 operands of the recipe's shapes (with the batch and
+ * leading dimensions, a and b transposed as it says), bias [n], epilogue inputs of the output's shape, a
+ * single-expression epilogue, names usable in generated code (none of `reserved`), positive 32-bit sizes in every
+ * shape set, and only layouts the template supports. Otherwise why not, naming the template.
  */
 std::string checkGemm(const Op &op, const OpRecipe &recipe, const std::set<std::string> &reserved,
-                      const std::string &templateName);
+                      const std::string &templateName, const GemmLayouts &supported = {});
+
+/// The shapes the recipe needs of a, of b (batched; a shared b has no batch dimension) and of the output.
+std::vector<std::string> aShape(const OpRecipe &recipe);
+std::vector<std::string> bShape(const OpRecipe &recipe);
+std::vector<std::string> outShape(const OpRecipe &recipe);
+
+/// Whether each batch has its own b (b has the batch dimension); false for a b that every batch shares.
+bool batchedB(const OpRecipe &recipe, const GemmTensors &tensors);
+
+/// The rows of the product as a plan expression: "M", or "L * M" with leading dimensions folded in.
+std::string rowsExpression(const OpRecipe &recipe);
 
 /// Empty when no shape set needs more than 65535 row tiles of bm rows (the grid's y limit), otherwise why not.
 std::string checkRowTiles(const Op &op, const OpRecipe &recipe, int bm);
@@ -52,8 +78,26 @@ std::vector<GemmSizes> gemmSizes(const Op &op, const OpRecipe &recipe);
 /// Names every GEMM kernel declares (tensor names must avoid them), plus the template's own.
 std::set<std::string> reservedNames(std::initializer_list<const char *> templateNames);
 
-/// "out[m, n] = epilogue(sum_k a[m, k] * b[k, n] + bias[n])"
+/// "out[m, n] = epilogue(sum_k a[m, k] * b[k, n] + bias[n])", with the batch, the folded rows and the triangle.
 std::string formulaComment(const OpRecipe &recipe, const GemmTensors &tensors);
+
+/**
+ * For a batched recipe: the lines that move a, b (unless shared), the output and the epilogue inputs to the matrices
+ * of batch `batch` (an expression of the kernel), with M, N and K in scope.
+ */
+std::string batchOffsets(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &batch,
+                         const std::string &indent);
+
+/**
+ * For a triangular recipe: keeps(m, n), whether the output keeps element (m, n), and where @p tiled,
+ * zeroTile(rowBase, colBase), whether the BM x BN tile there lies wholly in the zero part (its product need not be
+ * computed). Nothing for other recipes.
+ */
+void writeTriangleFunctions(std::ostringstream &out, const OpRecipe &recipe, bool tiled = true);
+
+/// The value stored at (m, n): epilogueCall(), or zero outside a triangular recipe's triangle.
+std::string storedValue(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &sum,
+                        const std::string &index);
 
 /// The epilogue as a device function of the biased sum, the position and the epilogue inputs' elements.
 void writeEpilogueFunction(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors);

@@ -73,7 +73,7 @@ GemmConfig configOf(const Params &params)
     return config;
 }
 
-void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transposeB)
+void writeHelpers(std::ostringstream &out, const GemmConfig &config, const OpRecipe &recipe)
 {
     out << "constexpr int BM = " << config.bm << ", BN = " << config.bn << ", BK = " << config.bk << ";\n"
         << "constexpr int TM = " << config.tm << ", TN = " << config.tn << ";\n"
@@ -108,33 +108,40 @@ void writeHelpers(std::ostringstream &out, const GemmConfig &config, bool transp
         return lane ? "(" + base + " + " + std::to_string(lane) + ")" : base;
     };
 
-    out << "\n// Copies rows [rowBase, rowBase + ROWS) x columns [k0, k0 + BK) of a row-major [rows, K] matrix into\n"
-           "// shared memory transposed (dst[kk * STRIDE + r]), so that the product loop reads it along the rows.\n"
-           "// Global reads run along k (coalesced). Elements past `rows` or kEnd are zeros.\n"
-           "template <int ROWS, int STRIDE>\n"
-           "__device__ __forceinline__ void loadTransposedSlice(const float *__restrict__ src, float *__restrict__ "
-           "dst,\n"
-           "                                                    int rows, int K, int rowBase, int k0, int kEnd)\n"
-           "{\n"
-           "    for (int i = threadIdx.x; i < ROWS * (BK / VEC); i += THREADS) {\n"
-           "        const int r = i / (BK / VEC), kk = i % (BK / VEC) * VEC;\n"
-           "        const int row = rowBase + r, k = k0 + kk;\n";
-    loadElements("row < rows && k < kEnd", "src[(size_t)row * K + k]",
-                 [&](int lane) { return "dst[" + plus("kk", lane) + " * STRIDE + r]"; });
-    out << "    }\n"
-           "}\n";
-    if (!transposeB) {
-        out << "\n// Copies rows [k0, k0 + BK) x columns [colBase, colBase + BN) of the row-major [K, N] matrix b "
+    // Both operands are staged k-major. An operand whose rows run along k ([m, k] a, [n, k] b) is transposed on
+    // the way; one given k-major ([k, m] a, [k, n] b) is copied as it is. Either way global reads run along the
+    // contiguous dimension (coalesced).
+    if (!recipe.transposeA || recipe.transposeB) {
+        out << "\n// Copies rows [rowBase, rowBase + ROWS) x columns [k0, k0 + BK) of a row-major [rows, K] matrix "
                "into\n"
-               "// shared memory as it is (dst[kk * B_STRIDE + c]). Elements past N or kEnd are zeros.\n"
-               "__device__ __forceinline__ void loadSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
-               "                                          int N, int colBase, int k0, int kEnd)\n"
+               "// shared memory transposed (dst[kk * STRIDE + r]), so that the product loop reads it along the rows.\n"
+               "// Global reads run along k (coalesced). Elements past `rows` or kEnd are zeros.\n"
+               "template <int ROWS, int STRIDE>\n"
+               "__device__ __forceinline__ void loadTransposedSlice(const float *__restrict__ src, float *__restrict__ "
+               "dst,\n"
+               "                                                    int rows, int K, int rowBase, int k0, int kEnd)\n"
                "{\n"
-               "    for (int i = threadIdx.x; i < BK * (BN / VEC); i += THREADS) {\n"
-               "        const int kk = i / (BN / VEC), c = i % (BN / VEC) * VEC;\n"
-               "        const int k = k0 + kk, n = colBase + c;\n";
-        loadElements("k < kEnd && n < N", "src[(size_t)k * N + n]", [&](int lane) {
-            return "dst[kk * B_STRIDE + c" + (lane ? " + " + std::to_string(lane) : std::string()) + "]";
+               "    for (int i = threadIdx.x; i < ROWS * (BK / VEC); i += THREADS) {\n"
+               "        const int r = i / (BK / VEC), kk = i % (BK / VEC) * VEC;\n"
+               "        const int row = rowBase + r, k = k0 + kk;\n";
+        loadElements("row < rows && k < kEnd", "src[(size_t)row * K + k]",
+                     [&](int lane) { return "dst[" + plus("kk", lane) + " * STRIDE + r]"; });
+        out << "    }\n"
+               "}\n";
+    }
+    if (recipe.transposeA || !recipe.transposeB) {
+        out << "\n// Copies rows [k0, k0 + BK) x columns [colBase, colBase + COLS) of a row-major [K, cols] matrix "
+               "into\n"
+               "// shared memory as it is (dst[kk * STRIDE + c]). Elements past `cols` or kEnd are zeros.\n"
+               "template <int COLS, int STRIDE>\n"
+               "__device__ __forceinline__ void loadSlice(const float *__restrict__ src, float *__restrict__ dst,\n"
+               "                                          int cols, int colBase, int k0, int kEnd)\n"
+               "{\n"
+               "    for (int i = threadIdx.x; i < BK * (COLS / VEC); i += THREADS) {\n"
+               "        const int kk = i / (COLS / VEC), c = i % (COLS / VEC) * VEC;\n"
+               "        const int k = k0 + kk, col = colBase + c;\n";
+        loadElements("k < kEnd && col < cols", "src[(size_t)k * cols + col]", [&](int lane) {
+            return "dst[kk * STRIDE + c" + (lane ? " + " + std::to_string(lane) : std::string()) + "]";
         });
         out << "    }\n"
                "}\n";
@@ -182,16 +189,20 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
         << " of STAGE_FLOATS floats, sized by the launch plan's dynamic shared memory.\n"
         << "    extern __shared__ float shared[];\n"
         << "    const int tr = threadIdx.x / (BN / TN), tc = threadIdx.x % (BN / TN);\n"
-        << "    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;\n";
+        << "    const int rowBase = blockIdx.y * BM, colBase = blockIdx.x * BN;\n"
+        << batchOffsets(recipe, tensors, "blockIdx.z", "    ");
+    // A tile wholly in the zero part of a triangular output gets an empty k range: it multiplies nothing and
+    // stores zeros.
+    const std::string kEnd = recipe.triangle.empty() ? "K" : "(zeroTile(rowBase, colBase) ? kBegin : K)";
     if (split)
         out << "    // Split-K: block z sums k in [kBegin, kEnd), a whole number of BK slices; slices past K stay "
                "empty\n"
                "    // and write zeros, so every partial sum the second kernel reads is initialised.\n"
                "    const int kPerSplit = ((K + SPLIT_K - 1) / SPLIT_K + BK - 1) / BK * BK;\n"
                "    const int kBegin = min(K, (int)blockIdx.z * kPerSplit);\n"
-               "    const int kEnd = min(K, kBegin + kPerSplit);\n";
+            << "    const int kEnd = min(" << kEnd << ", kBegin + kPerSplit);\n";
     else
-        out << "    const int kBegin = 0, kEnd = K;\n";
+        out << "    const int kBegin = 0, kEnd = " << kEnd << ";\n";
     out << "\n    float acc[TM][TN];\n"
            "#pragma unroll\n"
            "    for (int i = 0; i < TM; ++i)\n"
@@ -203,12 +214,15 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
     const auto loads = [&](const std::string &indent, const std::string &stage, const std::string &k0) {
         const std::string bStage = stage + " + BK * A_STRIDE";
         std::string text =
-            indent + "loadTransposedSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, K, rowBase, " + k0 + ", kEnd);\n";
+            recipe.transposeA
+                ? indent + "loadSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, rowBase, " + k0 + ", kEnd);\n"
+                : indent + "loadTransposedSlice<BM, A_STRIDE>(" + a + ", " + stage + ", M, K, rowBase, " + k0
+                      + ", kEnd);\n";
         if (recipe.transposeB)
             text += indent + "loadTransposedSlice<BN, B_STRIDE>(" + b + ", " + bStage + ", N, K, colBase, " + k0
                     + ", kEnd);\n";
         else
-            text += indent + "loadSlice(" + b + ", " + bStage + ", N, colBase, " + k0 + ", kEnd);\n";
+            text += indent + "loadSlice<BN, B_STRIDE>(" + b + ", " + bStage + ", N, colBase, " + k0 + ", kEnd);\n";
         return text;
     };
     if (config.stages == 1) {
@@ -252,11 +266,11 @@ void writeMainKernel(std::ostringstream &out, const GemmConfig &config, const Op
         out << "                partial[((size_t)blockIdx.z * M + m) * N + n] = acc[i][j];\n";
     else
         out << "                " << tensors.out->name
-            << "[(size_t)m * N + n] = " << epilogueCall(tensors, "acc[i][j]", "(size_t)m * N + n") << ";\n";
+            << "[(size_t)m * N + n] = " << storedValue(recipe, tensors, "acc[i][j]", "(size_t)m * N + n") << ";\n";
     out << "        }\n    }\n}\n";
 }
 
-void writeSplitKEpilogueKernel(std::ostringstream &out, const GemmTensors &tensors)
+void writeSplitKEpilogueKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
 {
     out << "\n// Split-K, second kernel: sums the SPLIT_K partial products of each element, then applies bias and\n"
            "// epilogue. `partial` is only read (plan scratch buffers are passed as non-const pointers).\n"
@@ -272,7 +286,7 @@ void writeSplitKEpilogueKernel(std::ostringstream &out, const GemmTensors &tenso
            "    for (int s = 0; s < SPLIT_K; ++s)\n"
            "        sum += partial[s * total + i];\n"
            "    const int m = (int)(i / N), n = (int)(i % N);\n"
-        << "    " << tensors.out->name << "[i] = " << epilogueCall(tensors, "sum", "i") << ";\n}\n";
+        << "    " << tensors.out->name << "[i] = " << storedValue(recipe, tensors, "sum", "i") << ";\n}\n";
 }
 
 } // namespace
@@ -304,7 +318,7 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
 
-    if (auto problem = checkGemm(op, recipe, reserved(), name()); !problem.empty())
+    if (auto problem = checkGemm(op, recipe, reserved(), name(), GemmLayouts::all()); !problem.empty())
         return problem;
 
     const GemmConfig config = configOf(params);
@@ -326,15 +340,20 @@ std::string GemmTemplate::check(const Op &op, const OpRecipe &recipe, const Para
         return std::to_string(config.sharedBytes()) + " bytes of shared memory exceed "
                + std::to_string(kMaxSharedBytes);
 
+    if (config.splitK > 1 && isBatched(recipe))
+        return "split-K and the batch both take the grid's z dimension: a batched product runs with splitK 1";
     if (auto problem = checkRowTiles(op, recipe, config.bm); !problem.empty())
         return problem;
     const auto sizes = gemmSizes(op, recipe);
     for (std::size_t s = 0; s < sizes.size() && config.vec > 1; ++s) {
-        // a is read along k; b along n, or along k when it is [n, k].
+        // a is read along k, or along m when it is [k, m]; b along n, or along k when it is [n, k].
         const std::string where = "shape set " + std::to_string(s + 1);
-        if (sizes[s].k % config.vec != 0)
+        if ((!recipe.transposeA || recipe.transposeB) && sizes[s].k % config.vec != 0)
             return "float4 loads need " + recipe.k + " divisible by 4 (" + where + " has " + recipe.k + " = "
                    + std::to_string(sizes[s].k) + ")";
+        if (recipe.transposeA && sizes[s].m % config.vec != 0)
+            return "float4 loads of a need " + recipe.m + " divisible by 4 (" + where + " has " + recipe.m + " = "
+                   + std::to_string(sizes[s].m) + ")";
         if (!recipe.transposeB && sizes[s].n % config.vec != 0)
             return "float4 loads of b need " + recipe.n + " divisible by 4 (" + where + " has " + recipe.n + " = "
                    + std::to_string(sizes[s].n) + ")";
@@ -362,16 +381,20 @@ GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, con
             << " blocks share each output tile, each summing part of k into a scratch\n"
             << "// buffer [SPLIT_K, M, N]; a second kernel adds the parts and applies bias and epilogue.\n";
     out << "\n";
-    writeHelpers(out, config, recipe.transposeB);
+    writeHelpers(out, config, recipe);
     writeEpilogueFunction(out, recipe, tensors);
+    writeTriangleFunctions(out, recipe);
     writeMainKernel(out, config, recipe, tensors);
     if (split)
-        writeSplitKEpilogueKernel(out, tensors);
+        writeSplitKEpilogueKernel(out, recipe, tensors);
 
     const nlohmann::json operands = operandArgs(tensors);
     const nlohmann::json extras = extraArgs(tensors);
+    // Block z is a part of k (split-K) or a batch.
+    const std::string rows = rowsExpression(recipe);
     const std::vector<std::string> grid{"ceil_div(" + recipe.n + ", " + text(config.bn) + ")",
-                                        "ceil_div(" + recipe.m + ", " + text(config.bm) + ")", text(config.splitK)};
+                                        "ceil_div(" + rows + ", " + text(config.bm) + ")",
+                                        isBatched(recipe) ? recipe.batch : text(config.splitK)};
     const std::vector<std::string> block{text(config.threads())};
     const std::string shared = text(config.sharedBytes());
 
@@ -381,23 +404,23 @@ GeneratedKernel GemmTemplate::generate(const Op &op, const OpRecipe &recipe, con
         for (const auto &extra : extras)
             args.push_back(extra);
         args.push_back(outputArg(tensors.out->name));
-        for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
+        for (const auto &symbol : {rows, recipe.n, recipe.k})
             args.push_back(intArg(symbol));
         steps.push_back(kernelStep("gemm_kernel", grid, block, args, shared));
         return {out.str(), planJson(steps)};
     }
     nlohmann::json partialArgs = operands;
     partialArgs.push_back(scratchArg("partial"));
-    for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
+    for (const auto &symbol : {rows, recipe.n, recipe.k})
         partialArgs.push_back(intArg(symbol));
     steps.push_back(kernelStep("gemm_partial_kernel", grid, block, partialArgs, shared));
     nlohmann::json reduceArgs = nlohmann::json::array({scratchArg("partial")});
     for (const auto &extra : extras)
         reduceArgs.push_back(extra);
     reduceArgs.push_back(outputArg(tensors.out->name));
-    reduceArgs.push_back(intArg(recipe.m));
+    reduceArgs.push_back(intArg(rows));
     reduceArgs.push_back(intArg(recipe.n));
-    const std::string elements = recipe.m + " * " + recipe.n;
+    const std::string elements = rows + " * " + recipe.n;
     steps.push_back(kernelStep("splitk_epilogue_kernel", {"ceil_div(" + elements + ", " + text(kSplitKBlock) + ")"},
                                {text(kSplitKBlock)}, reduceArgs));
     return {out.str(), planJson(steps, {{"partial", text(4 * config.splitK) + " * " + elements}})};

@@ -97,10 +97,13 @@ struct TensorCoreConfig
     }
     int threads() const { return 32 * warpsM * warpsN; }
     // Rows are padded so that a warp's fragment loads hit 32 distinct banks: +8 floats where a thread reads
-    // two neighbouring k (float2), +4 where it reads down a column of b.
-    int aFloats() const { return bm * (bk + 8); }
+    // two neighbouring k (float2), +4 where it reads down a column (k-major a or b).
+    int aFloats(bool transposeA) const { return transposeA ? bk * (bm + 4) : bm * (bk + 8); }
     int bFloats(bool transposeB) const { return transposeB ? bn * (bk + 8) : bk * (bn + 4); }
-    int sharedBytes(bool transposeB) const { return 4 * stages * (aFloats() + bFloats(transposeB)); }
+    int sharedBytes(const OpRecipe &recipe) const
+    {
+        return 4 * stages * (aFloats(recipe.transposeA) + bFloats(recipe.transposeB));
+    }
 };
 
 struct TileChoice
@@ -141,7 +144,7 @@ TensorCoreConfig configOf(const Params &params)
     return config;
 }
 
-void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, bool transposeB)
+void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, const OpRecipe &recipe)
 {
     out << "constexpr int BM = " << config.bm << ", BN = " << config.bn << ", BK = " << config.bk << ";\n"
         << "constexpr int WARPS_M = " << config.warpsM << ", WARPS_N = " << config.warpsN << ";\n"
@@ -151,16 +154,20 @@ void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, boo
         << "constexpr int STAGES = " << config.stages << "; // slices in flight in the shared-memory ring\n"
         << "constexpr int GROUP_M = " << config.groupM
         << "; // row tiles walked together (their b columns stay in L2)\n"
-        << "// Shared rows are padded so that each fragment load of a warp touches 32 distinct banks.\n"
-        << "constexpr int A_LD = BK + 8;  // a slice: [BM][A_LD], k contiguous\n";
-    if (transposeB)
+        << "// Shared rows are padded so that each fragment load of a warp touches 32 distinct banks.\n";
+    if (recipe.transposeA)
+        out << "constexpr int A_LD = BM + 4;  // a slice: [BK][A_LD], m contiguous (a is [k, m])\n"
+            << "constexpr int A_FLOATS = BK * A_LD;\n";
+    else
+        out << "constexpr int A_LD = BK + 8;  // a slice: [BM][A_LD], k contiguous\n"
+            << "constexpr int A_FLOATS = BM * A_LD;\n";
+    if (recipe.transposeB)
         out << "constexpr int B_LD = BK + 8;  // b slice: [BN][B_LD], k contiguous (b is [n, k])\n"
             << "constexpr int B_FLOATS = BN * B_LD;\n";
     else
         out << "constexpr int B_LD = BN + 4;  // b slice: [BK][B_LD], n contiguous\n"
             << "constexpr int B_FLOATS = BK * B_LD;\n";
-    out << "constexpr int A_FLOATS = BM * A_LD;\n"
-        << "constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;\n";
+    out << "constexpr int STAGE_FLOATS = A_FLOATS + B_FLOATS;\n";
 }
 
 void writeCopyHelpers(std::ostringstream &out)
@@ -219,7 +226,7 @@ __device__ __forceinline__ void loadTile(const float *__restrict__ src, float *d
 )";
 }
 
-void writeMultiply(std::ostringstream &out, const TensorCoreConfig &config, bool transposeB)
+void writeMultiply(std::ostringstream &out, const TensorCoreConfig &config, const OpRecipe &recipe)
 {
     out << R"(
 // d += a * b for one 16 x 8 tile over 8 values of k, on the tensor cores (TF32 operands, fp32 sums).
@@ -254,7 +261,7 @@ __device__ __forceinline__ void splitTf32(float x, unsigned &big, unsigned &smal
     // k does not care about the order of k, so both operands read k = 2t and 2t + 1 instead: neighbours, one
     // 8-byte load where k is contiguous in shared memory.
     const std::string loadB =
-        transposeB ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
+        recipe.transposeB ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
                      "            const float b[2] = {pair.x, pair.y};\n"
                    : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
     out << R"(
@@ -285,10 +292,15 @@ __device__ __forceinline__ void multiplySlice(const float *as, const float *bs, 
     out << "        }\n"
         << "#pragma unroll\n"
         << "        for (int i = 0; i < MT; ++i) {\n"
-        << "            const int row = warpRow * WM + i * 16 + g;\n"
-        << "            const float2 top = *reinterpret_cast<const float2 *>(as + row * A_LD + kk + t2);\n"
-        << "            const float2 bottom = *reinterpret_cast<const float2 *>(as + (row + 8) * A_LD + kk + t2);\n"
-        << "            const float a[4] = {top.x, bottom.x, top.y, bottom.y};\n";
+        << "            const int row = warpRow * WM + i * 16 + g;\n";
+    if (recipe.transposeA)
+        out << "            // Rows g and g + 8 at k = 2t and 2t + 1, read down the k-major slice.\n"
+            << "            const float *top = as + (kk + t2) * A_LD + row;\n"
+            << "            const float a[4] = {top[0], top[8], top[A_LD], top[A_LD + 8]};\n";
+    else
+        out << "            const float2 top = *reinterpret_cast<const float2 *>(as + row * A_LD + kk + t2);\n"
+            << "            const float2 bottom = *reinterpret_cast<const float2 *>(as + (row + 8) * A_LD + kk + t2);\n"
+            << "            const float a[4] = {top.x, bottom.x, top.y, bottom.y};\n";
     if (config.products == 3)
         out << "            unsigned aBig[4], aSmall[4];\n"
             << "#pragma unroll\n"
@@ -321,14 +333,16 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     const std::string &a = tensors.a->name;
     const std::string &b = tensors.b->name;
     const std::string &result = tensors.out->name;
-    // a is [M, K]; b is [K, N], or [N, K] (nn.Linear), staged as it is with k contiguous.
+    // a is [M, K], or [K, M]; b is [K, N], or [N, K] (nn.Linear): each is staged as it is given.
+    const std::string loadA = recipe.transposeA ? "loadTile<BK, BM, A_LD>(" + a + ", stage, K, M, k0, rowBase);"
+                                                : "loadTile<BM, BK, A_LD>(" + a + ", stage, M, K, rowBase, k0);";
     const std::string loadB = recipe.transposeB
                                   ? "loadTile<BN, BK, B_LD>(" + b + ", stage + A_FLOATS, N, K, colBase, k0);"
                                   : "loadTile<BK, BN, B_LD>(" + b + ", stage + A_FLOATS, K, N, k0, colBase);";
     out << "\n// Starts copying the slice at k0 of both operands into `stage`.\n"
         << "__device__ __forceinline__ void loadStage(const float *__restrict__ " << a << ", const float *__restrict__ "
         << b << ", float *stage, int M, int N, int K, int rowBase, int colBase, int k0)\n{\n"
-        << "    loadTile<BM, BK, A_LD>(" << a << ", stage, M, K, rowBase, k0);\n"
+        << "    " << loadA << "\n"
         << "    " << loadB << "\n"
         << "}\n";
 
@@ -347,7 +361,8 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     const int groupRows = min(tilesM - firstTileM, GROUP_M);
     const int inGroup = blockIdx.x % perGroup;
     const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
-
+)" << batchOffsets(recipe, tensors, "blockIdx.y", "    ")
+        << R"(
     float acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i)
@@ -359,7 +374,10 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
 
     // One copy group per slice (empty past the last), so that "slice s has landed" is always "at most
     // STAGES - 2 groups pending".
-    const int slices = (K + BK - 1) / BK;
+    const int slices = )"
+        << (recipe.triangle.empty() ? "(K + BK - 1) / BK;"
+                                    : "zeroTile(rowBase, colBase) ? 0 : (K + BK - 1) / BK; // none in the zero part")
+        << R"(
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < slices)
@@ -385,7 +403,7 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     // The epilogue runs on the accumulators in registers: a thread holds columns 2t and 2t + 1 of rows g and
     // g + 8 of each mma tile, stored as one 8-byte pair where N is even (every row then starts 8-byte aligned).
     auto finish = [&](float value, int m, int n) { return )"
-        << epilogueCall(tensors, "value", "(size_t)m * N + n") << R"(; };
+        << storedValue(recipe, tensors, "value", "(size_t)m * N + n") << R"(; };
     const int g = lane / 4, t2 = lane % 4 * 2;
     const bool pairs = N % 2 == 0;
 #pragma unroll
@@ -449,7 +467,7 @@ std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, 
         return "the gemm-tensorcore template needs a gemm recipe";
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
-    if (auto problem = checkGemm(op, recipe, reserved(), name()); !problem.empty())
+    if (auto problem = checkGemm(op, recipe, reserved(), name(), GemmLayouts::all()); !problem.empty())
         return problem;
 
     const TensorCoreConfig config = configOf(params);
@@ -464,7 +482,7 @@ std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, 
                + " leave room for without spilling";
     if (config.warpsM * config.warpsN > kMaxWarps)
         return text(config.warpsM) + " x " + text(config.warpsN) + " warps exceed " + text(kMaxWarps) + " per block";
-    if (const int bytes = config.sharedBytes(recipe.transposeB); bytes > kMaxOptInSharedBytes)
+    if (const int bytes = config.sharedBytes(recipe); bytes > kMaxOptInSharedBytes)
         return text(bytes) + " bytes of shared memory (" + text(config.stages) + " stages) exceed "
                + text(kMaxOptInSharedBytes);
     return {};
@@ -494,23 +512,27 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
         << "\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
         << "#error \"TF32 tensor cores and cp.async need sm_80 or newer\"\n"
         << "#endif\n\n";
-    writeConstants(out, config, recipe.transposeB);
+    writeConstants(out, config, recipe);
     writeCopyHelpers(out);
-    writeMultiply(out, config, recipe.transposeB);
+    writeMultiply(out, config, recipe);
     writeEpilogueFunction(out, recipe, tensors);
+    writeTriangleFunctions(out, recipe);
     writeKernel(out, recipe, tensors);
 
     nlohmann::json args = operandArgs(tensors);
     for (const auto &extra : extraArgs(tensors))
         args.push_back(extra);
     args.push_back(outputArg(tensors.out->name));
-    for (const auto &symbol : {recipe.m, recipe.n, recipe.k})
+    const std::string rows = rowsExpression(recipe);
+    for (const auto &symbol : {rows, recipe.n, recipe.k})
         args.push_back(intArg(symbol));
-    // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group.
-    const std::vector<std::string> grid{"ceil_div(" + recipe.m + ", " + text(config.bm) + ") * ceil_div(" + recipe.n
-                                        + ", " + text(config.bn) + ")"};
+    // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group; y is the batch.
+    std::vector<std::string> grid{"ceil_div(" + rows + ", " + text(config.bm) + ") * ceil_div(" + recipe.n + ", "
+                                  + text(config.bn) + ")"};
+    if (isBatched(recipe))
+        grid.push_back(recipe.batch);
     nlohmann::json steps = nlohmann::json::array({kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args,
-                                                             text(config.sharedBytes(recipe.transposeB)))});
+                                                             text(config.sharedBytes(recipe)))});
     return {out.str(), planJson(steps)};
 }
 

@@ -31,6 +31,18 @@ std::string toJson(const OpRecipe &recipe)
         j["k"] = recipe.k;
     if (recipe.transposeB)
         j["transposeB"] = true;
+    if (recipe.transposeA)
+        j["transposeA"] = true;
+    if (isBatched(recipe))
+        j["batch"] = recipe.batch;
+    if (!recipe.leading.empty())
+        j["leading"] = recipe.leading;
+    if (!recipe.triangle.empty())
+        j["triangle"] = recipe.triangle;
+    if (recipe.diagonal != defaults.diagonal)
+        j["diagonal"] = recipe.diagonal;
+    if (!recipe.rowInputs.empty())
+        j["rowInputs"] = recipe.rowInputs;
     if (!recipe.bias.empty())
         j["bias"] = recipe.bias;
     if (!recipe.epilogueInputs.empty())
@@ -64,6 +76,14 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.n = j.value("n", recipe.n);
         recipe.k = j.value("k", recipe.k);
         recipe.transposeB = j.value("transposeB", recipe.transposeB);
+        recipe.transposeA = j.value("transposeA", recipe.transposeA);
+        recipe.batch = j.value("batch", recipe.batch);
+        if (recipe.batch.empty())
+            recipe.batch = "1";
+        recipe.leading = j.value("leading", recipe.leading);
+        recipe.triangle = j.value("triangle", recipe.triangle);
+        recipe.diagonal = j.value("diagonal", recipe.diagonal);
+        recipe.rowInputs = j.value("rowInputs", recipe.rowInputs);
         recipe.bias = j.value("bias", recipe.bias);
         recipe.epilogueInputs = j.value("epilogueInputs", recipe.epilogueInputs);
         if (j.contains("stages"))
@@ -82,10 +102,18 @@ Expected<OpRecipe> recipeOf(const Op &op)
     }
 }
 
-// b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's.
+bool isBatched(const OpRecipe &recipe)
+{
+    return !recipe.batch.empty() && recipe.batch != "1";
+}
+
+// b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's. A transposed a is passed to aten::mm as a
+// transposed view (so is b then), and aten::matmul multiplies batches, with or without a shared b.
 std::string gemmLibraryOp(const OpRecipe &recipe)
 {
-    return recipe.transposeB ? "aten::linear" : "aten::mm";
+    if (isBatched(recipe))
+        return "aten::matmul";
+    return recipe.transposeB && !recipe.transposeA ? "aten::linear" : "aten::mm";
 }
 
 } // namespace kx

@@ -12,7 +12,9 @@ namespace kx {
  * What an op computes, in the terms code generation needs (stored as JSON in Op::recipe).
  * Families and their fields:
  * - "elementwise": out = expression over the inputs' elements (all inputs and the output have the same
- *   number of elements). expression is CUDA C over the input names, e.g. "fmaxf(x, 0.0f)".
+ *   number of elements). expression is CUDA C over the input names, e.g. "fmaxf(x, 0.0f)". An input may
+ *   broadcast over trailing dimensions (its shape the output's last ones), or be one of rowInputs: its shape the
+ *   output's leading dimensions, one value for each row of the rest (diag(a) @ b is a[i] * b[i, j]).
  * - "reduce": out[r] = reduction over the last dimension of input [rows, cols]; reduction is "sum", "mean",
  *   "max", "min", "prod", "argmax" or "argmin" (the arg reductions write int64, the first index of the extreme).
  *   With inner other than "1", the input is [rows, cols, inner] and out[r, i] reduces its middle dimension.
@@ -23,9 +25,14 @@ namespace kx {
  * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
  *   dimension, with eps. With inner other than "1", x is [rows, cols, inner] and the norm runs over its middle
  *   dimension (rmsnorm only, the weight, if any, a [cols] input).
- * - "gemm": out[m, n] = epilogue(sum_k a[m, k] * b[k, n]) with b given as [n, k] when transposeB (nn.Linear).
- *   bias names a [n] input added before the epilogue ("" for none); epilogue is CUDA C over `acc` (the
- *   biased sum), `m`, `n` and the names in epilogueInputs (each an [m, n] input read at (m, n)).
+ * - "gemm": out[m, n] = epilogue(sum_k a[m, k] * b[k, n]) with b given as [n, k] when transposeB (nn.Linear)
+ *   and a given as [k, m] when transposeA. bias names a [n] input added before the epilogue ("" for none);
+ *   epilogue is CUDA C over `acc` (the biased sum), `m`, `n` and the names in epilogueInputs (each an input of
+ *   the output's shape read at the same element). With a batch (a symbol other than "1"), a, the output and the
+ *   epilogue inputs have a leading batch dimension, and b too unless it is one matrix that every batch shares.
+ *   leading names a's and the output's dimensions before m, folded into the rows (a [L, M, K] is an [L * M, K]
+ *   matrix). triangle "upper" or "lower" keeps the output's triangle (triu or tril with diagonal: n - m >= diagonal
+ *   or n - m <= diagonal) and writes zeros elsewhere.
  * - "transpose": out[c, r] = in[r, c].
  * - "conv-epilogue": a library convolution (aten::conv2d of x and weight) followed by a fused epilogue over
  *   `acc`, the channel `c` and bias (a [C_out] input), e.g. "fmaxf(acc + bias[c], 0.0f)".
@@ -48,6 +55,12 @@ struct OpRecipe
     double eps = 1e-5;
     std::string m = "M", n = "N", k = "K";
     bool transposeB = false;
+    bool transposeA = false;          ///< gemm: a given as [k, m].
+    std::string batch = "1";          ///< gemm: the batch dimension ("1": none).
+    std::vector<std::string> leading; ///< gemm: dimensions before m, folded into the rows.
+    std::string triangle;             ///< gemm: "upper" or "lower" ("" for the whole output).
+    int diagonal = 0;                 ///< gemm: the triangle's diagonal, as triu and tril take it.
+    std::vector<std::string> rowInputs; ///< elementwise: inputs read once per row of the output.
     std::string bias;
     std::vector<std::string> epilogueInputs;
     std::string stages; ///< pipeline: the stages as JSON text.
@@ -62,8 +75,11 @@ std::string toJson(const OpRecipe &recipe);
 /// Parses an op's recipe; an Error names what is missing or unknown.
 Expected<OpRecipe> recipeOf(const Op &op);
 
+/// Whether a gemm recipe multiplies a batch of matrices.
+bool isBatched(const OpRecipe &recipe);
+
 /// The library call that computes a gemm recipe's product (what an op's policy must allow for the gemm-library
-/// template): aten::linear for a transposed B (nn.Linear), else aten::mm.
+/// template): aten::matmul for a batch, aten::linear for a transposed B alone (nn.Linear), else aten::mm.
 std::string gemmLibraryOp(const OpRecipe &recipe);
 
 } // namespace kx

@@ -195,6 +195,66 @@ std::vector<Op> gemmTestOps()
     return ops;
 }
 
+namespace {
+
+Op layoutOp(const std::string &name, std::vector<TensorSpec> inputs, const TensorSpec &output,
+            std::vector<ShapeSet> shapeSets, const std::string &recipe)
+{
+    Op op;
+    op.name = name;
+    op.inputs = std::move(inputs);
+    op.outputs = {output};
+    op.shapeSets = std::move(shapeSets);
+    op.recipe = recipe;
+    op.policy.allowLibrarySteps = true;
+    op.policy.allowedLibraryOps = {gemmLibraryOp(recipeFor(op))};
+    return op;
+}
+
+} // namespace
+
+std::vector<Op> gemmLayoutTestOps()
+{
+    return {
+        layoutOp("matmul_transposed_a", {tensor("a", {"K", "M"}), tensor("b", {"K", "N"})}, tensor("out", {"M", "N"}),
+                 {{{"M", 512}, {"N", 384}, {"K", 256}}, {{"M", 97}, {"N", 65}, {"K", 77}}},
+                 R"j({"family": "gemm", "transposeA": true})j"),
+        layoutOp("matmul_transposed_both", {tensor("a", {"K", "M"}), tensor("b", {"N", "K"})},
+                 tensor("out", {"M", "N"}), {{{"M", 256}, {"N", 256}, {"K", 128}}, {{"M", 33}, {"N", 70}, {"K", 100}}},
+                 R"j({"family": "gemm", "transposeA": true, "transposeB": true})j"),
+        layoutOp("bmm_residual",
+                 {tensor("a", {"B", "M", "K"}), tensor("b", {"B", "K", "N"}), tensor("res", {"B", "M", "N"})},
+                 tensor("out", {"B", "M", "N"}),
+                 {{{"B", 8}, {"M", 256}, {"N", 128}, {"K", 64}}, {{"B", 3}, {"M", 65}, {"N", 33}, {"K", 17}}},
+                 R"j({"family": "gemm", "batch": "B", "epilogueInputs": ["res"], "expression": "acc + res"})j"),
+        layoutOp("bmm_transposed_a_shared_b",
+                 {tensor("a", {"B", "K", "M"}), tensor("b", {"K", "N"}), tensor("bias", {"N"})},
+                 tensor("out", {"B", "M", "N"}),
+                 {{{"B", 4}, {"M", 128}, {"N", 96}, {"K", 64}}, {{"B", 2}, {"M", 37}, {"N", 29}, {"K", 41}}},
+                 R"j({"family": "gemm", "batch": "B", "transposeA": true, "bias": "bias",
+                      "expression": "fmaxf(acc, 0.0f)"})j"),
+        layoutOp("matmul_folded", {tensor("a", {"L", "M", "K"}), tensor("b", {"N", "K"})}, tensor("out", {"L", "M", "N"}),
+                 {{{"L", 4}, {"M", 128}, {"N", 256}, {"K", 128}}, {{"L", 3}, {"M", 17}, {"N", 40}, {"K", 33}}},
+                 R"j({"family": "gemm", "leading": ["L"], "transposeB": true})j"),
+        layoutOp("matmul_upper", {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})}, tensor("out", {"M", "N"}),
+                 {{{"M", 512}, {"N", 512}, {"K", 128}}, {{"M", 130}, {"N", 100}, {"K", 70}}},
+                 R"j({"family": "gemm", "triangle": "upper"})j"),
+        layoutOp("bmm_lower_transposed_b", {tensor("a", {"B", "M", "K"}), tensor("b", {"B", "N", "K"})},
+                 tensor("out", {"B", "M", "N"}),
+                 {{{"B", 4}, {"M", 256}, {"N", 256}, {"K", 64}}, {{"B", 2}, {"M", 70}, {"N", 90}, {"K", 33}}},
+                 R"j({"family": "gemm", "batch": "B", "transposeB": true, "triangle": "lower", "diagonal": -3})j"),
+    };
+}
+
+const Op &gemmLayoutTestOp(const std::string &name)
+{
+    static const std::vector<Op> ops = gemmLayoutTestOps();
+    for (const auto &op : ops)
+        if (op.name == name)
+            return op;
+    throw std::logic_error("no layout test op " + name);
+}
+
 const Op &gemmTestOp(const std::string &name)
 {
     static const std::vector<Op> ops = gemmTestOps();

@@ -65,6 +65,14 @@ std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &
 std::vector<Op> gemmTestOps();
 const Op &gemmTestOp(const std::string &name);
 
+/// GEMM ops of the layouts beyond the plain product, one or two layouts each, with their library call allowed:
+/// matmul_transposed_a, matmul_transposed_both, bmm_residual (a b for each batch, an epilogue input),
+/// bmm_transposed_a_shared_b (each [k, m] matrix of a by one b, bias), matmul_folded (a [L, M, K] by a b given as
+/// [N, K]), matmul_upper (triu, not square) and bmm_lower_transposed_b (tril with diagonal -3 of a batch). Each has
+/// a shape set whose sizes are not multiples of any tile.
+std::vector<Op> gemmLayoutTestOps();
+const Op &gemmLayoutTestOp(const std::string &name);
+
 /// The lines "label (name) = value" of params that source's header comment does not state, joined by newlines;
 /// empty when it states every parameter of the template.
 std::string unstatedParameters(const KernelTemplate &kernelTemplate, const Op &op, const Params &params,
