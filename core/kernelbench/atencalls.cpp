@@ -47,7 +47,9 @@ const std::set<std::string> &anchorKinds()
         "aten::_softmax",  "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm", "aten::instance_norm", "aten::t",
         "aten::transpose", "aten::permute",     "aten::conv2d",       "aten::_convolution",
         // Vector norms: the statistic of an L1 or L2 normalisation (see rowtranslation.cpp).
-        "aten::norm", "aten::linalg_vector_norm"};
+        "aten::norm", "aten::linalg_vector_norm",
+        // Products and what only presents their operands or result differently (see gemmtranslation.cpp).
+        "aten::bmm", "aten::einsum", "aten::numpy_T", "aten::diag", "aten::triu", "aten::tril"};
     return kinds;
 }
 

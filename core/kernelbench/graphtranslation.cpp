@@ -40,6 +40,15 @@ Broadcast broadcastOf(const std::vector<std::int64_t> &input, const std::vector<
     // [C, 1, 1] against [B, C, H, W]: one value per channel.
     if (output.size() == 4 && in.size() == 3 && in[0] == output[1] && in[1] == 1 && in[2] == 1)
         return Broadcast::PerChannel;
+    // [N, 1] against [N, M]: the output's leading dimensions, then ones.
+    if (input.size() == output.size()) {
+        std::size_t leading = 0;
+        while (leading < input.size() && input[leading] == output[leading])
+            ++leading;
+        if (leading > 0 && leading < input.size()
+            && std::all_of(input.begin() + std::ptrdiff_t(leading), input.end(), [](std::int64_t d) { return d == 1; }))
+            return Broadcast::Rows;
+    }
     return Broadcast::Other;
 }
 
@@ -77,6 +86,7 @@ Expected<Op> Translation::run()
         }
         m_nodes.push_back(&node);
     }
+    foldProductViews();
     if (m_nodes.empty())
         return Error{"the model computes nothing (it returns a view of an input)"};
     const std::string result = canonical(m_graph.outputs.front());
@@ -108,13 +118,14 @@ Expected<Op> Translation::run()
     if (anchorIndex != 0)
         return Error{"elementwise calls before " + anchors.front() + " cannot be fused into it"};
     const auto &kind = anchors.front();
-    if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm")
+    if (kind == "aten::linear" || kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::addmm"
+        || kind == "aten::bmm" || kind == "aten::einsum")
         return gemm();
     if (kind == "aten::conv2d" || kind == "aten::_convolution")
         return conv();
     if (windowcalls::isWindowCall(kind))
         return Error{kind + ": the conv-epilogue template takes conv2d with an epilogue only"};
-    if (kind == "aten::t" || kind == "aten::transpose" || kind == "aten::permute")
+    if (kind == "aten::t" || kind == "aten::numpy_T" || kind == "aten::transpose" || kind == "aten::permute")
         return transpose();
     return rows();
 }
@@ -161,96 +172,43 @@ Expected<std::string> Translation::chain(std::size_t first, const std::string &s
     return expressions[last];
 }
 
-Expected<Op> Translation::elementwise()
+Expected<std::string> Translation::elementwiseOperand(int index, const std::vector<std::int64_t> &shape,
+                                                      OpRecipe &recipe)
 {
     const auto &output = m_op.outputs.front();
-    const auto operand = [&](int index, const std::vector<std::int64_t> &shape) -> Expected<std::string> {
-        const auto &spec = m_op.inputs[std::size_t(index)];
-        const auto broadcast = broadcastOf(shape, m_outputShape);
-        if (broadcast == Broadcast::Full)
-            return spec.name;
-        if (broadcast == Broadcast::Trailing && spec.shape.size() <= output.shape.size()
-            && std::equal(spec.shape.rbegin(), spec.shape.rend(), output.shape.rbegin()))
-            return spec.name;
-        return Error{"input " + spec.name + " " + shapeText(shape) + " broadcasts to " + shapeText(m_outputShape)
-                     + " over inner dimensions: the elementwise template broadcasts trailing dimensions only"};
+    const auto &spec = m_op.inputs[std::size_t(index)];
+    const auto broadcast = broadcastOf(shape, m_outputShape);
+    if (broadcast == Broadcast::Full)
+        return spec.name;
+    if (broadcast == Broadcast::Trailing && spec.shape.size() <= output.shape.size()
+        && std::equal(spec.shape.rbegin(), spec.shape.rend(), output.shape.rbegin()))
+        return spec.name;
+    // One value per row: the input as declared (trailing ones aside) is the output's leading dimensions.
+    auto declared = spec.shape;
+    while (!declared.empty() && declared.back() == "1")
+        declared.pop_back();
+    if (broadcast == Broadcast::Rows && !declared.empty() && declared.size() < output.shape.size()
+        && std::equal(declared.begin(), declared.end(), output.shape.begin())) {
+        if (std::find(recipe.rowInputs.begin(), recipe.rowInputs.end(), spec.name) == recipe.rowInputs.end())
+            recipe.rowInputs.push_back(spec.name);
+        return spec.name;
+    }
+    return Error{"input " + spec.name + " " + shapeText(shape) + " broadcasts to " + shapeText(m_outputShape)
+                 + " over inner dimensions: the elementwise template broadcasts trailing dimensions and rows only"};
+}
+
+Expected<Op> Translation::elementwise()
+{
+    OpRecipe recipe;
+    recipe.family = "elementwise";
+    const auto operand = [&](int index, const std::vector<std::int64_t> &shape) {
+        return elementwiseOperand(index, shape, recipe);
     };
     auto expression = chain(0, {}, {}, operand);
     if (!expression)
         return expression.error();
-    OpRecipe recipe;
-    recipe.family = "elementwise";
     recipe.expression = *expression;
     return finish(recipe, 1e-4, 1e-4);
-}
-
-Expected<Op> Translation::gemm()
-{
-    const GraphNode &node = *m_nodes.front();
-    const bool linear = node.kind == "aten::linear", addmm = node.kind == "aten::addmm";
-    const std::size_t aArg = addmm ? 1 : 0, bArg = addmm ? 2 : 1;
-    const auto *a = argument(node, aArg);
-    const auto *b = argument(node, bArg);
-    const auto *biasArgument = linear ? argument(node, 2) : addmm ? argument(node, 0) : nullptr;
-    if (!a || !b || !a->isTensor || !b->isTensor)
-        return Error{node.kind + " without two tensor operands"};
-    const auto factor = [&](std::size_t i) {
-        return i < node.inputs.size() ? number(node.inputs[i].constant).value_or(0) : 1.0;
-    };
-    if (addmm && (factor(3) != 1.0 || factor(4) != 1.0))
-        return Error{"aten::addmm with beta or alpha other than 1"};
-    const int ia = inputIndex(*a), ib = inputIndex(*b);
-    if (ia < 0 || ib < 0)
-        return Error{node.kind + " of a computed value: the gemm template reads its operands from the inputs"};
-    if (a->tensor.shape.size() != 2 || b->tensor.shape.size() != 2)
-        return Error{node.kind + " of " + shapeText(a->tensor.shape) + " and " + shapeText(b->tensor.shape)
-                     + ": the gemm template multiplies 2-D matrices (batched products are not supported)"};
-    const auto &specA = m_op.inputs[std::size_t(ia)];
-    const auto &specB = m_op.inputs[std::size_t(ib)];
-    if (specA.shape.size() != 2 || specB.shape.size() != 2)
-        return Error{node.kind + " of reshaped inputs: the gemm template reads the inputs as they are declared"};
-    OpRecipe recipe;
-    recipe.family = "gemm";
-    recipe.transposeB = linear;
-    recipe.m = specA.shape[0];
-    recipe.k = specA.shape[1];
-    recipe.n = linear ? specB.shape[0] : specB.shape[1];
-    if ((linear ? specB.shape[1] : specB.shape[0]) != recipe.k)
-        return Error{node.kind + ": the inner dimensions of " + specA.name + " and " + specB.name + " differ"};
-    std::set<int> used{ia, ib};
-    if (biasArgument && biasArgument->isTensor) {
-        const int index = inputIndex(*biasArgument);
-        if (index < 0 || m_op.inputs[std::size_t(index)].shape != std::vector<std::string>{recipe.n})
-            return Error{node.kind + " with a bias that is not a [" + recipe.n + "] input"};
-        recipe.bias = m_op.inputs[std::size_t(index)].name;
-        used.insert(index);
-    }
-    const auto &outputSpec = m_op.outputs.front();
-    const auto operand = [&](int index, const std::vector<std::int64_t> &shape) -> Expected<std::string> {
-        const auto &spec = m_op.inputs[std::size_t(index)];
-        if (broadcastOf(shape, m_outputShape) != Broadcast::Full || spec.shape != outputSpec.shape)
-            return Error{"input " + spec.name + " " + shapeText(shape) + " in the epilogue of " + node.kind
-                         + ": a gemm epilogue reads only inputs of the output's shape"};
-        if (used.insert(index).second)
-            recipe.epilogueInputs.push_back(spec.name);
-        return spec.name;
-    };
-    auto expression = chain(1, node.outputs.front().value, "acc", operand);
-    if (!expression)
-        return expression.error();
-    recipe.expression = *expression;
-    for (std::size_t i = 0; i < m_op.inputs.size(); ++i)
-        if (!used.count(int(i)))
-            return Error{"input " + m_op.inputs[i].name + " is not used by " + node.kind + " or its epilogue"};
-    if (ia > ib)
-        return Error{"the operands of " + node.kind + " are declared in the other order (" + specB.name + " before "
-                     + specA.name + ")"};
-    // The problem computes the product with cuBLAS: the search may too (the gemm-library template), beside
-    // generated products on CUDA cores and tensor cores.
-    m_op.policy.allowLibrarySteps = true;
-    m_op.policy.allowedLibraryOps = {gemmLibraryOp(recipe)};
-    const auto k = a->tensor.shape[1];
-    return finish(recipe, atencalls::summationAtol(k), k >= 1024 ? 1e-2 : 1e-3);
 }
 
 Expected<Op> Translation::conv()
@@ -325,7 +283,7 @@ Expected<Op> Translation::transpose()
     if (node.inputs.empty() || !node.inputs.front().isTensor)
         return Error{node.kind + " without a tensor to transpose"};
     const auto &shape = node.inputs.front().tensor.shape;
-    bool swaps = shape.size() == 2;
+    bool swaps = shape.size() == 2; // t and numpy_T of a matrix
     if (node.kind == "aten::transpose") {
         const auto d0 = integer(node.inputs.size() > 1 ? node.inputs[1].constant : nlohmann::json());
         const auto d1 = integer(node.inputs.size() > 2 ? node.inputs[2].constant : nlohmann::json());

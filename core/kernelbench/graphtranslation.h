@@ -22,15 +22,24 @@ std::string shapeText(const std::vector<std::int64_t> &shape);
 /// Drops leading size-1 dimensions (they do not change how an operand broadcasts).
 std::vector<std::int64_t> withoutLeadingOnes(std::vector<std::int64_t> shape);
 
-/// How an op input takes part in the expression of the value being computed.
-enum class Broadcast { Full, Trailing, PerChannel, Other };
+/// How an op input takes part in the expression of the value being computed. Rows: the input's dimensions are the
+/// output's leading ones followed by ones (one value per row of the rest, [N, 1] against [N, M]).
+enum class Broadcast { Full, Trailing, PerChannel, Rows, Other };
 Broadcast broadcastOf(const std::vector<std::int64_t> &input, const std::vector<std::int64_t> &output);
 
 bool isDigits(const std::string &text);
 std::string join(const std::vector<std::string> &items, const std::string &separator);
 
+/// An operand of a product: which op input it is, and whether the product reads it transposed.
+struct ProductOperand
+{
+    int input = -1;
+    bool transposed = false;
+};
+
 /// Turns one graph into one single-template recipe; every method returns an Error that says what does not fit.
-/// The row families (reductions, softmax, norms) are in rowtranslation.cpp, the others in graphtranslation.cpp.
+/// The row families (reductions, softmax, norms) are in rowtranslation.cpp, the products in gemmtranslation.cpp,
+/// the others in graphtranslation.cpp.
 class Translation
 {
 public:
@@ -64,7 +73,19 @@ private:
     Expected<std::string> chain(std::size_t first, const std::string &startValue, const std::string &startExpression,
                                 const InputOperand &inputOperand);
     Expected<Op> elementwise();
+    /// An input read by an elementwise expression: whole, broadcast over trailing dimensions or once per row (then
+    /// added to the recipe's rowInputs).
+    Expected<std::string> elementwiseOperand(int index, const std::vector<std::int64_t> &shape, OpRecipe &recipe);
+    /// Takes the calls that only present a product's operands or result differently out of m_nodes: transposes
+    /// and diagonal matrices that only a product reads, and a triu or tril of the result.
+    void foldProductViews();
     Expected<Op> gemm();
+    Expected<ProductOperand> productOperand(const GraphNode &node, const GraphArgument &argument) const;
+    Expected<std::pair<ProductOperand, ProductOperand>> einsumOperands(const GraphNode &node) const;
+    /// The gemm recipe's shapes and layout for a product of a and b: transposes, batch, folded rows, triangle.
+    Expected<OpRecipe> productLayout(const GraphNode &node, const ProductOperand &a, const ProductOperand &b) const;
+    /// diag(v) @ b or b @ diag(v): scales b's rows or columns, an elementwise recipe.
+    Expected<Op> diagonalProduct(const GraphNode &node, bool diagonalFirst);
     Expected<Op> conv();
     Expected<Op> rows();
     Expected<Op> reduce();
@@ -94,6 +115,10 @@ private:
     std::map<std::string, int> m_inputs;        // graph input values -> index into m_op.inputs
     std::vector<const GraphNode *> m_nodes;     // the calls that compute something, in order
     std::vector<std::int64_t> m_outputShape;
+    std::map<std::string, std::string> m_transposed; // transposes a product reads -> the value they transpose
+    std::map<std::string, std::string> m_diagonals;  // diag(v) a product reads -> v
+    std::string m_triangle;                          // "upper" or "lower": a triu or tril of the product
+    int m_triangleDiagonal = 0;
 };
 
 } // namespace kx::translation

@@ -22,6 +22,50 @@ int dtypeBytes(const std::string &dtype)
     return 4;
 }
 
+// The sizes an einsum's letters stand for, read from its operands (graph inputs, whose sizes the op's first shape
+// set gives): "bijl,lk->bijk" of [8, 256, 512, 256] and [256, 768] gives b = 8, ..., k = 768. Empty when the
+// call is not an einsum of named inputs.
+std::map<char, std::int64_t> einsumSizes(const GraphNode &node, const OpGraph &graph, const Op &op)
+{
+    if (node.inputs.size() < 2 || !node.inputs[0].constant.is_string() || !node.inputs[1].constant.is_array()
+        || op.shapeSets.empty())
+        return {};
+    const std::string equation = node.inputs[0].constant.get<std::string>();
+    const auto arrow = equation.find("->");
+    std::vector<std::string> terms;
+    std::string term;
+    for (const char c : equation.substr(0, arrow)) {
+        if (c == ',') {
+            terms.push_back(term);
+            term.clear();
+        } else if (c != ' ') {
+            term += c;
+        }
+    }
+    terms.push_back(term);
+    const auto &operands = node.inputs[1].constant;
+    if (arrow == std::string::npos || terms.size() != operands.size())
+        return {};
+    std::map<char, std::int64_t> sizes;
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+        const auto value = operands[i].is_object() ? operands[i].value("value", std::string()) : std::string();
+        const auto input = std::find_if(graph.inputs.begin(), graph.inputs.end(),
+                                        [&](const OpGraph::Input &in) { return in.value == value; });
+        const auto spec = input == graph.inputs.end()
+                              ? op.inputs.end()
+                              : std::find_if(op.inputs.begin(), op.inputs.end(),
+                                             [&](const TensorSpec &t) { return t.name == input->name; });
+        if (spec == op.inputs.end() || spec->shape.size() != terms[i].size())
+            return {};
+        for (std::size_t d = 0; d < terms[i].size(); ++d) {
+            const auto &dimension = spec->shape[d];
+            const auto symbol = op.shapeSets.front().find(dimension);
+            sizes[terms[i][d]] = symbol != op.shapeSets.front().end() ? symbol->second : std::atoll(dimension.c_str());
+        }
+    }
+    return sizes;
+}
+
 // "a + b + c", or "0" for no terms.
 std::string sum(const std::vector<std::string> &terms)
 {
@@ -41,6 +85,15 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
         const std::string product = symbols.product(shape);
         terms.push_back(factor == 1 ? product : std::to_string(factor) + " * " + product);
     };
+    // diag(v) as a product's operand only scales rows or columns; a product whose result only a triu or tril reads
+    // need compute only that triangle.
+    std::set<std::string> diagonals, triangles;
+    for (const auto &node : graph.nodes) {
+        if (node.kind == "aten::diag" && !node.outputs.empty())
+            diagonals.insert(node.outputs[0].value);
+        if ((node.kind == "aten::triu" || node.kind == "aten::tril") && !node.inputs.empty() && node.inputs[0].isTensor)
+            triangles.insert(node.inputs[0].tensor.value);
+    }
     for (const auto &node : graph.nodes) {
         const auto &kind = node.kind;
         const auto inputShape = [&](std::size_t i) {
@@ -48,7 +101,8 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
                                                                      : std::vector<std::int64_t>{};
         };
         const auto outputShape = node.outputs.empty() ? std::vector<std::int64_t>{} : node.outputs[0].shape;
-        if (isView(kind) || kind == "aten::t" || kind == "aten::transpose" || kind == "aten::permute")
+        if (isView(kind) || kind == "aten::t" || kind == "aten::numpy_T" || kind == "aten::transpose"
+            || kind == "aten::permute" || kind == "aten::diag" || kind == "aten::triu" || kind == "aten::tril")
             continue;
         // Data movement and shape bookkeeping (around a scan: flips, a cut, a zero slice): no arithmetic.
         static const std::set<std::string> moves{"aten::flip", "aten::narrow",     "aten::slice",       "aten::select",
@@ -64,11 +118,34 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             const auto a = inputShape(accumulates ? 1 : 0);
             if (a.empty())
                 return "0";
+            const auto isDiagonal = [&](std::size_t i) {
+                return i < node.inputs.size() && node.inputs[i].isTensor && diagonals.count(node.inputs[i].tensor.value);
+            };
             auto shape = outputShape;
             shape.push_back(a.back());
-            term(2, shape);
+            const bool square = outputShape.size() >= 2 && outputShape.end()[-1] == outputShape.end()[-2];
+            if (isDiagonal(0) || isDiagonal(1))
+                term(1, outputShape); // one product per element
+            else if (!node.outputs.empty() && triangles.count(node.outputs[0].value))
+                (void)(square && (term(1, shape), true)); // half of a square's products (else no floor claimed)
+            else
+                term(2, shape);
             if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || accumulates)
                 term(1, outputShape);
+        } else if (kind == "aten::einsum") {
+            // Every output element sums the products over the letters its term lacks.
+            const auto sizes = einsumSizes(node, graph, op);
+            const auto arrow = node.inputs.empty() || !node.inputs[0].constant.is_string()
+                                   ? std::string::npos
+                                   : node.inputs[0].constant.get<std::string>().find("->");
+            if (sizes.empty() || arrow == std::string::npos)
+                return "0";
+            const std::string result = node.inputs[0].constant.get<std::string>().substr(arrow + 2);
+            auto shape = outputShape;
+            for (const auto &[letter, size] : sizes)
+                if (result.find(letter) == std::string::npos)
+                    shape.push_back(size);
+            term(2, shape);
         } else if (windowcalls::isConvolution(kind)) {
             const auto call = windowcalls::windowCallOf(node);
             const auto weight = inputShape(1);

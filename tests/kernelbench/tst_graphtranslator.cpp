@@ -89,7 +89,8 @@ TEST_CASE("an elementwise chain fuses into one expression")
     checkCompiles(*translated);
 }
 
-TEST_CASE("a trailing broadcast input is read by name; an inner broadcast becomes a pipeline stage")
+TEST_CASE("a trailing broadcast input is read by name, a row broadcast once per row; an inner broadcast becomes a "
+          "pipeline stage")
 {
     const char *json = R"({
       "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["5"],
@@ -106,9 +107,9 @@ TEST_CASE("a trailing broadcast input is read by name; an inner broadcast become
     CHECK(recipeOfTranslation(translated).expression == "(1.0f / (1.0f + expf(-(x * scale))))");
     checkCompiles(*translated);
 
-    // The same values, but the [64] input broadcasts over the columns ([64, 1] view): not trailing, so the
-    // elementwise template cannot take it; a pipeline's elementwise stage indexes it by coordinates.
-    const char *inner = R"({
+    // The same values, but the [64] input broadcasts over the columns ([64, 1] view): one value for each row,
+    // which the elementwise template reads once per row.
+    const char *rows = R"({
       "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["4"],
       "nodes": [
         {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [64, 256], "dtype": "float32"},
@@ -117,7 +118,23 @@ TEST_CASE("a trailing broadcast input is read by name; an inner broadcast become
       ]})";
     const Op rowScale = makeOp({tensor("x", {"N", "D"}), tensor("scale", {"N", "1"})}, tensor("out", {"N", "D"}),
                                {{{"N", 64}, {"D", 256}}});
-    const auto pipeline = GraphTranslator().translate(graphOf(inner), rowScale);
+    const auto perRow = GraphTranslator().translate(graphOf(rows), rowScale);
+    CHECK(recipeOfTranslation(perRow).family == "elementwise");
+    CHECK(recipeOfTranslation(perRow).rowInputs == std::vector<std::string>{"scale"});
+    checkCompiles(*perRow);
+
+    // Over the middle dimension of [B, N, D]: neither trailing nor per row, so the elementwise template cannot take
+    // it; a pipeline's elementwise stage indexes it by coordinates.
+    const char *inner = R"({
+      "inputs": [{"value": "x", "name": "x"}, {"value": "s", "name": "scale"}], "outputs": ["4"],
+      "nodes": [
+        {"kind": "aten::mul", "inputs": [{"value": "x", "shape": [2, 64, 256], "dtype": "float32"},
+                                         {"value": "s", "shape": [64, 1], "dtype": "float32"}],
+         "outputs": [{"value": "4", "shape": [2, 64, 256], "dtype": "float32"}]}
+      ]})";
+    const Op innerScale = makeOp({tensor("x", {"B", "N", "D"}), tensor("scale", {"N", "1"})},
+                                 tensor("out", {"B", "N", "D"}), {{{"B", 2}, {"N", 64}, {"D", 256}}});
+    const auto pipeline = GraphTranslator().translate(graphOf(inner), innerScale);
     const auto stages = test::pipelineStages(pipeline);
     REQUIRE(stages.size() == 1);
     CHECK(stages[0].kind == PipelineStage::Kind::Elementwise);
@@ -238,23 +255,6 @@ TEST_CASE("matmul, scale, residual add and clamp: a gemm with an epilogue input;
                                ": fminf(fmaxf(((acc * 0.5f) + residual), (-1.0f)), 1.0f))");
     CHECK(translated->policy.rtol == doctest::Approx(1e-2));
     checkCompiles(*translated);
-}
-
-TEST_CASE("a batched matmul is refused with the reason")
-{
-    const char *json = R"({
-      "inputs": [{"value": "a", "name": "a"}, {"value": "b", "name": "b"}], "outputs": ["3"],
-      "nodes": [{"kind": "aten::matmul", "inputs": [{"value": "a", "shape": [4, 8, 16], "dtype": "float32"},
-                                                    {"value": "b", "shape": [4, 16, 8], "dtype": "float32"}],
-                 "outputs": [{"value": "3", "shape": [4, 8, 8], "dtype": "float32"}]}]})";
-    const Op op = makeOp({tensor("a", {"B", "M", "K"}), tensor("b", {"B", "K", "M"})}, tensor("out", {"B", "M", "M"}),
-                         {{{"B", 4}, {"M", 8}, {"K", 16}}});
-    const auto translated = GraphTranslator().translate(graphOf(json), op);
-    REQUIRE_FALSE(translated);
-    CHECK(translated.error().message
-          == "aten::matmul of [4, 8, 16] and [4, 16, 8]: the gemm template multiplies 2-D matrices (batched products "
-             "are not supported); as a pipeline: every call would run as a library step (aten::matmul): there is "
-             "nothing to generate");
 }
 
 TEST_CASE("conv2d plus a per-channel bias and ReLU becomes conv-epilogue with the library step allowed")

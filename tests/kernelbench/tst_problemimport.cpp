@@ -448,3 +448,40 @@ TEST_CASE("KernelBench's scans import as scan recipes: the exclusive cumsum of n
     CHECK(shapeOf(masked.inputs[1]) == "mask[batch_size,1000]");
     CHECK(masked.inputs[1].dtype == "bool");
 }
+
+TEST_CASE("KernelBench's matrix products import as gemm recipes; diag(A) @ B as a scaling of rows")
+{
+    const struct
+    {
+        const char *file;
+        const char *family;
+        const char *recipe; // the recipe's JSON
+        const char *flops;
+    } cases[] = {
+        {"matmul_transposed_both.py", "gemm",
+         R"({"expression":"acc","family":"gemm","transposeA":true,"transposeB":true})", "2 * M * N * K"},
+        {"matmul_3d.py", "gemm", R"({"expression":"acc","family":"gemm","leading":["N"],"n":"L"})",
+         "2 * N * M * L * K"},
+        {"einsum_4d.py", "gemm", R"({"expression":"acc","family":"gemm","k":"l","leading":["b","i"],"m":"j","n":"k"})",
+         "2 * b * i * j * k * l"},
+        {"bmm.py", "gemm", R"({"batch":"batch_size","expression":"acc","family":"gemm","k":"k","m":"m","n":"n"})",
+         "2 * batch_size * m * n * k"},
+        {"triu_matmul.py", "gemm", R"({"expression":"acc","family":"gemm","k":"N","m":"N","triangle":"upper"})",
+         "N * N * N"},
+        {"tril_matmul.py", "gemm", R"({"expression":"acc","family":"gemm","k":"M","n":"M","triangle":"lower"})",
+         "M * M * M"},
+        {"diag_matmul.py", "elementwise", R"j({"expression":"(A * B)","family":"elementwise","rowInputs":["A"]})j",
+         "N * M"},
+        {"diag_unsqueeze.py", "elementwise", R"j({"expression":"(A * B)","family":"elementwise","rowInputs":["A"]})j",
+         "N * M"},
+    };
+    for (const auto &c : cases) {
+        CAPTURE(c.file);
+        const Op &op = importedOk(c.file).op;
+        REQUIRE(recipeOf(op));
+        CHECK(recipeOf(op)->family == c.family);
+        CHECK(op.recipe == c.recipe);
+        CHECK(op.flopsExpr == c.flops);
+        checkTranslationCompiles(op);
+    }
+}
