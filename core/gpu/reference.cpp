@@ -74,6 +74,12 @@ const std::map<std::string, ReferenceFunction> &references()
             {"linear_bias_relu", [](const Tensors &in) { return Tensors{at::relu(at::linear(in[0], in[1], in[2]))}; }},
             {"matmul_scale_residual_clamp",
              [](const Tensors &in) { return Tensors{at::clamp(at::matmul(in[0], in[1]) * 2.0 + in[2], -1.0, 1.0)}; }},
+            {"matmul_transposed_a", [](const Tensors &in) { return Tensors{at::matmul(in[0].t(), in[1])}; }},
+            {"matmul_3d", [](const Tensors &in) { return Tensors{at::matmul(in[0], in[1])}; }},
+            {"bmm", [](const Tensors &in) { return Tensors{at::bmm(in[0], in[1])}; }},
+            {"matmul_upper", [](const Tensors &in) { return Tensors{at::triu(at::matmul(in[0], in[1]))}; }},
+            {"bmm_lower_transposed_a",
+             [](const Tensors &in) { return Tensors{at::tril(at::matmul(in[0].transpose(1, 2), in[1]), -1)}; }},
             {"transpose", [](const Tensors &in) { return Tensors{in[0].t().contiguous()}; }},
             {"conv2d_bias_relu",
              [](const Tensors &in) {

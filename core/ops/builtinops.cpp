@@ -297,6 +297,54 @@ std::vector<Op> makeBuiltInOps()
     residual.policy.allowLibrarySteps = true;
     residual.policy.allowedLibraryOps = {"aten::mm"};
     ops.push_back(residual);
+    // The layouts beyond the plain product (KernelBench's 3, 10, 14 to 16): a transposed a read in place, leading
+    // dimensions folded into the rows, batches, and triangles that skip the products of their zero tiles. The
+    // library product is allowed, so that its transposed views are verified too.
+    const auto layoutProduct = [&](std::string name, std::string description, std::string reference,
+                                   std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets,
+                                   std::string bytes, std::string flops, const OpRecipe &how) {
+        Op op = makeOp(std::move(name), std::move(description), std::move(reference), std::move(inputs),
+                       {std::move(output)}, std::move(shapeSets), std::move(bytes), std::move(flops), how, 1e-3, 1e-3);
+        op.policy.allowLibrarySteps = true;
+        op.policy.allowedLibraryOps = {gemmLibraryOp(how)};
+        ops.push_back(op);
+    };
+    OpRecipe transposedA = gemm("acc");
+    transposedA.transposeA = true;
+    layoutProduct("matmul_transposed_a", "a.T @ b with a given as [K, M].", "torch.matmul(a.T, b)",
+                  {tensor("a", {"K", "M"}), tensor("b", {"K", "N"})}, tensor("out", {"M", "N"}),
+                  {{{"M", 2048}, {"N", 2048}, {"K", 2048}}, {{"M", 517}, {"N", 389}, {"K", 131}}},
+                  "4 * (K * M + K * N + M * N)", "2 * M * N * K", transposedA);
+    OpRecipe folded = gemm("acc");
+    folded.leading = {"L"};
+    layoutProduct("matmul_3d", "A 3-D tensor times a matrix: [L, M, K] @ [K, N].", "torch.matmul(a, b)",
+                  {tensor("a", {"L", "M", "K"}), tensor("b", {"K", "N"})}, tensor("out", {"L", "M", "N"}),
+                  {{{"L", 16}, {"M", 256}, {"N", 1024}, {"K", 1024}}, {{"L", 3}, {"M", 67}, {"N", 129}, {"K", 77}}},
+                  "4 * (L * M * K + K * N + L * M * N)", "2 * L * M * N * K", folded);
+    OpRecipe batched = gemm("acc");
+    batched.batch = "B";
+    layoutProduct("bmm", "Batched matrix product: [B, M, K] @ [B, K, N].", "torch.bmm(a, b)",
+                  {tensor("a", {"B", "M", "K"}), tensor("b", {"B", "K", "N"})}, tensor("out", {"B", "M", "N"}),
+                  {{{"B", 32}, {"M", 512}, {"N", 512}, {"K", 512}}, {{"B", 3}, {"M", 65}, {"N", 129}, {"K", 77}}},
+                  "4 * (B * M * K + B * K * N + B * M * N)", "2 * B * M * N * K", batched);
+    OpRecipe upper = gemm("acc");
+    upper.m = upper.n = upper.k = "N";
+    upper.triangle = "upper";
+    layoutProduct("matmul_upper", "The upper triangle of a square product: triu(a @ b).",
+                  "torch.triu(torch.matmul(a, b))", {tensor("a", {"N", "N"}), tensor("b", {"N", "N"})},
+                  tensor("out", {"N", "N"}), {{{"N", 2048}}, {{"N", 333}}}, "4 * 3 * N * N", "N * N * N", upper);
+    OpRecipe lower = gemm("acc");
+    lower.batch = "B";
+    lower.transposeA = true;
+    lower.triangle = "lower";
+    lower.diagonal = -1;
+    layoutProduct("bmm_lower_transposed_a",
+                  "tril(a[i].T @ b, -1) for each matrix of a (given as [B, K, M]) and one b: a batch, a transposed a, "
+                  "a shared b and a triangle below the diagonal.",
+                  "torch.tril(torch.matmul(a.transpose(1, 2), b), -1)",
+                  {tensor("a", {"B", "K", "M"}), tensor("b", {"K", "N"})}, tensor("out", {"B", "M", "N"}),
+                  {{{"B", 16}, {"M", 512}, {"N", 512}, {"K", 256}}, {{"B", 3}, {"M", 70}, {"N", 90}, {"K", 33}}},
+                  "4 * (B * K * M + K * N + B * M * N)", "B * M * N * K", lower);
 
     // Data movement.
     OpRecipe transpose = recipe("transpose");

@@ -104,21 +104,33 @@ TEST_CASE("the catalog's gemm chains verify with a library product and a fused e
         CHECK_MESSAGE(test::statusText(evaluation.status) == "correct", evaluation.message);
         ++checked;
     }
-    CHECK(checked == 2); // linear_bias_relu and matmul_scale_residual_clamp
+    // linear_bias_relu, matmul_scale_residual_clamp and the five products of other layouts (matmul_transposed_a ...)
+    CHECK(checked == 2 + 5);
 }
 
 namespace {
 
-// The template's defaults and count sampled variants of it on op: each must verify. Prints one line a variant;
-// returns how many ran.
+// The template's defaults and count sampled variants of it on op, each with the parameters in `fixed`: each must
+// verify. Prints one line a variant; returns how many ran.
 int checkVariantsVerify(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count,
-                        const std::string &label)
+                        const std::string &label, const Params &fixed = {})
 {
     const auto recipe = recipeOf(op);
     REQUIRE(recipe);
     REQUIRE(kernelTemplate.supports(op, *recipe));
     auto variants = test::sampleValid(kernelTemplate, op, seed, count);
     variants.insert(variants.begin(), kernelTemplate.defaults(op, *recipe));
+    if (!fixed.empty()) {
+        // With parameters fixed, a variant that check() then refuses, or that another one became, is left out.
+        std::vector<Params> kept;
+        for (const auto &params : variants) {
+            const Params variant = test::with(params, fixed);
+            if (kernelTemplate.check(op, *recipe, variant).empty()
+                && std::find(kept.begin(), kept.end(), variant) == kept.end())
+                kept.push_back(variant);
+        }
+        variants = kept;
+    }
     for (const auto &params : variants) {
         const std::string genome = toJson(Genome{kernelTemplate.name(), params});
         CAPTURE(op.name);
@@ -177,6 +189,27 @@ TEST_CASE("the catalog's gemms verify on Hopper's wgmma")
         }
     }
     CHECK(exact >= 4 * 2); // four catalog gemms, the defaults and at least one sampled 3xTF32 variant each
+}
+
+// The products of other layouts (a transposed a, rows folded, batches, a shared b, triangles): the defaults and
+// sampled variants of the CUDA-core and tensor-core templates verify on them, those of gemm-tensorcore in 3xTF32
+// (plain TF32 is the tensor-core case's report above); odd shape sets included.
+TEST_CASE("the catalog's gemm layouts verify on the gemm templates")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *cudaCores = findKernelTemplate("gemm");
+    const KernelTemplate *tensorCores = findKernelTemplate("gemm-tensorcore");
+    REQUIRE(cudaCores);
+    REQUIRE(tensorCores);
+    int checked = 0;
+    unsigned seed = 31;
+    for (const char *name : {"matmul_transposed_a", "matmul_3d", "bmm", "matmul_upper", "bmm_lower_transposed_a"}) {
+        const Op op = test::builtIn(name);
+        checked += checkVariantsVerify(*cudaCores, op, seed++, 4, "CUDA cores");
+        checked += checkVariantsVerify(*tensorCores, op, seed++, 4, "3xTF32", {{"products", 3}});
+    }
+    CHECK(checked >= 5 * (5 + 3)); // the CUDA cores' five variants an op, at least three of the tensor cores'
 }
 
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
