@@ -124,11 +124,12 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             auto shape = outputShape;
             shape.push_back(a.back());
             const bool square = outputShape.size() >= 2 && outputShape.end()[-1] == outputShape.end()[-2];
+            const bool triangle = !node.outputs.empty() && triangles.count(node.outputs[0].value);
             if (isDiagonal(0) || isDiagonal(1))
                 term(1, outputShape); // one product per element
-            else if (!node.outputs.empty() && triangles.count(node.outputs[0].value))
-                (void)(square && (term(1, shape), true)); // half of a square's products (else no floor claimed)
-            else
+            else if (triangle && square)
+                term(1, shape); // half the products of a square (another triangle may keep less: no floor claimed)
+            else if (!triangle)
                 term(2, shape);
             if ((kind == "aten::linear" && node.inputs.size() > 2 && node.inputs[2].isTensor) || accumulates)
                 term(1, outputShape);

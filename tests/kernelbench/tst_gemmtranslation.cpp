@@ -293,6 +293,17 @@ TEST_CASE("triu and tril of a product keep a triangle of the gemm (KernelBench's
     CHECK(lowerRecipe.expression == "(acc * 2.0f)");
     checkCompiles(lower);
 
+    // Not square, a triangle may keep much less than half: no FLOPs are claimed for its product.
+    const Op wide = makeOp({tensor("A", {"M", "K"}), tensor("B", {"K", "N"})}, tensor("out", {"M", "N"}),
+                           {{{"M", 512}, {"K", 64}, {"N", 32}}});
+    const auto wideGraph =
+        graphOf(wide,
+                {call("aten::matmul", {value("A", {512, 64}), value("B", {64, 32})}, value("6", {512, 32})),
+                 call("aten::triu", {value("6", {512, 32}), 0}, value("7", {512, 32}))},
+                "7");
+    CHECK(graphFlopsExpression(wideGraph, wide) == "0");
+    CHECK(recipeOfOp(translated(wide, wideGraph)).triangle == "upper");
+
     // An elementwise call after the triangle would change its zeros: the triangle is no longer the product's.
     const auto after = graphOf(op,
                                {call("aten::matmul", {value("A", {128, 128}), value("B", {128, 128})}, value("6", {128, 128})),
