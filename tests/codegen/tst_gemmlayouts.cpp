@@ -288,6 +288,16 @@ TEST_CASE("a batch is a grid dimension of the tiled kernels and of the library's
     CHECK(epilogue.grid[0] * epilogue.block[0] >= 3 * 65 * 33);
     CHECK(library.scratchBytes.front().second == 4 * 3 * 65 * 33);
 
+    // The default tile counts the blocks of every matrix: 64 of 512 x 512 fill the GPU with 128 x 128 tiles, where
+    // one matrix alone would take smaller ones.
+    const KernelTemplate *tensorCoreTemplate = findKernelTemplate("gemm-tensorcore");
+    Op many = op;
+    many.shapeSets.front() = {{"B", 64}, {"M", 512}, {"N", 512}, {"K", 64}};
+    CHECK(tensorCoreTemplate->defaults(many, recipeFor(many)).at("bm") == 128);
+    Op single = many;
+    single.shapeSets.front()["B"] = 1;
+    CHECK(tensorCoreTemplate->defaults(single, recipeFor(single)).at("bm") < 128);
+
     // A b that every batch shares stays where it is.
     resolvedDefaults("gemm", gemmLayoutTestOp("bmm_transposed_a_shared_b"), 1, &source);
     CHECK(source.find("b += ") == std::string::npos);
