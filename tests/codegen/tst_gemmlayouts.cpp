@@ -383,7 +383,10 @@ TEST_CASE("an elementwise input may hold one value per row of the output")
           == std::string("row input b is not the output's leading dimensions"));
     if (!NvrtcCompiler::available())
         return;
-    for (const auto &params : {elementwise.defaults(op, recipe), with(elementwise.defaults(op, recipe), {{"unroll", 4}})})
-        CHECK(verifyCandidate(elementwise, op, params, "sm_80") == std::string());
-    CHECK(verifyCandidate(elementwise, square, with(vectorised, {{"unroll", 2}}), "sm_90") == std::string());
+    // Sampled variants (vector widths, unrolling, grid-stride loops, streaming loads) compile and resolve.
+    for (const Op &variantOp : {op, square})
+        for (const auto &params : sampleValid(elementwise, variantOp, 3, 8))
+            CHECK(verifyCandidate(elementwise, variantOp, params, "sm_80") == std::string());
+    CHECK(verifyCandidate(elementwise, square, with(vectorised, {{"unroll", 2}, {"streaming", 1}}), "sm_90")
+          == std::string());
 }
