@@ -125,12 +125,9 @@ bool CandidateVerifier::runTrial(int trial, std::size_t shapeIndex, ShapeRig &ri
     };
 
     const double scale = prepareInputs(workspace, trialSeed(m_settings.seed, trial), distribution, inputsText);
-    // Inputs larger than unit size make fp32 rounding in any sum of them larger too: the absolute tolerance
-    // follows. Sums of products grow with the square (a matmul's partial sums reach millions), and summing them
-    // in another order changes the last bits of those partial sums: there the absolute tolerance is rtol of the
-    // outputs' RMS. NaN, infinities and gross errors still fail.
-    const double size = inputScale(distribution) * scale;
-    const double atol = size > 1 ? std::max(size * policyAtol, rtol * workspace.referenceScale()) : policyAtol;
+    // Large inputs, and sorted or ramp rows, make large partial sums: see trialAtol(). NaN, infinities and gross
+    // errors still fail.
+    const double atol = trialAtol(policyAtol, rtol, distribution, scale, workspace.referenceScale());
     workspace.copyInputsForCandidate();
     ++report.trials;
 

@@ -1,5 +1,7 @@
 #include "core/gpu/tensorview.h"
 
+#include <algorithm>
+
 #include <charconv>
 
 namespace kx {
@@ -96,6 +98,16 @@ double inputScale(Distribution distribution)
     case Distribution::Ramp: return 2.5;
     default: return 1;
     }
+}
+
+double trialAtol(double policyAtol, double rtol, Distribution distribution, double scale, double referenceRms)
+{
+    const double size = inputScale(distribution) * scale;
+    const bool oneSignedRows = distribution == Distribution::Sorted || distribution == Distribution::ReverseSorted
+                               || distribution == Distribution::Ramp;
+    if (size <= 1 && !oneSignedRows)
+        return policyAtol;
+    return std::max(std::max(size, 1.0) * policyAtol, rtol * referenceRms);
 }
 
 namespace {

@@ -46,6 +46,15 @@ const std::vector<Distribution> &trialDistributions();
 /// About how large the inputs of a distribution are, relative to N(0, 1): the absolute tolerance grows with it.
 double inputScale(Distribution distribution);
 
+/**
+ * The absolute tolerance of one trial. Sums of large inputs (inputScale() times the trial's scale above 1) have
+ * large partial sums, and so do sums of rows that are sorted or ramps, whose neighbouring terms have one sign and
+ * add up in proportion to the length instead of its square root (a product of sorted rows cancels from
+ * thousands down to hundredths). Summing in another order changes the last bits of those partial sums, in the
+ * reference as in a candidate: there the tolerance is rtol of the outputs' RMS. Elsewhere it is the policy's.
+ */
+double trialAtol(double policyAtol, double rtol, Distribution distribution, double scale, double referenceRms);
+
 /// Non-owning view of a dense, contiguous tensor in device memory (or host memory, for tests).
 struct TensorView
 {

@@ -723,3 +723,21 @@ TEST_CASE("a keystream seals a tensor beyond recognition, and the same key unsea
     REQUIRE(TensorOps::applyKeystream(hostView(values), 12345).isOk());
     CHECK(std::memcmp(values.data(), original.data(), values.size() * sizeof(float)) == 0);
 }
+
+TEST_CASE("a trial's absolute tolerance follows the partial sums of large inputs and of sorted or ramp rows")
+{
+    // Unit-scale random inputs: the policy's own.
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Normal, 1.0, 45.0) == 1e-3);
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Uniform, 1.0, 45.0) == 1e-3);
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Positive, 1.0, 45.0) == 1e-3);
+    // Sorted rows: rtol of the outputs' RMS (a 2048-long product of sorted rows has outputs of RMS about 45 that
+    // cancel down to hundredths), never below the policy's.
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Sorted, 1.0, 45.0) == doctest::Approx(0.45));
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::ReverseSorted, 1.0, 45.0) == doctest::Approx(0.45));
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::ReverseSorted, 1.0, 0.01) == doctest::Approx(1e-3));
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Ramp, 1.0, 0.01) == doctest::Approx(2.5e-3)); // ramps reach 2.5
+    // Large inputs: the policy's times their size, or rtol of the outputs' RMS.
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Wide, 1.0, 1.0) == doctest::Approx(0.1));
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Wide, 1.0, 1000.0) == doctest::Approx(10.0));
+    CHECK(trialAtol(1e-3, 1e-2, Distribution::Wide, 1.0 / 16, 0.0) == doctest::Approx(6.25e-3)); // shrunk inputs
+}
