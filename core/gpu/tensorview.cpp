@@ -1,7 +1,6 @@
 #include "core/gpu/tensorview.h"
 
 #include <algorithm>
-
 #include <charconv>
 
 namespace kx {
