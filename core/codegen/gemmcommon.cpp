@@ -175,6 +175,22 @@ std::string checkGemm(const Op &op, const OpRecipe &recipe, const std::set<std::
     return {};
 }
 
+std::size_t defaultTileIndex(const std::vector<TileShape> &tiles, const std::vector<GemmSizes> &sizes)
+{
+    constexpr long long kBlocksWanted = 256;
+    if (sizes.empty() || tiles.empty())
+        return 0;
+    const GemmSizes &size = sizes.front();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const TileShape &tile = tiles[i];
+        const bool oversized = tile.bm >= 2 * size.m || tile.bn >= 2 * size.n;
+        const long long blocks = ((size.m + tile.bm - 1) / tile.bm) * ((size.n + tile.bn - 1) / tile.bn) * size.batch;
+        if (!oversized && blocks >= kBlocksWanted)
+            return i;
+    }
+    return tiles.size() - 1;
+}
+
 std::string checkRowTiles(const Op &op, const OpRecipe &recipe, int bm)
 {
     const auto sizes = gemmSizes(op, recipe);

@@ -69,6 +69,20 @@ bool batchedB(const OpRecipe &recipe, const GemmTensors &tensors);
 /// The rows of the product as a plan expression: "M", or "L * M" with leading dimensions folded in.
 std::string rowsExpression(const OpRecipe &recipe);
 
+/// A block tile of the output, bm x bn.
+struct TileShape
+{
+    int bm = 0, bn = 0;
+};
+
+/**
+ * Which of `tiles` (largest first) a template's defaults take on the op's first shape set: the first that gives a
+ * GPU of 100-150 SMs about two blocks per SM (the blocks of every matrix of a batch counted) and is not twice as
+ * wide or tall as the output (a 128 x 128 tile leaves most SMs idle on a 512 x 1024 output); the last when none
+ * does, the first without shape sets.
+ */
+std::size_t defaultTileIndex(const std::vector<TileShape> &tiles, const std::vector<GemmSizes> &sizes);
+
 /// Empty when no shape set needs more than 65535 row tiles of bm rows (the grid's y limit), otherwise why not.
 std::string checkRowTiles(const Op &op, const OpRecipe &recipe, int bm);
 

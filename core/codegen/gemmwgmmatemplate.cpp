@@ -178,8 +178,8 @@ split_rows_kernel(const float *__restrict__ src, float *__restrict__ big, )"
         << R"(    }
 }
 
-// The same for a row-major [kRows, nCols] matrix b, written transposed: [outRows, outCols] = [n, k] padded, so
-// that k is contiguous as wgmma's TF32 operands need. 32 x 32 tiles through shared memory keep both the reads
+// The same for a row-major [kRows, nCols] matrix (b as [k, n], or a transposed a as [k, m]), written transposed:
+// [outRows, outCols] = [nCols, k] padded, so that k is contiguous as wgmma's TF32 operands need. 32 x 32 tiles through shared memory keep both the reads
 // and the writes coalesced.
 extern "C" __global__ void __launch_bounds__(256)
 split_transposed_kernel(const float *__restrict__ src, float *__restrict__ big, )"
@@ -456,27 +456,11 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
 )";
 }
 
-struct TileChoice
+// The default tile (see defaultTileIndex()), among those whose sums fit 3xTF32's registers.
+TileShape defaultTile(const std::vector<GemmSizes> &sizes)
 {
-    int bm, bn;
-};
-
-// Like gemm-tensorcore's default: the largest tile that still gives about two waves of blocks on a GPU of
-// 100-150 SMs, without a tile twice as tall or wide as the output.
-TileChoice defaultTile(const std::vector<GemmSizes> &sizes)
-{
-    static const TileChoice choices[] = {{128, 128}, {64, 128}, {64, 64}};
-    constexpr long long kBlocksWanted = 256;
-    if (sizes.empty())
-        return choices[0];
-    const GemmSizes &size = sizes.front();
-    for (const TileChoice &choice : choices) {
-        const bool oversized = choice.bm >= 2 * size.m || choice.bn >= 2 * size.n;
-        const long long blocks = ((size.m + choice.bm - 1) / choice.bm) * ((size.n + choice.bn - 1) / choice.bn);
-        if (!oversized && blocks >= kBlocksWanted)
-            return choice;
-    }
-    return choices[2];
+    static const std::vector<TileShape> tiles{{128, 128}, {64, 128}, {64, 64}};
+    return tiles[defaultTileIndex(tiles, sizes)];
 }
 
 } // namespace
@@ -497,7 +481,7 @@ std::vector<ParamDef> GemmWgmmaTemplate::parameters(const Op &, const OpRecipe &
 
 Params GemmWgmmaTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
-    const TileChoice tile = defaultTile(gemmSizes(op, recipe));
+    const TileShape tile = defaultTile(gemmSizes(op, recipe));
     return {{"bm", tile.bm}, {"bn", tile.bn}, {"stages", 3}, {"products", 3}, {"groupM", 8}};
 }
 
@@ -507,8 +491,15 @@ std::string GemmWgmmaTemplate::check(const Op &op, const OpRecipe &recipe, const
         return "the gemm-wgmma template needs a gemm recipe";
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
-    if (auto problem = checkGemm(op, recipe, reserved(), name()); !problem.empty())
+    // The copy kernels lay a out as [rows, k] whatever its layout: a transposed a and folded leading dimensions
+    // cost nothing more. Batches and triangles are not implemented here.
+    GemmLayouts layouts;
+    layouts.transposedA = true;
+    layouts.foldedRows = true;
+    if (auto problem = checkGemm(op, recipe, reserved(), name(), layouts); !problem.empty())
         return problem;
+    if (recipe.transposeA && !recipe.leading.empty())
+        return "the gemm-wgmma template folds leading dimensions of an a given as [m, k] only";
     const WgmmaConfig config = configOf(params);
     if (config.sums() > kMaxSums)
         return "a 64 x " + text(config.bn) + " warpgroup tile with " + (config.products == 3 ? "3xTF32" : "TF32")
@@ -552,7 +543,8 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
     writeEpilogueFunction(out, recipe, tensors);
     writeKernel(out, config, tensors);
 
-    const std::string mPadded = padded(recipe.m, config.bm), nPadded = padded(recipe.n, config.bn);
+    const std::string rows = rowsExpression(recipe); // m, with a's leading dimensions folded in
+    const std::string mPadded = padded(rows, config.bm), nPadded = padded(recipe.n, config.bn);
     const std::string kPadded = padded(recipe.k, kSliceK);
     std::vector<std::pair<std::string, std::string>> scratch{{"aBig", "4 * " + mPadded + " * " + kPadded},
                                                              {"bBig", "4 * " + nPadded + " * " + kPadded}};
@@ -577,19 +569,22 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
                           {"ceil_div(" + rowsPadded + " * " + kPadded + ", " + text(kSplitBlock * kSplitItems) + ")"},
                           {text(kSplitBlock)}, args);
     };
-    nlohmann::json steps = nlohmann::json::array({splitRows(tensors.a->name, recipe.m, recipe.k, mPadded, "a")});
-    if (recipe.transposeB) {
-        steps.push_back(splitRows(tensors.b->name, recipe.n, recipe.k, nPadded, "b"));
-    } else {
-        nlohmann::json args = nlohmann::json::array({inputArg(tensors.b->name)});
-        for (auto &arg : parts("b"))
+    // A [k, cols] operand (b as PyTorch gives it, or a transposed a) is transposed into [colsPadded, k] copies.
+    const auto splitTransposed = [&](const std::string &tensor, const std::string &cols, const std::string &colsPadded,
+                                     const char *operand) {
+        nlohmann::json args = nlohmann::json::array({inputArg(tensor)});
+        for (auto &arg : parts(operand))
             args.push_back(arg);
-        for (const auto &symbol : {recipe.k, recipe.n, nPadded, kPadded})
+        for (const auto &symbol : {recipe.k, cols, colsPadded, kPadded})
             args.push_back(intArg(symbol));
-        steps.push_back(kernelStep("split_transposed_kernel",
-                                   {"ceil_div(" + nPadded + ", 32)", "ceil_div(" + kPadded + ", 32)"}, {"32", "8"},
-                                   args));
-    }
+        return kernelStep("split_transposed_kernel",
+                          {"ceil_div(" + colsPadded + ", 32)", "ceil_div(" + kPadded + ", 32)"}, {"32", "8"}, args);
+    };
+    nlohmann::json steps = nlohmann::json::array();
+    steps.push_back(recipe.transposeA ? splitTransposed(tensors.a->name, rows, mPadded, "a")
+                                      : splitRows(tensors.a->name, rows, recipe.k, mPadded, "a"));
+    steps.push_back(recipe.transposeB ? splitRows(tensors.b->name, recipe.n, recipe.k, nPadded, "b")
+                                      : splitTransposed(tensors.b->name, recipe.n, nPadded, "b"));
     nlohmann::json args = nlohmann::json::array({scratchArg("aBig"), scratchArg("bBig")});
     if (three) {
         args.push_back(scratchArg("aSmall"));
@@ -598,10 +593,10 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
     for (const auto &extra : extraArgs(tensors))
         args.push_back(extra);
     args.push_back(outputArg(tensors.out->name));
-    for (const auto &symbol : {recipe.m, recipe.n, kPadded})
+    for (const auto &symbol : {rows, recipe.n, kPadded})
         args.push_back(intArg(symbol));
-    const std::vector<std::string> grid{"ceil_div(" + recipe.m + ", " + text(config.bm) + ") * ceil_div(" + recipe.n
-                                        + ", " + text(config.bn) + ")"};
+    const std::vector<std::string> grid{"ceil_div(" + rows + ", " + text(config.bm) + ") * ceil_div(" + recipe.n + ", "
+                                        + text(config.bn) + ")"};
     steps.push_back(kernelStep("gemm_wgmma_kernel", grid, {text(config.threads())}, args, text(config.sharedBytes())));
     return {out.str(), planJson(steps, scratch)};
 }

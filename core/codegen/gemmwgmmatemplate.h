@@ -7,7 +7,8 @@ namespace kx {
 /**
  * Matrix multiply on Hopper's warpgroup tensor-core instructions (wgmma, TF32, fp32 sums), for sm_90a.
  * Two small kernels first round the operands to TF32 (and, for 3xTF32, their TF32 remainders) into zero-padded
- * k-contiguous copies, b transposed where it is [k, n]; the main kernel then stages 32-wide k slices of those
+ * k-contiguous copies, b transposed where it is [k, n] and a where it is [k, m] (leading dimensions of a fold into
+ * its rows; batches and triangles are refused); the main kernel then stages 32-wide k slices of those
  * copies with cp.async into 128-byte-swizzled shared tiles, which the wgmma instructions read directly, and
  * ends with the fused epilogue on the accumulators in registers. Under 3xTF32 each slice's three products
  * (small * big, big * small, big * big) go into a fresh sum that the CUDA cores add to the accumulators, rounded

@@ -2,6 +2,7 @@
 // and plan resolution. That its kernels compute the right numbers is checked on the GPU (tst_catalog,
 // tst_gemmprecision).
 #include "core/codegen/gemmwgmmatemplate.h"
+#include "core/ops/builtinops.h"
 #include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
@@ -167,6 +168,50 @@ TEST_CASE("rejects invalid combinations")
             const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), row.changes);
             CHECK(kTemplate.check(op, recipeFor(op), params) == row.reason);
         }
+    }
+}
+
+TEST_CASE("a transposed a and folded rows go through the copy kernels; batches and triangles are refused")
+{
+    const Op &transposed = *findBuiltInOp("matmul_transposed_a");
+    const Params params = kTemplate.defaults(transposed, recipeFor(transposed));
+    REQUIRE(kTemplate.check(transposed, recipeFor(transposed), params) == std::string());
+    const auto plan = parseLaunchPlan(kTemplate.generate(transposed, recipeFor(transposed), params).launchPlan);
+    REQUIRE(plan);
+    // a is [k, m]: transposed like b into [m, k] copies; b is [k, n].
+    CHECK(std::get<KernelStep>(plan->steps[0]).kernel == std::string("split_transposed_kernel"));
+    CHECK(std::get<KernelStep>(plan->steps[1]).kernel == std::string("split_transposed_kernel"));
+
+    const Op &folded = *findBuiltInOp("matmul_3d"); // a [L, M, K]: L * M rows
+    const OpRecipe recipe = recipeFor(folded);
+    REQUIRE(!recipe.leading.empty());
+    const Params foldedParams = kTemplate.defaults(folded, recipe);
+    REQUIRE(kTemplate.check(folded, recipe, foldedParams) == std::string());
+    const GeneratedKernel kernel = kTemplate.generate(folded, recipe, foldedParams);
+    const auto foldedPlan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE(foldedPlan);
+    const ShapeSet &shapes = folded.shapeSets.back();
+    const auto resolved = resolveLaunchPlan(*foldedPlan, folded, shapes, parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    const long long rows = shapes.at(recipe.leading.front()) * shapes.at(recipe.m);
+    const int bm = foldedParams.at("bm"), bn = foldedParams.at("bn");
+    const auto &main = std::get<ResolvedKernelStep>(resolved->steps.back());
+    CHECK(main.grid[0] == ((rows + bm - 1) / bm) * ((shapes.at(recipe.n) + bn - 1) / bn));
+
+    for (const char *name : {"bmm", "matmul_upper"}) {
+        const Op &op = *findBuiltInOp(name);
+        CHECK_MESSAGE(kTemplate.check(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op))).find("gemm-wgmma")
+                          != std::string::npos,
+                      name);
+    }
+}
+
+TEST_CASE("the new layouts compile for sm_90a" * needsNvrtc())
+{
+    for (const char *name : {"matmul_transposed_a", "matmul_3d"}) {
+        const Op &op = *findBuiltInOp(name);
+        const std::string problem = verifyCandidate(kTemplate, op, kTemplate.defaults(op, recipeFor(op)), "sm_90a");
+        CHECK_MESSAGE(problem.empty(), problem);
     }
 }
 
