@@ -133,8 +133,9 @@ def plannedInputBytes(torch, module, path):
 
 
 def tooLarge(path, size, maxBytes):
-    fail("%s: the inputs and parameters take %.1f MB, more than the limit of %.1f MB (--max-bytes); make the "
-         "size constants smaller" % (path, size / 1e6, maxBytes / 1e6), EXIT_TOO_LARGE)
+    # kx passes its --max-mb here as --max-bytes: the message names the option its users know.
+    fail("%s: the inputs and parameters take %.1f MB, more than the limit of %.1f MB (kx's --max-mb); make the "
+         "size constants smaller or raise the limit" % (path, size / 1e6, maxBytes / 1e6), EXIT_TOO_LARGE)
 
 
 def callProblem(path, function, what):

@@ -319,7 +319,7 @@ TEST_CASE("the size limit is checked before anything runs on the inputs")
     options.maxBytes = 1000;
     const auto result = ProblemImporter(options).importFile(kData + "relu.py");
     REQUIRE_FALSE(result);
-    CHECK(result.error().message.find("more than the limit of 0.0 MB (--max-bytes)") != std::string::npos);
+    CHECK(result.error().message.find("more than the limit of 0.0 MB (kx's --max-mb)") != std::string::npos);
 }
 
 TEST_CASE("kx import stores the op with its source, and nothing on an error")
