@@ -67,6 +67,14 @@ double summationAtol(std::int64_t terms, double termSize)
     return std::max(1e-3, 1e-3 * double(terms) / 4096 * termSize);
 }
 
+Expected<std::string> numberLiteral(const GraphNode &node, const GraphArgument &argument)
+{
+    const auto value = number(argument.constant);
+    if (!value)
+        return Error{node.kind + " has an argument that is not a number"};
+    return floatLiteral(*value);
+}
+
 std::string floatLiteral(double value)
 {
     if (std::isnan(value))

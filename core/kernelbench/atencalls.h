@@ -40,6 +40,8 @@ double summationAtol(std::int64_t terms, double termSize = 1);
 std::string floatLiteral(double value);
 /// A graph constant as a number (booleans count as 0 and 1).
 std::optional<double> number(const nlohmann::json &value);
+/// A call's argument that is a number, as a float literal; an Error naming the call where it is not a number.
+Expected<std::string> numberLiteral(const GraphNode &node, const GraphArgument &argument);
 /// A graph constant as an integer (also a one-element list).
 std::optional<std::int64_t> integer(const nlohmann::json &value);
 std::optional<std::vector<std::int64_t>> integers(const nlohmann::json &value);

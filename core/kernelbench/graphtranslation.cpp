@@ -145,12 +145,8 @@ Expected<std::string> Translation::chain(std::size_t first, const std::string &s
                          + ", not the output's shape " + shapeText(m_outputShape)};
         const auto operand = [&](std::size_t i) -> Expected<std::string> {
             const auto &argument = node.inputs[i];
-            if (!argument.isTensor) {
-                const auto value = number(argument.constant);
-                if (!value)
-                    return Error{node.kind + " has an argument that is not a number"};
-                return floatLiteral(*value);
-            }
+            if (!argument.isTensor)
+                return numberLiteral(node, argument);
             const std::string value = canonical(argument.tensor.value);
             if (const auto it = expressions.find(value); it != expressions.end())
                 return it->second;

@@ -167,12 +167,8 @@ Status ScanTranslation::elementwise(const GraphNode &node)
     bool afterScan = false;
     const auto operand = [&](std::size_t i) -> Expected<std::string> {
         const auto &argument = node.inputs[i];
-        if (!argument.isTensor) {
-            const auto value = number(argument.constant);
-            if (!value)
-                return Error{node.kind + " has an argument that is not a number"};
-            return floatLiteral(*value);
-        }
+        if (!argument.isTensor)
+            return numberLiteral(node, argument);
         if (argument.tensor.shape != m_outputShape)
             return Error{node.kind + " of " + shapeText(argument.tensor.shape) + " beside the scan of "
                          + shapeText(m_outputShape) + ": the scan template reads every input at the output's "
