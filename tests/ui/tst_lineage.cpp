@@ -113,6 +113,7 @@ private slots:
     void showFilter();
     void staleLayoutsAreDropped();
     void liveEventsOfOtherRunsAreIgnored();
+    void candidateShownBeforeItsLayoutIsSelected();
 
 private:
     /// A page showing the sample, fed as live events, laid out.
@@ -630,6 +631,33 @@ void TestLineage::liveEventsOfOtherRunsAreIgnored()
     QCOMPARE(page.graph().size(), 1);
     page.showRun(kRun + 1);
     QCOMPARE(page.graph().size(), 0);
+}
+
+void TestLineage::candidateShownBeforeItsLayoutIsSelected()
+{
+    LineagePage page;
+    page.resize(900, 700);
+    page.show();
+    page.showRun(kRun);
+    // The window shows a kernel while the run is still being read or laid out: no node to select yet.
+    page.showCandidate(QStringLiteral("cccc3333"));
+    QCOMPARE(page.currentCandidateId(), QString());
+    QSignalSpy selected(&page, &LineagePage::currentCandidateChanged);
+    fillPage(page);
+    QTRY_COMPARE(page.currentCandidateId(), QStringLiteral("cccc3333"));
+    QVERIFY(selected.isEmpty()); // Shown from outside: no echo.
+
+    // A candidate that is not in the laid-out run is given up, not selected by some later layout.
+    page.showCandidate(QStringLiteral("late5555"));
+    QCOMPARE(page.currentCandidateId(), QStringLiteral("cccc3333"));
+    QSignalSpy applied(&page, &LineagePage::layoutApplied);
+    page.requestLayout();
+    QTRY_VERIFY(!applied.isEmpty());
+    applied.clear();
+    page.addCandidate(candidate("late5555", {"root0000"}, "mutate"), 1);
+    page.requestLayout();
+    QTRY_VERIFY(!applied.isEmpty());
+    QVERIFY(page.currentCandidateId() != QStringLiteral("late5555"));
 }
 
 QTEST_MAIN(TestLineage)

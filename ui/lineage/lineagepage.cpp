@@ -452,8 +452,15 @@ quint64 LineagePage::requestLayout()
         m_appliedLayout = ticket;
         ++m_layoutsApplied;
         restyle();
-        if (!keep.isEmpty())
-            selectCandidate(keep);
+        if (!m_pendingSelection.isEmpty() && selectCandidate(m_pendingSelection)) {
+            m_pendingSelection.clear();
+        } else {
+            // A pending candidate is given up once the run is read and it is not in it.
+            if (!m_loading && m_graph.indexOf(m_pendingSelection) < 0)
+                m_pendingSelection.clear();
+            if (!keep.isEmpty())
+                selectCandidate(keep);
+        }
         if (m_fitPending && result.second.nodeCount > 0) {
             m_fitPending = false;
             m_view->fit();
@@ -518,6 +525,13 @@ void LineagePage::updateStatus()
     m_status->setText(text);
 }
 
+void LineagePage::showCandidate(const QString &candidateId)
+{
+    m_pendingSelection.clear();
+    if (!candidateId.isEmpty() && !selectCandidate(candidateId))
+        m_pendingSelection = candidateId;
+}
+
 bool LineagePage::selectCandidate(const QString &candidateId)
 {
     const int index = m_graph.indexOf(candidateId);
@@ -545,8 +559,12 @@ QString LineagePage::currentCandidateId() const
 
 void LineagePage::onSelectionChanged()
 {
-    if (!m_selecting)
-        emit currentCandidateChanged(currentCandidateId());
+    if (m_selecting)
+        return;
+    const QString current = currentCandidateId();
+    if (!current.isEmpty())
+        m_pendingSelection.clear(); // The user's choice wins over one still waiting for its node.
+    emit currentCandidateChanged(current);
 }
 
 QString LineagePage::gpu() const

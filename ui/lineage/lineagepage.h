@@ -47,8 +47,9 @@ public:
     /// Reads the list of runs again (after a search started or finished).
     void reloadRuns();
     void reload() override { reloadRuns(); }
-    /// Selects the candidate's node when it is in the lineage shown.
-    void showCandidate(const QString &candidateId) override { selectCandidate(candidateId); }
+    /// Selects the candidate's node when it is in the lineage shown; a node not laid out yet is selected
+    /// once the next layout is applied.
+    void showCandidate(const QString &candidateId) override;
     /// The zoom actions.
     QList<QAction *> pageActions() const override { return zoomActions(); }
     /// Shows a run: reads its lineage from the archive, and keeps adding live events of that run.
@@ -147,6 +148,7 @@ private:
     bool m_groupFailures = false;
     bool m_structureChanged = false;
     bool m_fitPending = false;
+    QString m_pendingSelection; // Shown before its node was laid out: selected by a later layout.
     bool m_loading = false;
     bool m_selecting = false;
     LatestJob m_load;

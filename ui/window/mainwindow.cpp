@@ -324,13 +324,9 @@ void MainWindow::createReviewParts()
             showCandidate(id);
         // The lineage opens on the run of the kernel shown, not on "No run".
         if (m_pages->currentWidget() == m_lineagePage && m_lineagePage->runId() == 0 && m_shownRunId > 0) {
-            m_selectInLineage = m_shownCandidateId;
             m_lineagePage->showRun(m_shownRunId);
+            m_lineagePage->showCandidate(m_shownCandidateId);
         }
-    });
-    connect(m_lineagePage, &LineagePage::layoutApplied, this, [this] {
-        if (!m_selectInLineage.isEmpty())
-            m_lineagePage->selectCandidate(std::exchange(m_selectInLineage, QString()));
     });
     connect(m_verdicts, &VerdictController::errorOccurred, this,
             [this](const QString &message) { m_errors.report(tr("Verdict"), message); });

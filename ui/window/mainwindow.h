@@ -145,7 +145,6 @@ private:
     ManualEdits *m_manualEdits = nullptr;
     QString m_shownCandidateId;
     std::int64_t m_shownRunId = 0; // The shown candidate's run (0: none).
-    QString m_selectInLineage;     // Selected once the lineage has laid out its run.
     QAction *m_openOpAction = nullptr;
     PyTorchImport *m_pytorchImport = nullptr;
     QDockWidget *m_sourceDock = nullptr;
