@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 struct CompileCommandOptions
 {
     std::string file;
-    std::string arch = "sm_90";
+    std::string arch = kDefaultArch;
     bool fastMath = false;
     std::string ptxPath;
     std::string sassPath;
@@ -78,6 +78,7 @@ const char *kindName(KernelParam::Kind kind)
     case KernelParam::Kind::ConstPointer: return "const-pointer";
     case KernelParam::Kind::Int: return "int";
     case KernelParam::Kind::Float: return "float";
+    case KernelParam::Kind::TensorMap: return "tensor-map";
     case KernelParam::Kind::Other: return "other";
     }
     return "other";

@@ -128,9 +128,7 @@ std::string compileTranslation(const Op &op)
         return candidate.error().message;
     if (!NvrtcCompiler::available())
         return "built without NVRTC: not compiled";
-    CompileOptions options;
-    options.arch = "sm_90";
-    const auto compiled = NvrtcCompiler().compile(candidate->source, options);
+    const auto compiled = NvrtcCompiler().compile(candidate->source, CompileOptions());
     return compiled.ok ? std::string() : "NVRTC: " + compiled.error;
 }
 

@@ -119,7 +119,7 @@ void addOpCommands(CLI::App &app, Action &action)
     auto *translate =
         app.add_subcommand("translate", "Print the first candidate (CUDA source and launch plan) for an op");
     translate->add_option("op", *name, "Op name (see kx ops)")->required();
-    translate->add_option("--compile", *arch, "Also compile it with NVRTC for this arch, e.g. sm_90");
+    translate->add_option("--compile", *arch, "Also compile it with NVRTC for this arch, e.g. sm_90a");
     translate->add_flag("--json", *json, "Print the candidate as JSON");
     auto templateName = std::make_shared<std::string>();
     auto params = std::make_shared<std::vector<std::string>>();

@@ -3,6 +3,7 @@
 #include "core/eval/evalcompletion.h"
 #include "core/eval/workerexchange.h"
 #include "core/eval/workerprocess.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <algorithm>
 #include <cctype>
@@ -34,21 +35,6 @@ const char *toString(WorkerState state)
     case WorkerState::Stopped: return "stopped";
     }
     return "unknown";
-}
-
-std::string archForComputeCapability(const std::string &computeCapability)
-{
-    const auto dot = computeCapability.find('.');
-    if (dot == std::string::npos || dot == 0 || dot + 1 >= computeCapability.size())
-        return {};
-    const std::string major = computeCapability.substr(0, dot);
-    const std::string minor = computeCapability.substr(dot + 1);
-    const auto digits = [](const std::string &text) {
-        return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
-    };
-    if (!digits(major) || !digits(minor))
-        return {};
-    return "sm_" + major + minor + (major == "9" && minor == "0" ? "a" : "");
 }
 
 WorkerPool::WorkerPool(WorkerPoolOptions options)

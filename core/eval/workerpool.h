@@ -68,11 +68,6 @@ struct WorkerStatus
     std::string lastError;         ///< Why it last died or failed to start.
 };
 
-/// "8.6" -> "sm_86", "9.0" -> "sm_90a": Hopper's arch-specific features (wgmma, tensor memory access) exist only
-/// for sm_90a, and a worker compiles for the GPU it runs on. Empty when the capability is not of the form
-/// major.minor.
-std::string archForComputeCapability(const std::string &computeCapability);
-
 /**
  * Worker processes (`kx worker`, one per GPU) fed from one queue, one thread per worker.
  *

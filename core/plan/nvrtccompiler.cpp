@@ -7,6 +7,8 @@
 #include "core/plan/ptxasreport.h"
 #include "core/plan/toolkitheaders.h"
 
+#include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -55,6 +57,21 @@ std::string fileReadingOption(const std::vector<std::string> &options)
 #endif // KX_HAVE_CUDA
 
 } // namespace
+
+std::string archForComputeCapability(const std::string &computeCapability)
+{
+    const auto dot = computeCapability.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= computeCapability.size())
+        return {};
+    const std::string major = computeCapability.substr(0, dot);
+    const std::string minor = computeCapability.substr(dot + 1);
+    const auto digits = [](const std::string &text) {
+        return std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+    };
+    if (!digits(major) || !digits(minor))
+        return {};
+    return "sm_" + major + minor + (major == "9" && minor == "0" ? "a" : "");
+}
 
 bool NvrtcCompiler::available()
 {

@@ -11,9 +11,18 @@
 
 namespace kx {
 
+/// The arch compiled for when no GPU says otherwise: Hopper with its arch-specific instructions (wgmma), which
+/// compiles everything plain sm_90 does.
+inline constexpr const char *kDefaultArch = "sm_90a";
+
+/// "8.6" -> "sm_86", "9.0" -> "sm_90a": Hopper's arch-specific features (wgmma, tensor memory access) exist only
+/// for sm_90a, and a kernel is compiled for the GPU it runs on. Empty when the capability is not of the form
+/// major.minor.
+std::string archForComputeCapability(const std::string &computeCapability);
+
 struct CompileOptions
 {
-    std::string arch = "sm_90";            ///< --gpu-architecture, e.g. "sm_80", "sm_90".
+    std::string arch = kDefaultArch;       ///< --gpu-architecture, e.g. "sm_80", "sm_90a".
     bool fastMath = false;                 ///< --use_fast_math
     bool lineInfo = false;                 ///< --generate-line-info: PTX and SASS say which source line they are
     std::vector<std::string> extraOptions; ///< Passed to NVRTC as they are.

@@ -85,15 +85,15 @@ void TestCandidateView::archFromCapability_data()
     QTest::addColumn<QString>("capability");
     QTest::addColumn<QString>("arch");
     QTest::newRow("hopper") << "9.0"
-                            << "sm_90";
+                            << "sm_90a"; // wgmma exists only in the arch-specific target
     QTest::newRow("ampere") << "8.6"
                             << "sm_86";
     QTest::newRow("blackwell") << "10.0"
                                << "sm_100";
     QTest::newRow("empty") << ""
-                           << "sm_90";
+                           << "sm_90a";
     QTest::newRow("garbage") << "nine"
-                             << "sm_90";
+                             << "sm_90a";
 }
 
 void TestCandidateView::archFromCapability()
@@ -139,7 +139,7 @@ void TestCandidateView::compileTabWithoutEvaluation()
     view.showDetails(details);
     QVERIFY(view.compileSummary()->text().contains(QStringLiteral("No evaluation")));
     QVERIFY(view.compileLogView()->text().isEmpty());
-    QCOMPARE(view.targetArch(), QStringLiteral("sm_90"));
+    QCOMPARE(view.targetArch(), QStringLiteral("sm_90a"));
 }
 
 void TestCandidateView::ptxFromNvrtcForTheEvaluationsArch()

@@ -4,7 +4,6 @@
 #include "core/plan/disassembler.h"
 #include "core/plan/nvrtccompiler.h"
 
-#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace kx::ui {
@@ -46,11 +45,8 @@ void AssemblyLoader::clear()
 
 QString AssemblyLoader::archFromCapability(const QString &capability)
 {
-    static const QRegularExpression pattern(QStringLiteral("^(\\d+)\\.(\\d+)$"));
-    const QRegularExpressionMatch match = pattern.match(capability.trimmed());
-    if (!match.hasMatch())
-        return QStringLiteral("sm_90");
-    return QStringLiteral("sm_%1%2").arg(match.captured(1), match.captured(2));
+    const std::string arch = archForComputeCapability(capability.trimmed().toStdString());
+    return QString::fromLatin1(arch.empty() ? kDefaultArch : arch.c_str());
 }
 
 AssemblyResult AssemblyLoader::assemble(const QString &candidateId, const QString &source, const QString &arch)

@@ -42,7 +42,7 @@ public:
     bool hasResult(const QString &candidateId, const QString &arch) const;
     const AssemblyResult &result() const { return m_result; }
 
-    /// "sm_90" from a compute capability such as "9.0" (empty or malformed: sm_90).
+    /// The arch a GPU of this compute capability runs, "sm_90a" for "9.0" (empty or malformed: kDefaultArch).
     static QString archFromCapability(const QString &capability);
     /// Compiles and disassembles; the work of load(), callable on any thread.
     static AssemblyResult assemble(const QString &candidateId, const QString &source, const QString &arch);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/domain/op.h"
+#include "core/plan/nvrtccompiler.h"
 
 #include <QString>
 #include <QStringList>
@@ -23,7 +24,7 @@ struct ManualCheckResult
  * GUI thread.
  */
 ManualCheckResult checkManualCandidate(const Op &op, const QString &source, const QString &launchPlan,
-                                       const QString &arch = QStringLiteral("sm_90"));
+                                       const QString &arch = QString::fromLatin1(kDefaultArch));
 
 /// NVRTC's "candidate.cu(12): error ..." lines as "line 12: error ...".
 QString withLineNumbers(const QString &compilerLog);
