@@ -55,6 +55,10 @@ std::string toJson(const OpRecipe &recipe)
         j["exclusive"] = true;
     if (recipe.reverse)
         j["reverse"] = true;
+    if (recipe.scale != defaults.scale)
+        j["scale"] = recipe.scale;
+    if (recipe.causal)
+        j["causal"] = true;
     return j.dump();
 }
 
@@ -91,9 +95,11 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.prologue = j.value("prologue", recipe.prologue);
         recipe.exclusive = j.value("exclusive", recipe.exclusive);
         recipe.reverse = j.value("reverse", recipe.reverse);
+        recipe.scale = j.value("scale", recipe.scale);
+        recipe.causal = j.value("causal", recipe.causal);
         static const std::set<std::string> families{"elementwise", "reduce",        "softmax",  "norm", "gemm",
                                                     "transpose",   "conv-epilogue", "pipeline", "scan",
-                                                    "normalize"};
+                                                    "normalize",   "attention"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
         return recipe;

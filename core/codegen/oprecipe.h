@@ -42,6 +42,10 @@ namespace kx {
  *   dimension of [rows, cols, inner], up to j). prologue is CUDA C over the input names (each read at the same
  *   position; empty: the first input), expression the epilogue over `acc` and the input names (empty: acc).
  *   exclusive scans stop before j (out[r, 0, i] is the identity); reverse scans run from the end of the dimension.
+ * - "attention": out = softmax(scale * q @ k^T) @ v over the inputs q [leading..., m, k], k [leading..., n, k] and
+ *   v [leading..., n, dv] (the value head dim dv is v's last dimension), out [leading..., m, dv]; leading are the
+ *   batch dimensions (batch and heads) all three share. causal masks the scores above the diagonal (key n > query
+ *   m) to -inf before the softmax, as scaled_dot_product_attention's is_causal does.
  * Symbols name the op's shape symbols: rows/cols, m/n/k.
  */
 struct OpRecipe
@@ -67,6 +71,8 @@ struct OpRecipe
     std::string prologue;   ///< scan: what is scanned at a position; normalize: what is reduced.
     bool exclusive = false; ///< scan: without the element itself.
     bool reverse = false;   ///< scan: from the last position to the first.
+    double scale = 1.0;     ///< attention: the factor of the scores (1 / sqrt(k) by default in PyTorch).
+    bool causal = false;    ///< attention: keys after the query masked out.
 
     bool operator==(const OpRecipe &) const = default;
 };

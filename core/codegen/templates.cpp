@@ -1,6 +1,7 @@
 // The registry of code templates, in preference order.
 #include "core/codegen/kerneltemplate.h"
 
+#include "core/codegen/attentiontemplate.h"
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
 #include "core/codegen/gemmlibrarytemplate.h"
@@ -35,6 +36,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
     static const ScanTemplate scan;
+    static const AttentionTemplate attention;
     static const PipelineTemplate pipeline;
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
@@ -42,7 +44,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &normalize, &softmax, &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
-                                                         &scan,        &pipeline};
+                                                         &scan,        &attention,   &pipeline};
     return all;
 }
 

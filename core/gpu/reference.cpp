@@ -8,7 +8,9 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -17,6 +19,18 @@ namespace {
 
 using Tensors = std::vector<at::Tensor>;
 using ReferenceFunction = std::function<Tensors(const Tensors &)>;
+
+// softmax(q @ k^T / sqrt(E)) @ v, with -inf above the diagonal where causal: scaled_dot_product_attention spelled
+// out (what it computes at any LibTorch version, and in double).
+at::Tensor attention(const Tensors &in, bool causal)
+{
+    const auto &q = in[0], &k = in[1], &v = in[2];
+    auto scores = at::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(q.size(-1)));
+    if (causal)
+        scores = scores.masked_fill(at::ones({q.size(-2), k.size(-2)}, scores.options().dtype(at::kBool)).triu(1),
+                                    -std::numeric_limits<double>::infinity());
+    return at::matmul(at::softmax(scores, -1), v);
+}
 
 // Keyed by op name; inputs arrive in the order of the op's input specs, results in the order of its outputs.
 // Each entry is what the op's referenceSource says in PyTorch.
@@ -80,6 +94,8 @@ const std::map<std::string, ReferenceFunction> &references()
             {"matmul_upper", [](const Tensors &in) { return Tensors{at::triu(at::matmul(in[0], in[1]))}; }},
             {"bmm_lower_transposed_a",
              [](const Tensors &in) { return Tensors{at::tril(at::matmul(in[0].transpose(1, 2), in[1]), -1)}; }},
+            {"attention", [](const Tensors &in) { return Tensors{attention(in, false)}; }},
+            {"attention_causal", [](const Tensors &in) { return Tensors{attention(in, true)}; }},
             {"transpose", [](const Tensors &in) { return Tensors{in[0].t().contiguous()}; }},
             {"conv2d_bias_relu",
              [](const Tensors &in) {

@@ -49,7 +49,9 @@ const std::set<std::string> &anchorKinds()
         // Vector norms: the statistic of an L1 or L2 normalisation (see rowtranslation.cpp).
         "aten::norm", "aten::linalg_vector_norm",
         // Products and what only presents their operands or result differently (see gemmtranslation.cpp).
-        "aten::bmm", "aten::einsum", "aten::numpy_T", "aten::diag", "aten::triu", "aten::tril"};
+        "aten::bmm", "aten::einsum", "aten::numpy_T", "aten::diag", "aten::triu", "aten::tril",
+        // Attention as two products around a softmax (see attentiontranslation.cpp).
+        "aten::scaled_dot_product_attention"};
     return kinds;
 }
 

@@ -123,6 +123,8 @@ Expected<Op> Translation::run()
         return gemm();
     if (kind == "aten::conv2d" || kind == "aten::_convolution")
         return conv();
+    if (kind == "aten::scaled_dot_product_attention")
+        return attention();
     if (windowcalls::isWindowCall(kind))
         return Error{kind + ": the conv-epilogue template takes conv2d with an epilogue only"};
     if (kind == "aten::t" || kind == "aten::numpy_T" || kind == "aten::transpose" || kind == "aten::permute")

@@ -39,7 +39,7 @@ struct ProductOperand
 
 /// Turns one graph into one single-template recipe; every method returns an Error that says what does not fit.
 /// The row families (reductions, softmax, norms) are in rowtranslation.cpp, the products in gemmtranslation.cpp,
-/// the others in graphtranslation.cpp.
+/// attention in attentiontranslation.cpp, the others in graphtranslation.cpp.
 class Translation
 {
 public:
@@ -93,6 +93,8 @@ private:
     /// x divided by a statistic of its rows (L1 and L2 normalisation), for the normalize template.
     std::optional<Expected<Op>> normalization();
     Expected<Op> transpose();
+    /// scaled_dot_product_attention (attentiontranslation.cpp) as an attention recipe.
+    Expected<Op> attention();
     /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
     Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe,
                       std::size_t columnDimensions = 1);

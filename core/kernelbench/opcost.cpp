@@ -166,6 +166,21 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             term(1, shape);
         } else if (reduceKinds().count(kind) || kind == "aten::cumsum" || kind == "aten::cumprod") {
             term(1, inputShape(0));
+        } else if (kind == "aten::scaled_dot_product_attention") {
+            // Two products, the scores q @ k^T and their weights times v (half of each under a causal mask), and
+            // the softmax of the scores.
+            const auto q = inputShape(0), k = inputShape(1), v = inputShape(2);
+            if (q.size() < 2 || k.size() < 2 || v.empty())
+                return "0";
+            auto scores = q;
+            scores.back() = k.end()[-2];
+            auto scoreProducts = scores, valueProducts = scores;
+            scoreProducts.push_back(q.back());
+            valueProducts.push_back(v.back());
+            const bool causal = node.inputs.size() > 5 && number(node.inputs[5].constant).value_or(0) != 0;
+            term(causal ? 1 : 2, scoreProducts);
+            term(causal ? 1 : 2, valueProducts);
+            term(5, scores);
         } else if (kind.find("softmax") != std::string::npos) {
             term(5, inputShape(0));
         } else if (kind == "aten::layer_norm" || kind == "aten::group_norm" || kind == "aten::instance_norm"

@@ -7,6 +7,7 @@
 #include "core/codegen/oprecipe.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kx {
 namespace {
@@ -345,6 +346,32 @@ std::vector<Op> makeBuiltInOps()
                   {tensor("a", {"B", "K", "M"}), tensor("b", {"K", "N"})}, tensor("out", {"B", "M", "N"}),
                   {{{"B", 16}, {"M", 512}, {"N", 512}, {"K", 256}}, {{"B", 3}, {"M", 70}, {"N", 90}, {"K", 33}}},
                   "4 * (B * K * M + K * N + B * M * N)", "B * M * N * K", lower);
+
+    // Scaled dot-product attention over [B, H, S, D] (KernelBench's 97 at a smaller size): two batched products
+    // around a row softmax. Head dims of 40 and 64 (not multiples of a tile), a causal mask on the second; the
+    // scale is PyTorch's default, 1 / sqrt(D).
+    const auto attention = [&](std::string name, std::string description, std::string reference, int headDim,
+                               bool causal) {
+        OpRecipe how = recipe("attention");
+        how.leading = {"B", "H"};
+        how.m = how.n = "S";
+        how.k = "D";
+        how.scale = 1.0 / std::sqrt(double(headDim));
+        how.causal = causal;
+        const std::string products = causal ? "2 * B * H * S * S * D" : "4 * B * H * S * S * D";
+        ops.push_back(makeOp(std::move(name), std::move(description), std::move(reference),
+                             {tensor("q", {"B", "H", "S", "D"}), tensor("k", {"B", "H", "S", "D"}),
+                              tensor("v", {"B", "H", "S", "D"})},
+                             {tensor("out", {"B", "H", "S", "D"})},
+                             {{{"B", 4}, {"H", 8}, {"S", 512}, {"D", headDim}}, {{"B", 2}, {"H", 3}, {"S", 77}, {"D", headDim}}},
+                             "4 * 4 * B * H * S * D", products + " + 5 * B * H * S * S", how, 1e-3, 1e-3));
+    };
+    attention("attention", "Scaled dot-product attention, head dim 40: softmax(q @ k^T / sqrt(D)) @ v.",
+              "torch.softmax(q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5, dim=-1) @ v", 40, false);
+    attention("attention_causal", "Causal scaled dot-product attention, head dim 64: keys after the query masked.",
+              "torch.softmax((q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5).masked_fill(torch.ones(q.shape[-2], "
+              "k.shape[-2], dtype=torch.bool, device=q.device).triu(1), float('-inf')), dim=-1) @ v",
+              64, true);
 
     // Data movement.
     OpRecipe transpose = recipe("transpose");

@@ -287,3 +287,21 @@ TEST_CASE("the catalog's scans verify in sampled variants")
     }
     CHECK(checked == 5 * 5);
 }
+
+// Attention as three generated steps (scores product, row softmax, weighted product): the defaults and sampled
+// variants on CUDA cores and on tensor cores in 3xTF32, head dims 40 and 64 (the second causal), sequences of 77.
+TEST_CASE("the catalog's attention verifies in composed variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *attention = findKernelTemplate("attention");
+    REQUIRE(attention);
+    int checked = 0;
+    unsigned seed = 47;
+    for (const char *name : {"attention", "attention_causal"}) {
+        const Op op = test::builtIn(name);
+        checked += checkVariantsVerify(*attention, op, seed++, 3, "CUDA cores", {{"tensorCores", 0}});
+        checked += checkVariantsVerify(*attention, op, seed++, 3, "3xTF32", {{"tensorCores", 1}, {"products", 3}});
+    }
+    CHECK(checked >= 2 * (2 + 2)); // the defaults and at least one sampled variant of each kind an op
+}
