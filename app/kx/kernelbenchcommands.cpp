@@ -6,6 +6,7 @@
 #include "core/archive/archive.h"
 #include "core/archive/archivelocation.h"
 #include "core/baseline/inductorpackager.h"
+#include "core/baseline/packagebuildqueue.h"
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/problemimporter.h"
 #include "core/ops/builtinops.h"
@@ -154,57 +155,28 @@ struct CoverageOptions
     ImportLimits limits;
 };
 
-// Inductor packages of the ops to search, built several at once (each is a CPU-bound Python process) into the
-// package cache, where each search's preparation then finds its own.
-void prebuildInductorPackages(const CoverageOptions &options, const SearchSession &session,
-                              const std::vector<CoverageRow> &rows, const std::vector<Op> &ops)
+// Inductor packages of the ops to search (todo: their indices in order), built in the background several at once
+// (each is a CPU-bound Python process) into the package cache, where each search's preparation then finds its own:
+// the searches start after the first build, not after the last. Null without an Inductor baseline.
+std::unique_ptr<PackageBuildQueue> startInductorBuilds(const CoverageOptions &options, const SearchSession &session,
+                                                       const std::vector<std::size_t> &todo, const std::vector<Op> &ops)
 {
-    if (!options.eval.inductorBaseline)
-        return;
+    if (!options.eval.inductorBaseline || todo.empty())
+        return nullptr;
     const auto workers = session.workers();
     const auto builder =
         std::find_if(workers.begin(), workers.end(), [](const WorkerStatus &w) { return !w.arch.empty(); });
     if (builder == workers.end())
-        return;
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < rows.size(); ++i)
-        if (rows[i].translated && !rows[i].searched)
-            todo.push_back(i);
-    std::cerr << "building Inductor packages for " << todo.size() << " ops ..." << std::endl;
-    std::atomic<std::size_t> next = 0;
-    std::mutex printing;
+        return nullptr;
     InductorPackager::Options packagerOptions;
     packagerOptions.sandbox = options.limits.sandbox;
-    const InductorPackager packager(packagerOptions);
-    const std::vector<std::string> runner{selfExecutable(), "baseline-runner"};
-    std::vector<std::size_t> outOfMemory;
-    const auto buildOne = [&](std::size_t k) {
-        const Op &op = ops[todo[k]];
-        const auto prepared = packager.prepare(op, builder->arch, builder->device, runner);
-        std::lock_guard lock(printing);
-        if (prepared.outOfMemory)
-            outOfMemory.push_back(k);
-        std::cerr << "Inductor baseline of " << op.name << ": "
-                  << (prepared.package ? "package ready"
-                                       : singleLine(prepared.settings.details.empty() ? prepared.settings.unavailable
-                                                                                      : prepared.settings.details))
-                  << std::endl;
-    };
     const int jobs = options.jobs > 0 ? options.jobs : std::max(1, int(std::thread::hardware_concurrency()) / 2);
-    {
-        std::vector<std::jthread> builders;
-        for (int i = 0; i < std::min<int>(jobs, int(todo.size())); ++i)
-            builders.emplace_back([&] {
-                for (std::size_t k = next++; k < todo.size(); k = next++)
-                    buildOne(k);
-            });
-    }
-    // Builds that ran out of GPU memory beside the others (large inputs, Inductor's autotuning) get a second
-    // chance alone, as imports do.
-    for (const std::size_t k : std::vector(outOfMemory)) {
-        std::cerr << "building the Inductor package of " << ops[todo[k]].name << " again, alone ..." << std::endl;
-        buildOne(k);
-    }
+    return std::make_unique<PackageBuildQueue>(
+        todo.size(), jobs,
+        [packager = InductorPackager(packagerOptions), arch = builder->arch, device = builder->device, todo,
+         &ops](std::size_t k) {
+            return packager.prepare(ops[todo[k]], arch, device, {selfExecutable(), "baseline-runner"});
+        });
 }
 
 // A short search per translated op on one set of workers; fills verified, the times and the speedups.
@@ -235,11 +207,23 @@ int searchRows(const CoverageOptions &options, std::vector<CoverageRow> &rows, c
                   << started.error().message << '\n';
         return exitCodeFor(started.error());
     }
-    prebuildInductorPackages(options, session, rows, ops);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].translated && !rows[i].searched)
+            todo.push_back(i);
+    const auto builds = startInductorBuilds(options, session, todo, ops);
+    for (std::size_t k = 0; k < todo.size(); ++k) {
+        const std::size_t i = todo[k];
         auto &row = rows[i];
-        if (!row.translated || row.searched)
-            continue;
+        if (builds) {
+            const InductorPreparation prepared = builds->waitFor(k);
+            std::cerr << "Inductor baseline of " << ops[i].name << ": "
+                      << (prepared.package
+                              ? "package ready"
+                              : singleLine(prepared.settings.details.empty() ? prepared.settings.unavailable
+                                                                             : prepared.settings.details))
+                      << std::endl;
+        }
         std::future<void> done;
         {
             std::lock_guard lock(mutex);
