@@ -100,6 +100,15 @@ def concreteShape(spec, shapes):
     return result
 
 
+def valueBound(spec, bound, shapes):
+    """A bound of an integer input's value range: an integer or a size of the shape set."""
+    if re.fullmatch(r"-?\d+", bound):
+        return int(bound)
+    if bound in shapes:
+        return int(shapes[bound])
+    raise BaselineError("load", "%s: value bound %s is not a size of the shape set" % (spec["name"], bound))
+
+
 def identifierBase(key):
     """The name the import gave a parameter (kx_problem_bundle.identifier, without its de-duplication suffix)."""
     name = re.sub(r"[^A-Za-z0-9_]", "_", key.replace(".", "_")) or "t"
@@ -207,6 +216,9 @@ class OpFunction:
                 tensor.normal_(0.0, 1.0, generator=generator)
             elif tensor.dtype == torch.bool:
                 tensor.random_(0, 2, generator=generator)  # a mask
+            elif spec.get("valueRange"):
+                low, high = (valueBound(spec, bound, shapes) for bound in spec["valueRange"])
+                tensor.random_(low, high, generator=generator)  # class indices, as the worker draws them
             else:
                 tensor.random_(-1000, 1000, generator=generator)
             tensors.append(tensor)

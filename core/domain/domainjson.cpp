@@ -14,12 +14,15 @@ void read(const nlohmann::json &j, const char *key, T &value)
 void to_json(nlohmann::json &j, const TensorSpec &v)
 {
     j = {{"name", v.name}, {"shape", v.shape}, {"dtype", v.dtype}};
+    if (!v.valueRange.empty())
+        j["valueRange"] = v.valueRange;
 }
 void from_json(const nlohmann::json &j, TensorSpec &v)
 {
     j.at("name").get_to(v.name);
     read(j, "shape", v.shape);
     read(j, "dtype", v.dtype);
+    read(j, "valueRange", v.valueRange);
 }
 
 void to_json(nlohmann::json &j, const OpPolicy &v)

@@ -16,6 +16,9 @@ struct TensorSpec
     std::string name;
     std::vector<std::string> shape;
     std::string dtype = "float32";
+    /// Integer inputs: the values trials draw, [low, high) as two integers or shape symbols (class indices
+    /// [0, num_classes)); empty: the default range of their dtype's fill.
+    std::vector<std::string> valueRange = {};
 
     bool operator==(const TensorSpec &) const = default;
 };

@@ -206,10 +206,14 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
 
 } // namespace
 
-Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution, double scale)
+Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution, double scale,
+                             std::optional<IntegerRange> range)
 {
     if (auto usable = checkUsable(tensor); !usable)
         return usable;
+    if (range && (isFloatingPoint(tensor.dtype) || tensor.dtype == DType::Bool || range->low >= range->high))
+        return Error{std::string("random inputs: a value range [") + std::to_string(range->low) + ", "
+                     + std::to_string(range->high) + ") for a " + toString(tensor.dtype) + " tensor"};
     try {
         std::lock_guard lock(generatorMutex());
         auto generator = seededGenerator(tensor, seed);
@@ -217,6 +221,8 @@ Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distr
         if (!isFloatingPoint(tensor.dtype)) {
             if (tensor.dtype == DType::Bool)
                 t.random_(0, 2, generator); // a mask: about half true
+            else if (range)
+                t.random_(range->low, range->high, generator);
             else
                 t.random_(-1000, 1000, generator);
             return {};

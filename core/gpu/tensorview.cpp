@@ -172,6 +172,30 @@ Expected<TensorLayout> resolveLayout(const TensorSpec &spec, const ShapeSet &sha
         count *= size;
         layout.shape.push_back(size);
     }
+    if (spec.valueRange.empty())
+        return layout;
+    const auto bound = [&](const std::string &text) -> std::optional<std::int64_t> {
+        std::int64_t value = 0;
+        const bool negative = !text.empty() && text.front() == '-';
+        const char *begin = text.data() + (negative ? 1 : 0);
+        const auto [end, ec] = std::from_chars(begin, text.data() + text.size(), value);
+        if (ec == std::errc() && end == text.data() + text.size() && begin != end)
+            return negative ? -value : value;
+        const auto it = shapes.find(text);
+        return it == shapes.end() ? std::nullopt : std::optional(it->second);
+    };
+    const std::string what = "tensor '" + spec.name + "': value range";
+    if (spec.valueRange.size() != 2)
+        return Error{what + " needs two bounds, [low, high)"};
+    if (isFloatingPoint(layout.dtype) || layout.dtype == DType::Bool)
+        return Error{what + " on a " + spec.dtype + " tensor: only integer tensors take one"};
+    const auto low = bound(spec.valueRange[0]), high = bound(spec.valueRange[1]);
+    if (!low || !high)
+        return Error{what + " [" + spec.valueRange[0] + ", " + spec.valueRange[1]
+                     + "): a bound is neither an integer nor a shape symbol"};
+    if (*low >= *high)
+        return Error{what + " [" + std::to_string(*low) + ", " + std::to_string(*high) + ") is empty"};
+    layout.valueRange = IntegerRange{*low, *high};
     return layout;
 }
 

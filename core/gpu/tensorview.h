@@ -4,6 +4,7 @@
 #include "core/util/expected.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,8 @@ bool isFloatingPoint(DType dtype);
 /**
  * How a trial's inputs are drawn. Random ones catch kernels tuned to one value range; structured ones catch
  * kernels that are right only on data that looks random (and wrong on constants, integers or sorted values).
- * Integer tensors always get random integers in [-1000, 1000), bool tensors (masks) random 0s and 1s.
+ * Integer tensors get random integers in [-1000, 1000) unless their spec gives a value range (class indices), bool
+ * tensors (masks) random 0s and 1s.
  */
 enum class Distribution {
     Normal,        ///< N(0, 1)
@@ -67,19 +69,29 @@ struct TensorView
     std::int64_t byteCount() const;
 };
 
+/// The values an integer input is drawn from: [low, high).
+struct IntegerRange
+{
+    std::int64_t low = 0, high = 0;
+
+    bool operator==(const IntegerRange &) const = default;
+};
+
 /// A tensor spec with its shape symbols bound: concrete dimensions, dtype and size.
 struct TensorLayout
 {
     std::string name;
     std::vector<std::int64_t> shape;
     DType dtype = DType::Float32;
+    std::optional<IntegerRange> valueRange; ///< An integer input's values, where its spec bounds them.
 
     std::int64_t elementCount() const;
     std::int64_t byteCount() const;
     TensorView view(void *data, int device) const;
 };
 
-/// Binds a spec's dimensions (symbols or integer literals) to sizes; rejects unknown symbols and sizes < 1.
+/// Binds a spec's dimensions (symbols or integer literals) to sizes; rejects unknown symbols and sizes < 1. A value
+/// range binds the same way and must be a non-empty [low, high) of an integer tensor.
 Expected<TensorLayout> resolveLayout(const TensorSpec &spec, const ShapeSet &shapes);
 
 /// Text form of a shape, e.g. "[4096, 1024]".

@@ -65,4 +65,12 @@ TEST_CASE("an op round-trips through JSON")
     op.policy.atol = 1e-3;
     const Op back = nlohmann::json(op).get<Op>();
     CHECK(back == op);
+    CHECK_FALSE(nlohmann::json(op)["inputs"][0].contains("valueRange")); // written only where there is one
+
+    // An integer input's value range (class indices) travels with it.
+    op.inputs.push_back(TensorSpec{"targets", {"M"}, "int64"});
+    op.inputs.back().valueRange = {"0", "N"};
+    const Op ranged = nlohmann::json(op).get<Op>();
+    CHECK(ranged.inputs.back().valueRange == std::vector<std::string>{"0", "N"});
+    CHECK(ranged == op);
 }

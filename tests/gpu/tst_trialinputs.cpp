@@ -62,6 +62,52 @@ TEST_CASE("bool tensors: masks of random 0s and 1s, reproducible, compared eleme
     CHECK(*TensorOps::allFinite(view(mask)));
 }
 
+// Class indices (cross entropy's targets): an int64 input whose spec gives a value range gets values in it, whatever
+// the distribution; a range that cannot be drawn from is an error, never a silent fill with other values.
+TEST_CASE("int64 inputs with a value range: drawn from [low, high), bounds from the shape set, bad ranges refused")
+{
+    TensorSpec targets{"targets", {"N"}, "int64"};
+    targets.valueRange = {"0", "C"};
+    const auto layout = resolveLayout(targets, {{"N", 4096}, {"C", 7}});
+    REQUIRE(layout);
+    REQUIRE(layout->valueRange);
+    CHECK(*layout->valueRange == IntegerRange{0, 7});
+    CHECK_FALSE(resolveLayout({"targets", {"N"}, "int64"}, {{"N", 3}})->valueRange);
+
+    const auto refused = [](std::vector<std::string> range, const std::string &dtype) {
+        TensorSpec spec{"t", {"N"}, dtype};
+        spec.valueRange = std::move(range);
+        const auto resolved = resolveLayout(spec, {{"N", 3}, {"C", 5}});
+        return resolved ? std::string() : resolved.error().message;
+    };
+    CHECK(refused({"0", "C"}, "float32") == "tensor 't': value range on a float32 tensor: only integer tensors take one");
+    CHECK(refused({"5", "C"}, "int64") == "tensor 't': value range [5, 5) is empty");
+    CHECK(refused({"0", "K"}, "int64")
+          == "tensor 't': value range [0, K): a bound is neither an integer nor a shape symbol");
+    CHECK(refused({"0"}, "int64") == "tensor 't': value range needs two bounds, [low, high)");
+    CHECK(refused({"-3", "C"}, "int64").empty());
+
+    if (!TensorOps::haveTorch())
+        return;
+    std::vector<std::int64_t> values(4096, -1), again(4096, -1), unranged(4096, -1);
+    const auto view = [](std::vector<std::int64_t> &v) {
+        return TensorView{v.data(), {std::int64_t(v.size())}, DType::Int64, -1};
+    };
+    for (const auto distribution : {Distribution::Normal, Distribution::Sorted, Distribution::Constant}) {
+        REQUIRE(TensorOps::fillRandom(view(values), 5, distribution, 1.0, IntegerRange{0, 7}).isOk());
+        CHECK(std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v >= 0 && v < 7; }));
+        CHECK(std::set<std::int64_t>(values.begin(), values.end()).size() == 7); // every class drawn
+    }
+    REQUIRE(TensorOps::fillRandom(view(again), 5, Distribution::Normal, 1.0, IntegerRange{0, 7}).isOk());
+    CHECK(values == again);
+    // Without a range int64 inputs span [-1000, 1000): the targets' range is what keeps them class indices.
+    REQUIRE(TensorOps::fillRandom(view(unranged), 5, Distribution::Normal).isOk());
+    CHECK(*std::min_element(unranged.begin(), unranged.end()) < 0);
+    std::vector<float> floats(16);
+    CHECK_FALSE(TensorOps::fillRandom(hostView(floats), 5, Distribution::Normal, 1.0, IntegerRange{0, 7}).isOk());
+    CHECK_FALSE(TensorOps::fillRandom(view(values), 5, Distribution::Normal, 1.0, IntegerRange{3, 3}).isOk());
+}
+
 TEST_CASE("seeded random inputs: reproducible, distinct per seed, from several distributions")
 {
     if (!TensorOps::haveTorch())
