@@ -99,7 +99,7 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.causal = j.value("causal", recipe.causal);
         static const std::set<std::string> families{"elementwise", "reduce",        "softmax",  "norm", "gemm",
                                                     "transpose",   "conv-epilogue", "pipeline", "scan",
-                                                    "normalize",   "attention"};
+                                                    "normalize",   "attention",     "loss"};
         if (!families.count(recipe.family))
             return Error{"op " + op.name + ": unknown recipe family '" + recipe.family + "'"};
         return recipe;

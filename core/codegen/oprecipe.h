@@ -46,6 +46,9 @@ namespace kx {
  *   v [leading..., n, dv] (the value head dim dv is v's last dimension), out [leading..., m, dv]; leading are the
  *   batch dimensions (batch and heads) all three share. causal masks the scores above the diagonal (key n > query
  *   m) to -inf before the softmax, as scaled_dot_product_attention's is_causal does.
+ * - "loss": a float32 scalar, the sum of terms divided by a count: prologue "elementwise" (a term an element,
+ *   expression over the input names), "cross-entropy" or "triplet-margin" (a term a row of [rows, cols]);
+ *   reduction "mean", "sum" or "batchmean" (see core/codegen/losstemplate.h).
  * Symbols name the op's shape symbols: rows/cols, m/n/k.
  */
 struct OpRecipe

@@ -8,6 +8,7 @@
 #include "core/codegen/gemmtemplate.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/codegen/gemmwgmmatemplate.h"
+#include "core/codegen/losstemplate.h"
 #include "core/codegen/normalizetemplate.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/rowtemplates.h"
@@ -36,6 +37,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const TransposeTemplate transpose;
     static const ConvEpilogueTemplate convEpilogue;
     static const ScanTemplate scan;
+    static const LossTemplate loss;
     static const AttentionTemplate attention;
     static const PipelineTemplate pipeline;
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
@@ -44,7 +46,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &normalize, &softmax, &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
-                                                         &scan,        &attention,   &pipeline};
+                                                         &scan,        &attention,   &loss,        &pipeline};
     return all;
 }
 

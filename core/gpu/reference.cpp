@@ -71,6 +71,18 @@ const std::map<std::string, ReferenceFunction> &references()
              [](const Tensors &in) { return Tensors{in[0] * at::rsqrt(in[0].pow(2).mean(-1, true) + 1e-5) * in[1]}; }},
             {"rms_norm_channels",
              [](const Tensors &in) { return Tensors{in[0] / at::sqrt(in[0].pow(2).mean(1, true) + 1e-5)}; }},
+            {"smooth_l1_loss",
+             [](const Tensors &in) { return Tensors{at::smooth_l1_loss(in[0], in[1], at::Reduction::Mean, 1.0)}; }},
+            {"kl_div_log_target",
+             [](const Tensors &in) {
+                 return Tensors{at::kl_div(in[0], in[1], at::Reduction::Sum, true) / double(in[0].size(0))};
+             }},
+            {"cross_entropy",
+             [](const Tensors &in) { return Tensors{at::cross_entropy_loss(in[0], in[1], {}, at::Reduction::Mean)}; }},
+            {"triplet_margin_loss",
+             [](const Tensors &in) {
+                 return Tensors{at::triplet_margin_loss(in[0], in[1], in[2], 1.0, 2.0, 1e-6, false, at::Reduction::Mean)};
+             }},
             {"cumsum", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
             {"cumsum_long_rows", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
             {"cumsum_reverse_exclusive",

@@ -3,6 +3,7 @@
 #include "core/kernelbench/atencalls.h"
 #include "core/kernelbench/devicemoves.h"
 #include "core/kernelbench/graphtranslation.h"
+#include "core/kernelbench/losstranslation.h"
 #include "core/kernelbench/pipelinetranslator.h"
 #include "core/kernelbench/scantranslation.h"
 #include "core/kernelbench/windowcalls.h"
@@ -18,6 +19,16 @@ Expected<Op> GraphTranslator::translate(const OpGraph &traced, Op op) const
     const OpGraph graph = withDeviceMovesFolded(traced);
     if (ScanTranslator::appliesTo(graph)) // no other translation generates a scan
         return ScanTranslator::translate(graph, std::move(op));
+    if (LossTranslator::appliesTo(graph)) {
+        // A loss is generated whole by the loss template; where it does not fit, a pipeline may still run it.
+        auto loss = LossTranslator::translate(graph, op);
+        if (loss)
+            return loss;
+        auto pipeline = PipelineTranslator::translate(graph, std::move(op));
+        if (pipeline)
+            return pipeline;
+        return Error{loss.error().message + "; as a pipeline: " + pipeline.error().message};
+    }
     auto single = translation::Translation(graph, op).run();
     if (single)
         return single;

@@ -235,6 +235,50 @@ std::vector<Op> makeBuiltInOps()
                          {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
                          "4 * N * C * S", channels, 1e-4, 1e-3));
 
+    // Losses: a scalar summed in two deterministic kernels (partial sums a block, then one block adds them). Terms
+    // of elements (smooth L1; KL divergence of log-probabilities, finite for any inputs) or of rows (cross entropy
+    // over int64 class indices that the trials draw from [0, C); triplet margin of Euclidean distances); the odd
+    // sets' rows and columns are no multiple of a warp or of four.
+    const auto loss = [](std::string prologue, std::string expression, std::string reduction, std::string cols) {
+        OpRecipe how = recipe("loss", std::move(expression), std::move(reduction));
+        how.prologue = std::move(prologue);
+        how.rows = "N";
+        how.cols = std::move(cols);
+        return how;
+    };
+    const std::vector<TensorSpec> pair{tensor("predictions", {"N", "D"}), tensor("targets", {"N", "D"})};
+    const std::vector<ShapeSet> pairShapes{{{"N", 8192}, {"D", 8192}}, {{"N", 33}, {"D", 1001}}};
+    const std::string huber = "fabsf(predictions - targets)";
+    ops.push_back(makeOp("smooth_l1_loss", "Smooth L1 (Huber, beta 1) loss, the mean over every element.",
+                         "torch.nn.functional.smooth_l1_loss(predictions, targets)", pair, {tensor("out", {})},
+                         pairShapes, "8 * N * D + 4", "5 * N * D",
+                         loss("elementwise",
+                              "(" + huber + " < 1.0f ? 0.5f * " + huber + " * " + huber + " : " + huber + " - 0.5f)",
+                              "mean", "D"),
+                         1e-3, 1e-3));
+    ops.push_back(makeOp("kl_div_log_target",
+                         "KL divergence of log-probabilities, the sum divided by the batch (batchmean).",
+                         "torch.nn.functional.kl_div(predictions, targets, reduction='batchmean', log_target=True)",
+                         pair, {tensor("out", {})}, pairShapes, "8 * N * D + 4", "4 * N * D",
+                         loss("elementwise", "expf(targets) * (targets - predictions)", "batchmean", "D"), 2e-3,
+                         1e-3));
+    OpRecipe crossEntropy = loss("cross-entropy", {}, "mean", "C");
+    TensorSpec classes = tensor("targets", {"N"}, "int64");
+    classes.valueRange = {"0", "C"};
+    ops.push_back(makeOp("cross_entropy", "Cross entropy of logits [N, C] and class indices, the mean over the rows.",
+                         "torch.nn.functional.cross_entropy(predictions, targets)",
+                         {tensor("predictions", {"N", "C"}), classes}, {tensor("out", {})},
+                         {{{"N", 16384}, {"C", 4096}}, {{"N", 33}, {"C", 1001}}}, "4 * N * C + 8 * N + 4",
+                         "3 * N * C", crossEntropy, 1e-3, 1e-3));
+    OpRecipe triplet = loss("triplet-margin", "(1.0f + dpos - dneg <= 0.0f ? 0.0f : 1.0f + dpos - dneg)", "mean", "D");
+    triplet.eps = 1e-6;
+    ops.push_back(makeOp("triplet_margin_loss",
+                         "Triplet margin loss (margin 1, Euclidean distances, eps 1e-6), the mean over the rows.",
+                         "torch.nn.functional.triplet_margin_loss(anchor, positive, negative)",
+                         {tensor("anchor", {"N", "D"}), tensor("positive", {"N", "D"}), tensor("negative", {"N", "D"})},
+                         {tensor("out", {})}, {{{"N", 8192}, {"D", 8192}}, {{"N", 7}, {"D", 517}}},
+                         "12 * N * D + 4", "6 * N * D", triplet, 2e-3, 1e-3));
+
     // Scans: fp32 sums in another order than PyTorch's (the tolerance grows with the row), products whose running
     // value under- and overflows on most trial inputs.
     const auto rowScan = [&](std::string name, std::string description, std::string reference, OpRecipe how,

@@ -305,3 +305,18 @@ TEST_CASE("the catalog's attention verifies in composed variants")
     }
     CHECK(checked >= 2 * (2 + 2)); // the defaults and at least one sampled variant of each kind an op
 }
+
+// Losses: sampled variants of the loss template (vector loads, warp or block a row, one- and two-pass logsumexp,
+// few or many partial sums) verify on odd rows and columns, the cross entropy's class indices drawn from [0, C).
+TEST_CASE("the catalog's losses verify in sampled variants")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *loss = findKernelTemplate("loss");
+    REQUIRE(loss);
+    int checked = 0;
+    unsigned seed = 41;
+    for (const char *name : {"smooth_l1_loss", "kl_div_log_target", "cross_entropy", "triplet_margin_loss"})
+        checked += checkVariantsVerify(*loss, test::builtIn(name), seed++, 5, "loss");
+    CHECK(checked == 4 * 6);
+}
