@@ -155,9 +155,10 @@ struct CoverageOptions
     ImportLimits limits;
 };
 
-// Inductor packages of the ops to search (todo: their indices in order), built in the background several at once
-// (each is a CPU-bound Python process) into the package cache, where each search's preparation then finds its own:
-// the searches start after the first build, not after the last. Null without an Inductor baseline.
+// Inductor packages of the ops to search (todo: their indices in order), built batch by batch as the searches reach
+// them, several at once (each is a CPU-bound Python process), into the package cache where each search's
+// preparation then finds its own: the first search starts after one batch, not after every build, and no build
+// runs on the GPU while a search times there. Null without an Inductor baseline.
 std::unique_ptr<PackageBuildQueue> startInductorBuilds(const CoverageOptions &options, const SearchSession &session,
                                                        const std::vector<std::size_t> &todo, const std::vector<Op> &ops)
 {

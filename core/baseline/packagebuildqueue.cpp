@@ -1,68 +1,45 @@
 #include "core/baseline/packagebuildqueue.h"
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 namespace kx {
 
 PackageBuildQueue::PackageBuildQueue(std::size_t count, int jobs, Build build)
     : m_build(std::move(build))
-    , m_states(count, State::Waiting)
+    , m_jobs(std::size_t(std::max(jobs, 1)))
     , m_results(count)
-{
-    const std::size_t threads = std::min<std::size_t>(std::max(jobs, 1), count);
-    for (std::size_t i = 0; i < threads; ++i)
-        m_builders.emplace_back([this] { buildLoop(); });
-}
-
-PackageBuildQueue::~PackageBuildQueue()
-{
-    {
-        std::lock_guard lock(m_mutex);
-        m_stopping = true;
-    }
-    m_changed.notify_all();
-    m_builders.clear(); // Joins: a build under way runs to its end (a child process with its own timeout).
-}
-
-void PackageBuildQueue::buildLoop()
-{
-    std::unique_lock lock(m_mutex);
-    for (;;) {
-        m_changed.wait(lock, [this] { return m_stopping || !m_paused; });
-        if (m_stopping || m_next >= m_states.size())
-            return;
-        const std::size_t index = m_next++;
-        m_states[index] = State::Building;
-        ++m_building;
-        lock.unlock();
-        InductorPreparation result = m_build(index);
-        lock.lock();
-        --m_building;
-        m_states[index] = result.outOfMemory ? State::OutOfMemory : State::Done;
-        m_results[index] = std::move(result);
-        m_changed.notify_all();
-    }
-}
+{}
 
 InductorPreparation PackageBuildQueue::waitFor(std::size_t index)
 {
-    std::unique_lock lock(m_mutex);
-    if (index >= m_states.size())
+    if (index >= m_results.size())
         return {};
-    m_changed.wait(lock, [&] { return m_states[index] == State::Done || m_states[index] == State::OutOfMemory; });
-    if (m_states[index] == State::OutOfMemory) {
-        m_paused = true;
-        m_changed.wait(lock, [this] { return m_building == 0; });
-        m_states[index] = State::Building;
-        lock.unlock();
-        InductorPreparation result = m_build(index); // Its answer stands, out of memory again or not.
-        lock.lock();
-        m_states[index] = State::Done;
-        m_results[index] = std::move(result);
-        m_paused = false;
-        m_changed.notify_all();
+    if (!m_results[index])
+        buildBatch(index);
+    return *m_results[index];
+}
+
+void PackageBuildQueue::buildBatch(std::size_t first)
+{
+    std::vector<std::size_t> batch;
+    for (std::size_t i = first; i < m_results.size() && batch.size() < m_jobs; ++i)
+        if (!m_results[i])
+            batch.push_back(i);
+    std::atomic<std::size_t> next = 0;
+    {
+        std::vector<std::jthread> builders;
+        for (std::size_t t = 0; t < batch.size(); ++t)
+            builders.emplace_back([&] {
+                for (std::size_t k = next++; k < batch.size(); k = next++)
+                    m_results[batch[k]] = m_build(batch[k]);
+            });
     }
-    return m_results[index];
+    // The second chance of a build that ran out of memory beside the others: alone, and its answer stands.
+    for (const std::size_t i : batch)
+        if (m_results[i]->outOfMemory)
+            m_results[i] = m_build(i);
 }
 
 } // namespace kx
