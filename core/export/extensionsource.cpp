@@ -85,6 +85,14 @@ Expected<std::string> extensionSource(const Candidate &candidate, const Op &op)
             return Error::badInput("step " + std::to_string(stepIndex) + " is a library step ("
                                    + std::get<LibraryStep>(step).op + "); the export launches kernel steps only");
         const KernelStep &kernel = std::get<KernelStep>(step);
+        // The extension launches with cudaLaunchKernel: it would drop a cluster, and nobody would encode a tensor map.
+        if (!kernel.cluster.empty())
+            return Error::badInput("step " + std::to_string(stepIndex) + " (" + kernel.kernel
+                                   + ") launches in clusters; the export launches plain grids only");
+        for (const PlanArg &arg : kernel.args)
+            if (arg.kind == PlanArg::Kind::TensorMap)
+                return Error::badInput("step " + std::to_string(stepIndex) + " (" + kernel.kernel
+                                       + ") takes a tensor map; the export passes pointers and numbers only");
         const auto found = byName.find(kernel.kernel);
         if (found == byName.end())
             return Error::badInput("the kernel " + kernel.kernel

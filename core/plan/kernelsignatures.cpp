@@ -86,6 +86,14 @@ bool isFloatType(const std::vector<std::string> &words)
     return words.size() == 1 && (words.front() == "float" || words.front() == "double");
 }
 
+// The driver API's tensor map (cuda.h's typedef, or its struct), passed by value.
+bool isTensorMapType(std::vector<std::string> words)
+{
+    if (words.size() == 2 && words.front() == "struct")
+        words.erase(words.begin());
+    return words.size() == 1 && (words.front() == "CUtensorMap" || words.front() == "CUtensorMap_st");
+}
+
 // Joins tokens as they were written, with one space wherever the source had any gap.
 std::string joinTokens(const std::vector<CudaToken> &tokens, std::size_t begin, std::size_t end)
 {
@@ -153,6 +161,8 @@ KernelParam classify(const std::vector<CudaToken> &tokens, std::size_t begin, st
             param.kind = KernelParam::Kind::Int;
         else if (isFloatType(words))
             param.kind = KernelParam::Kind::Float;
+        else if (isTensorMapType(words))
+            param.kind = KernelParam::Kind::TensorMap;
         else
             param.kind = KernelParam::Kind::Other;
     }

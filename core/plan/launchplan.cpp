@@ -3,8 +3,10 @@
 
 #include "core/plan/kernelsignatures.h"
 #include "core/plan/planerrors.h"
+#include "core/plan/sm90features.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace kx {
@@ -19,6 +21,7 @@ const char *kindName(KernelParam::Kind kind)
     case KernelParam::Kind::ConstPointer: return "const pointer";
     case KernelParam::Kind::Int: return "integer";
     case KernelParam::Kind::Float: return "float";
+    case KernelParam::Kind::TensorMap: return "tensor map";
     case KernelParam::Kind::Other: return "other";
     }
     return "other";
@@ -101,6 +104,7 @@ private:
                                            + " bytes in total, more than the limit of "
                                            + std::to_string(m_limits.maxScratchBytes));
             resolved.scratchBytes.emplace_back(buffer.name, bytes);
+            m_scratchBytes[buffer.name] = bytes;
         }
     }
 
@@ -136,6 +140,11 @@ private:
         resolved.kernel = step.kernel;
         resolved.grid = resolveDimensions(step.grid, m_limits.maxGridDim, where + ".grid", "grid");
         resolved.block = resolveDimensions(step.block, m_limits.maxBlockDim, where + ".block", "block");
+        if (!step.cluster.empty()) {
+            resolved.cluster =
+                sm90::resolveCluster(step.cluster, resolved.grid, m_limits, evaluator(), where + ".cluster");
+            resolved.hasCluster = true;
+        }
         const std::int64_t threads = resolved.block[0] * resolved.block[1] * resolved.block[2];
         if (threads > m_limits.maxThreadsPerBlock)
             fail(where + ".block", std::to_string(threads) + " threads per block exceed the limit of "
@@ -182,6 +191,54 @@ private:
             break;
         }
         return resolved;
+    }
+
+    sm90::Evaluate evaluator() const
+    {
+        return [this](const std::string &expression, const std::string &where) { return evaluate(expression, where); };
+    }
+
+    // The tensor a tensorMap argument names: an input or output of the op, else a scratch buffer.
+    sm90::MappedTensor mappedTensor(const std::string &name, const std::string &where)
+    {
+        sm90::MappedTensor tensor;
+        for (const auto kind : {PlanArg::Kind::Input, PlanArg::Kind::Output})
+            for (const TensorSpec &spec : kind == PlanArg::Kind::Input ? m_op.inputs : m_op.outputs)
+                if (spec.name == name) {
+                    tensor.kind = kind;
+                    tensor.dtype = spec.dtype;
+                    for (std::size_t i = 0; i < spec.shape.size(); ++i)
+                        tensor.shape.push_back(evaluate(spec.shape[i], where + ".tensorMap"));
+                    return tensor;
+                }
+        const auto scratch = m_scratchBytes.find(name);
+        if (scratch == m_scratchBytes.end())
+            fail(where + ".tensorMap", "unknown tensor " + quote(name) + " (inputs and outputs of " + quote(m_op.name)
+                                           + ": " + listOf(m_op.inputs, [](const TensorSpec &t) { return t.name; })
+                                           + "; " + listOf(m_op.outputs, [](const TensorSpec &t) { return t.name; })
+                                           + "; scratch: " + listOf(m_scratch, [](const std::string &s) { return s; })
+                                           + ")");
+        tensor.kind = PlanArg::Kind::Scratch;
+        tensor.scratchBytes = scratch->second;
+        return tensor;
+    }
+
+    ResolvedTensorMap resolveTensorMap(const PlanArg &arg, const std::string &where, const KernelParam *param,
+                                       std::size_t position)
+    {
+        if (!param)
+            fail(where, "a tensor map is for kernel steps");
+        if (param->kind != KernelParam::Kind::TensorMap || param->type.find("__grid_constant__") == std::string::npos)
+            fail(where, "a tensorMap argument needs a `const __grid_constant__ CUtensorMap` parameter, but "
+                            + describe(*param, position));
+        sm90::requireSm90(m_limits, "tensor maps", where);
+        const sm90::MappedTensor tensor = mappedTensor(arg.name, where);
+        // The copy engine may store through the map: it counts as writing the output or scratch buffer.
+        if (tensor.kind == PlanArg::Kind::Output)
+            m_written.insert(arg.name);
+        if (tensor.kind == PlanArg::Kind::Scratch)
+            m_scratchWrittenNow.insert(arg.name);
+        return sm90::resolveTensorMap(arg, tensor, evaluator(), where);
     }
 
     static bool hasTensor(const std::vector<TensorSpec> &tensors, const std::string &name)
@@ -242,6 +299,7 @@ private:
             require("a float argument needs a float or double parameter", {KernelParam::Kind::Float});
             resolved.floatValue = arg.value;
             break;
+        case PlanArg::Kind::TensorMap: resolved.tensorMap = resolveTensorMap(arg, where, param, position); break;
         case PlanArg::Kind::Ints:
         case PlanArg::Kind::Bool:
         case PlanArg::Kind::None:
@@ -303,6 +361,7 @@ private:
     const std::vector<KernelSignature> &m_kernels;
     const DeviceLimits &m_limits;
     std::set<std::string> m_scratch;
+    std::map<std::string, std::int64_t> m_scratchBytes;
     std::set<std::string> m_written;           // Outputs some step writes.
     std::set<std::string> m_scratchWritten;    // Scratch buffers written by an earlier step ...
     std::set<std::string> m_scratchWrittenNow; // ... and by the step being resolved.

@@ -33,12 +33,26 @@ namespace kx {
  * input or output keeps its element count). A shape [] is a scalar. An input (or a scratch buffer the step reads)
  * may be passed as the transpose of its last two dimensions, {"input": "a", "transposed": true}: a strided view of
  * the same memory, no copy (aten::mm(a.T, b) for an a given as [k, m]).
+ *
+ * Kernel steps for the Hopper copy engine (TMA) and thread-block clusters (sm_90 and later):
+ * @code{.json}
+ * {"kernel": "tile_copy", "grid": ["ceil_div(C, 32)", "ceil_div(R, 16)"], "block": ["128"], "cluster": ["1", "2"],
+ *  "args": [ {"tensorMap": "x", "box": ["32", "16"], "swizzle": "none"}, {"tensorMap": "out", "box": ["32", "16"]} ]}
+ * @endcode
+ * A tensorMap argument is a CUtensorMap the harness encodes (cuTensorMapEncodeTiled) over the named input, output or
+ * scratch buffer, for a `const __grid_constant__ CUtensorMap` parameter. Its "dims" and "box" list the dimensions
+ * innermost first, as cuTensorMapEncodeTiled and the coordinates of cp.async.bulk.tensor do: the reverse of the
+ * op's shapes ([R, C] is "dims": ["C", "R"]). "dims" may be left out for an input or output (its own shape, reversed);
+ * given, they hold its element count (a scratch buffer's: float32 elements that fit in its bytes). The tensor is
+ * contiguous in those dims (strides follow from them); out-of-bounds parts of a box read as zeros and are not
+ * written. "swizzle" is none (the default), 32B, 64B or 128B. "cluster" (1 to 3 expressions) launches the grid in
+ * clusters of that many blocks per dimension (at most 8 blocks; the grid a multiple of it).
  */
 struct PlanArg
 {
-    enum class Kind { Input, Output, Scratch, Int, Float, Ints, Bool, None, String };
+    enum class Kind { Input, Output, Scratch, Int, Float, Ints, Bool, None, String, TensorMap };
     Kind kind = Kind::Int;
-    std::string name;                 ///< Input/Output/Scratch: the tensor or buffer name.
+    std::string name;                 ///< Input/Output/Scratch/TensorMap: the tensor or buffer name.
     std::string expr;                 ///< Int: an expression.
     double value = 0;                 ///< Float: the value.
     std::vector<std::string> exprs{}; ///< Ints: the expressions; a tensor with hasShape: the shape a library step sees.
@@ -46,6 +60,9 @@ struct PlanArg
     bool flag = false;                ///< Bool: the value.
     std::string text{};               ///< String: the value.
     bool transposed = false;          ///< Input/Scratch of a library step: the call sees its last two dims swapped.
+    std::vector<std::string> box{};   ///< TensorMap: the box one copy moves, innermost dimension first.
+    std::vector<std::string> dims{};  ///< TensorMap: the dims the map sees, innermost first; empty: the tensor's.
+    std::string swizzle = "none";     ///< TensorMap: none, 32B, 64B or 128B.
 
     bool operator==(const PlanArg &) const = default;
 };
@@ -65,6 +82,7 @@ struct KernelStep
     std::vector<std::string> block;    ///< 1..3 expressions.
     std::string sharedBytesExpr = "0"; ///< Dynamic shared memory.
     std::vector<PlanArg> args;
+    std::vector<std::string> cluster{}; ///< 1..3 expressions: blocks per cluster; empty: no cluster launch.
 
     bool operator==(const KernelStep &) const = default;
 };
@@ -88,7 +106,7 @@ struct LaunchPlan
 /// A kernel parameter as declared in the source, for argument type checks.
 struct KernelParam
 {
-    enum class Kind { Pointer, ConstPointer, Int, Float, Other };
+    enum class Kind { Pointer, ConstPointer, Int, Float, TensorMap, Other }; ///< TensorMap: a CUtensorMap by value.
     Kind kind = Kind::Other;
     std::string type; ///< As written, e.g. "const float* __restrict__".
     std::string name;
@@ -108,6 +126,22 @@ struct DeviceLimits
     std::array<std::int64_t, 3> maxGridDim{2147483647, 65535, 65535};
     std::int64_t maxDynamicSharedBytes = 227 * 1024;
     std::int64_t maxScratchBytes = std::int64_t(16) << 30;
+    /// major * 10 + minor, e.g. 90; 0 where the device is not known yet (the host's check before a worker runs
+    /// the plan): then what needs sm_90 (clusters, tensor maps) is left to the worker's check.
+    int computeCapability = 0;
+    std::int64_t maxClusterBlocks = 8; ///< The portable cluster size.
+};
+
+/// A tensorMap argument resolved: what cuTensorMapEncodeTiled needs besides the tensor's address.
+struct ResolvedTensorMap
+{
+    PlanArg::Kind tensorKind = PlanArg::Kind::Input; ///< Where the named tensor lives: Input, Output or Scratch.
+    std::string dtype = "float32";
+    std::int64_t elementBytes = 4;
+    std::vector<std::int64_t> dims;    ///< Innermost first.
+    std::vector<std::int64_t> strides; ///< Bytes from one index of dims[i + 1] to the next (rank - 1 entries).
+    std::vector<std::int64_t> box;     ///< Innermost first.
+    int swizzleBytes = 0;              ///< 0 (none), 32, 64 or 128.
 };
 
 /// A kernel step with every expression evaluated for one shape set.
@@ -122,6 +156,7 @@ struct ResolvedArg
     bool flag = false;
     std::string text;
     bool transposed = false; ///< A library step sees the transpose of its last two dimensions.
+    ResolvedTensorMap tensorMap{};
 };
 
 struct ResolvedKernelStep
@@ -131,6 +166,8 @@ struct ResolvedKernelStep
     std::array<std::int64_t, 3> block{1, 1, 1};
     std::int64_t sharedBytes = 0;
     std::vector<ResolvedArg> args;
+    std::array<std::int64_t, 3> cluster{1, 1, 1};
+    bool hasCluster = false; ///< Launched in clusters (with the cluster-dimension attribute).
 };
 
 struct ResolvedLibraryStep

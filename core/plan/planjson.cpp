@@ -62,8 +62,39 @@ std::vector<std::string> dimensionsAt(const Json &value, const std::string &wher
     return dimensions;
 }
 
+std::vector<std::string> expressionListAt(const Json &value, const std::string &where)
+{
+    if (!value.is_array())
+        fail(where, "must be an array of expressions");
+    std::vector<std::string> expressions;
+    for (std::size_t i = 0; i < value.size(); ++i)
+        expressions.push_back(expressionAt(value[i], index(where, i)));
+    return expressions;
+}
+
+// {"tensorMap": "a", "box": [...], "dims": [...], "swizzle": "128B"}: sizes are checked when the plan is resolved.
+PlanArg tensorMapAt(const Json &value, const std::string &where)
+{
+    checkKeys(value, where, {"tensorMap", "box", "dims", "swizzle"});
+    PlanArg arg;
+    arg.kind = PlanArg::Kind::TensorMap;
+    arg.name = nameAt(value.at("tensorMap"), where + ".tensorMap");
+    arg.box = expressionListAt(member(value, "box", where), where + ".box");
+    if (value.contains("dims"))
+        arg.dims = expressionListAt(value.at("dims"), where + ".dims");
+    if (value.contains("swizzle")) {
+        const Json &swizzle = value.at("swizzle");
+        arg.swizzle = swizzle.is_string() ? swizzle.get<std::string>() : std::string();
+        if (arg.swizzle != "none" && arg.swizzle != "32B" && arg.swizzle != "64B" && arg.swizzle != "128B")
+            fail(where + ".swizzle", "must be \"none\", \"32B\", \"64B\" or \"128B\"");
+    }
+    return arg;
+}
+
 PlanArg argAt(const Json &value, const std::string &where)
 {
+    if (value.is_object() && value.contains("tensorMap"))
+        return tensorMapAt(value, where);
     // A tensor argument may carry the shape a library step sees it in and whether it sees its transpose; every
     // other argument has one key.
     std::string viewedTensor;
@@ -74,7 +105,8 @@ PlanArg argAt(const Json &value, const std::string &where)
                 viewedTensor = key;
     }
     if (!value.is_object() || (value.size() != 1 && viewedTensor.empty()))
-        fail(where, "must be an object with one key: input, output, scratch, int, float, ints, bool, none or string");
+        fail(where, "must be an object with one key: input, output, scratch, int, float, ints, bool, none or string "
+                    "(or a tensorMap with its box)");
     const std::string kind = viewedTensor.empty() ? value.begin().key() : viewedTensor;
     const Json &content = value.at(kind);
     const std::string at = where + "." + kind;
@@ -127,7 +159,7 @@ PlanArg argAt(const Json &value, const std::string &where)
         arg.text = content.get<std::string>();
     } else {
         fail(where, "unknown arg kind " + quote(kind)
-                        + " (expected input, output, scratch, int, float, ints, bool, none or string)");
+                        + " (expected input, output, scratch, int, float, ints, bool, none, string or tensorMap)");
     }
     return arg;
 }
@@ -158,13 +190,15 @@ std::variant<KernelStep, LibraryStep> stepAt(const Json &value, const std::strin
         step.args = argsAt(value, where);
         return step;
     }
-    checkKeys(value, where, {"kernel", "grid", "block", "shared", "args"});
+    checkKeys(value, where, {"kernel", "grid", "block", "shared", "cluster", "args"});
     KernelStep step;
     step.kernel = nameAt(value["kernel"], where + ".kernel");
     step.grid = dimensionsAt(member(value, "grid", where), where + ".grid");
     step.block = dimensionsAt(member(value, "block", where), where + ".block");
     if (value.contains("shared"))
         step.sharedBytesExpr = expressionAt(value["shared"], where + ".shared");
+    if (value.contains("cluster"))
+        step.cluster = dimensionsAt(value["cluster"], where + ".cluster");
     step.args = argsAt(value, where);
     return step;
 }
@@ -226,6 +260,13 @@ nlohmann::ordered_json argJson(const PlanArg &arg)
     case PlanArg::Kind::Bool: return {{"bool", arg.flag}};
     case PlanArg::Kind::None: return {{"none", nullptr}};
     case PlanArg::Kind::String: return {{"string", arg.text}};
+    case PlanArg::Kind::TensorMap: {
+        nlohmann::ordered_json json{{"tensorMap", arg.name}, {"box", arg.box}};
+        if (!arg.dims.empty())
+            json["dims"] = arg.dims;
+        json["swizzle"] = arg.swizzle;
+        return json;
+    }
     }
     return {};
 }
@@ -273,11 +314,14 @@ std::string toJson(const LaunchPlan &plan)
     auto steps = nlohmann::ordered_json::array();
     for (const auto &step : plan.steps) {
         if (const auto *kernel = std::get_if<KernelStep>(&step)) {
-            steps.push_back({{"kernel", kernel->kernel},
-                             {"grid", kernel->grid},
-                             {"block", kernel->block},
-                             {"shared", kernel->sharedBytesExpr},
-                             {"args", argsJson(kernel->args)}});
+            nlohmann::ordered_json json{{"kernel", kernel->kernel},
+                                        {"grid", kernel->grid},
+                                        {"block", kernel->block},
+                                        {"shared", kernel->sharedBytesExpr}};
+            if (!kernel->cluster.empty())
+                json["cluster"] = kernel->cluster;
+            json["args"] = argsJson(kernel->args);
+            steps.push_back(std::move(json));
         } else {
             const auto &library = std::get<LibraryStep>(step);
             steps.push_back({{"library", library.op}, {"args", argsJson(library.args)}});

@@ -18,6 +18,7 @@ const char *kindCode(KernelParam::Kind kind)
     case KernelParam::Kind::ConstPointer: return "cptr";
     case KernelParam::Kind::Int: return "int";
     case KernelParam::Kind::Float: return "float";
+    case KernelParam::Kind::TensorMap: return "tmap";
     case KernelParam::Kind::Other: return "other";
     }
     return "?";
@@ -97,6 +98,11 @@ TEST_CASE("parses the signatures of extern \"C\" kernels")
          "namespace detail { __device__ int twice(int v) { return 2 * v; } }\n"
          "extern \"C\" __global__ void k(Pair* p, int n) {}\n",
          "k(Pair* p:ptr, int n:int)"},
+        {"tensor maps by value, not by pointer",
+         R"(extern "C" __global__ void k(const __grid_constant__ CUtensorMap a, const struct CUtensorMap_st b, )"
+         R"(const CUtensorMap* c, CUtensorMapLike d) {})",
+         "k(const __grid_constant__ CUtensorMap a:tmap, const struct CUtensorMap_st b:tmap, const CUtensorMap* c:cptr, "
+         "CUtensorMapLike d:other)"},
         {"no kernels", "__device__ float f(float x) { return x; }\n", ""},
     };
     for (const auto &row : rows) {
