@@ -1,5 +1,6 @@
 #include "core/codegen/attentiontemplate.h"
 
+#include "core/codegen/attentioncommon.h"
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/kernelcomposition.h"
 
@@ -8,6 +9,7 @@
 namespace kx {
 
 using namespace codegen;
+using attention::AttentionTensors;
 
 namespace {
 
@@ -15,53 +17,6 @@ namespace {
 const std::string kBatch = "ATTN_BATCH", kQueries = "ATTN_QUERIES", kKeys = "ATTN_KEYS", kHeadDim = "ATTN_HEAD_DIM",
                   kValueDim = "ATTN_VALUE_DIM", kRows = "ATTN_ROWS";
 const std::string kSoftmaxPrefix = "softmax.";
-
-std::string shapeText(const std::vector<std::string> &shape)
-{
-    std::string text;
-    for (const auto &dimension : shape)
-        text += (text.empty() ? "" : ", ") + dimension;
-    return "[" + text + "]";
-}
-
-std::vector<std::string> withLeading(std::vector<std::string> leading, const std::vector<std::string> &last)
-{
-    leading.insert(leading.end(), last.begin(), last.end());
-    return leading;
-}
-
-// The op's tensors in attention roles: q, k, v in that order, one output.
-struct AttentionTensors
-{
-    const TensorSpec *q = nullptr, *k = nullptr, *v = nullptr, *out = nullptr;
-    std::string valueDim; ///< v's last dimension
-};
-
-std::string checkTensors(const Op &op, const OpRecipe &recipe, AttentionTensors &tensors)
-{
-    if (op.inputs.size() != 3 || op.outputs.size() != 1)
-        return "the attention template takes three inputs (query, key, value) and one output";
-    tensors = {&op.inputs[0], &op.inputs[1], &op.inputs[2], &op.outputs[0], {}};
-    if (tensors.v->shape.empty())
-        return "input " + tensors.v->name + " has no dimensions";
-    tensors.valueDim = tensors.v->shape.back();
-    const auto check = [&](const TensorSpec &tensor, const std::vector<std::string> &needed) -> std::string {
-        if (tensor.dtype != "float32")
-            return "tensor " + tensor.name + " is " + tensor.dtype + ": the attention template handles float32";
-        if (tensor.shape != needed)
-            return "tensor " + tensor.name + " is " + shapeText(tensor.shape) + ", the recipe needs " + shapeText(needed);
-        return {};
-    };
-    for (const auto &problem : {check(*tensors.q, withLeading(recipe.leading, {recipe.m, recipe.k})),
-                                check(*tensors.k, withLeading(recipe.leading, {recipe.n, recipe.k})),
-                                check(*tensors.v, withLeading(recipe.leading, {recipe.n, tensors.valueDim})),
-                                check(*tensors.out, withLeading(recipe.leading, {recipe.m, tensors.valueDim}))})
-        if (!problem.empty())
-            return problem;
-    if (!(recipe.scale > 0) || recipe.scale > 1e30)
-        return "the scale of the scores must be a positive number";
-    return {};
-}
 
 // The parts' shape sets: each of the op's, in the parts' symbols; an Error names a dimension a set does not bind.
 Expected<std::vector<ShapeSet>> partShapeSets(const Op &op, const OpRecipe &recipe, const std::string &valueDim)
@@ -93,11 +48,7 @@ Expected<std::vector<ShapeSet>> partShapeSets(const Op &op, const OpRecipe &reci
 // The op's dimensions behind the parts' symbols, as plan expressions.
 std::map<std::string, std::string> symbolBindings(const OpRecipe &recipe, const std::string &valueDim)
 {
-    std::string batch;
-    for (const auto &dimension : recipe.leading)
-        batch += (batch.empty() ? "" : " * ") + dimension;
-    if (batch.empty())
-        batch = "1";
+    const std::string batch = attention::batchExpression(recipe);
     const std::string rows = recipe.leading.empty() ? recipe.m : batch + " * " + recipe.m;
     return {{kBatch, batch},    {kQueries, recipe.m},     {kKeys, recipe.n},
             {kHeadDim, recipe.k}, {kValueDim, valueDim}, {kRows, rows}};
@@ -246,7 +197,7 @@ std::string AttentionTemplate::check(const Op &op, const OpRecipe &recipe, const
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
     AttentionTensors tensors;
-    if (auto problem = checkTensors(op, recipe, tensors); !problem.empty())
+    if (auto problem = attention::checkTensors(op, recipe, tensors); !problem.empty())
         return problem;
     const auto parts = partsOf(op, recipe, tensors, params);
     if (!parts)
@@ -262,7 +213,7 @@ GeneratedKernel AttentionTemplate::generate(const Op &op, const OpRecipe &recipe
     if (const auto problem = check(op, recipe, params); !problem.empty())
         return rejectedKernel(name(), problem);
     AttentionTensors tensors;
-    checkTensors(op, recipe, tensors);
+    attention::checkTensors(op, recipe, tensors);
     const auto parts = partsOf(op, recipe, tensors, params);
     const auto symbols = symbolBindings(recipe, tensors.valueDim);
 

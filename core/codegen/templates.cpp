@@ -1,6 +1,7 @@
 // The registry of code templates, in preference order.
 #include "core/codegen/kerneltemplate.h"
 
+#include "core/codegen/attentionfusedtemplate.h"
 #include "core/codegen/attentiontemplate.h"
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
@@ -39,6 +40,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const ScanTemplate scan;
     static const LossTemplate loss;
     static const AttentionTemplate attention;
+    static const AttentionFusedTemplate attentionFused;
     static const PipelineTemplate pipeline;
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
@@ -46,7 +48,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &normalize, &softmax, &splitNorm,
                                                          &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
-                                                         &scan,        &attention,   &loss,        &pipeline};
+                                                         &scan,        &attention,   &attentionFused,   &loss,        &pipeline};
     return all;
 }
 

@@ -306,6 +306,21 @@ TEST_CASE("the catalog's attention verifies in composed variants")
     CHECK(checked >= 2 * (2 + 2)); // the defaults and at least one sampled variant of each kind an op
 }
 
+// Attention in one kernel (online softmax, query rows in shared memory, keys and values streamed): the defaults and
+// sampled variants on head dims 40 and 64, the second causal, sequences of 77.
+TEST_CASE("the catalog's attention verifies in the fused kernel")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *fused = findKernelTemplate("attention-fused");
+    REQUIRE(fused);
+    int checked = 0;
+    unsigned seed = 53;
+    for (const char *name : {"attention", "attention_causal"})
+        checked += checkVariantsVerify(*fused, test::builtIn(name), seed++, 5, "fused");
+    CHECK(checked == 2 * 6);
+}
+
 // Losses: sampled variants of the loss template (vector loads, warp or block a row, one- and two-pass logsumexp,
 // few or many partial sums) verify on odd rows and columns, the cross entropy's class indices drawn from [0, C).
 TEST_CASE("the catalog's losses verify in sampled variants")
