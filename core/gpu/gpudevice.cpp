@@ -111,6 +111,7 @@ Expected<GpuDevice> GpuDevice::open(int device)
     limits.maxBlockDim = {props.maxThreadsDim[0], props.maxThreadsDim[1], props.maxThreadsDim[2]};
     limits.maxGridDim = {props.maxGridSize[0], props.maxGridSize[1], props.maxGridSize[2]};
     limits.maxDynamicSharedBytes = std::int64_t(props.sharedMemPerBlockOptin);
+    limits.computeCapability = props.major * 10 + props.minor; // clusters and tensor maps need 90 or more
     // Scratch may take a quarter of the device: the harness needs the rest for inputs, outputs and copies.
     limits.maxScratchBytes = info.memoryBytes / 4;
     return gpu;

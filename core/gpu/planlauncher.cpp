@@ -24,6 +24,7 @@ const char *kindText(PlanArg::Kind kind)
     case PlanArg::Kind::Bool: return "bool";
     case PlanArg::Kind::None: return "none";
     case PlanArg::Kind::String: return "string";
+    case PlanArg::Kind::TensorMap: return "tensorMap";
     }
     return "?";
 }
@@ -87,6 +88,11 @@ Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const Res
                 if (sizes[i] != 4 && sizes[i] != 8)
                     return Error{where + "the kernel parameter takes " + std::to_string(sizes[i]) + " bytes"};
                 break;
+            case PlanArg::Kind::TensorMap:
+                if (sizes[i] != sizeof(CUtensorMap))
+                    return Error{where + "the kernel parameter takes " + std::to_string(sizes[i])
+                                 + " bytes, a CUtensorMap " + std::to_string(sizeof(CUtensorMap))};
+                break;
             default: return Error{where + "only library steps take this kind of argument"};
             }
             step.args.push_back({arg, sizes[i]});
@@ -94,6 +100,8 @@ Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const Res
         step.grid = toDim3(kernelStep.grid);
         step.block = toDim3(kernelStep.block);
         step.sharedBytes = std::size_t(kernelStep.sharedBytes);
+        step.hasCluster = kernelStep.hasCluster;
+        step.cluster = toDim3(kernelStep.cluster);
         launcher.m_steps.push_back(std::move(step));
     }
     return launcher;
@@ -117,8 +125,22 @@ void PlanLauncher::launch(const PlanBindings &bindings) const
     }
 }
 
+void *PlanLauncher::tensorAddress(const Arg &arg, const std::string &label, const PlanBindings &bindings) const
+{
+    const bool scratch = arg.resolved.kind == PlanArg::Kind::Scratch
+                         || (arg.resolved.kind == PlanArg::Kind::TensorMap
+                             && arg.resolved.tensorMap.tensorKind == PlanArg::Kind::Scratch);
+    const auto &views = scratch ? bindings.scratch : bindings.tensors;
+    const auto it = views.find(arg.resolved.name);
+    if (it == views.end())
+        throw CudaFailure(cudaErrorInvalidValue,
+                          label + ": no " + (scratch ? "scratch buffer '" : "tensor '") + arg.resolved.name + "'");
+    return it->second.data;
+}
+
 void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanBindings &bindings) const
 {
+    const auto label = stepLabel(index, step.name);
     // One 8-byte slot per parameter; 4-byte parameters use the slot's first bytes (little-endian).
     std::vector<std::uint64_t> storage(step.args.size(), 0);
     std::vector<void *> pointers(step.args.size(), nullptr);
@@ -127,22 +149,16 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
         void *slot = &storage[i];
         switch (arg.resolved.kind) {
         case PlanArg::Kind::Input:
-        case PlanArg::Kind::Output: {
-            const auto it = bindings.tensors.find(arg.resolved.name);
-            if (it == bindings.tensors.end())
-                throw CudaFailure(cudaErrorInvalidValue,
-                                  stepLabel(index, step.name) + ": no tensor '" + arg.resolved.name + "'");
-            std::memcpy(slot, &it->second.data, sizeof(void *));
-            break;
-        }
+        case PlanArg::Kind::Output:
         case PlanArg::Kind::Scratch: {
-            const auto it = bindings.scratch.find(arg.resolved.name);
-            if (it == bindings.scratch.end())
-                throw CudaFailure(cudaErrorInvalidValue,
-                                  stepLabel(index, step.name) + ": no scratch buffer '" + arg.resolved.name + "'");
-            std::memcpy(slot, &it->second.data, sizeof(void *));
+            void *address = tensorAddress(arg, label, bindings);
+            std::memcpy(slot, &address, sizeof(void *));
             break;
         }
+        case PlanArg::Kind::TensorMap: // The launch copies the 128 bytes the parameter points to.
+            pointers[i] = const_cast<CUtensorMap *>(
+                m_tensorMaps.get(index, i, arg.resolved.tensorMap, tensorAddress(arg, label, bindings), label));
+            continue;
         case PlanArg::Kind::Int:
             if (arg.size == 4) {
                 const auto value = std::int32_t(arg.resolved.intValue);
@@ -163,12 +179,29 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
         }
         pointers[i] = slot;
     }
-    const auto label = stepLabel(index, step.name);
     if (step.sharedBytes > kDefaultSharedLimit)
         checkCuda(cudaFuncSetAttribute(step.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(step.sharedBytes)),
                   label + ": allowing " + std::to_string(step.sharedBytes) + " bytes of dynamic shared memory");
-    checkCuda(cudaLaunchKernel(step.kernel, step.grid, step.block, pointers.data(), step.sharedBytes, nullptr),
-              label + ": launch");
+    if (step.hasCluster) {
+        cudaLaunchAttribute cluster{};
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = step.cluster.x;
+        cluster.val.clusterDim.y = step.cluster.y;
+        cluster.val.clusterDim.z = step.cluster.z;
+        cudaLaunchConfig_t config{};
+        config.gridDim = step.grid;
+        config.blockDim = step.block;
+        config.dynamicSmemBytes = step.sharedBytes;
+        config.stream = nullptr;
+        config.attrs = &cluster;
+        config.numAttrs = 1;
+        checkCuda(cudaLaunchKernelExC(&config, step.kernel, pointers.data()),
+                  label + ": launch in clusters of " + std::to_string(step.cluster.x) + "x"
+                      + std::to_string(step.cluster.y) + "x" + std::to_string(step.cluster.z) + " blocks");
+    } else {
+        checkCuda(cudaLaunchKernel(step.kernel, step.grid, step.block, pointers.data(), step.sharedBytes, nullptr),
+                  label + ": launch");
+    }
     checkCuda(cudaPeekAtLastError(), label + ": after launch");
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "core/gpu/tensormapencoder.h"
 #include "core/gpu/tensorview.h"
 #include "core/plan/launchplan.h"
 #include "core/util/expected.h"
@@ -33,7 +34,8 @@ struct PlanBindings
 
 /**
  * A resolved plan bound to a loaded module: kernels looked up, argument layouts checked against the
- * compiled code. launch() runs every step in order on the default stream.
+ * compiled code. launch() runs every step in order on the default stream; a step with a cluster goes through
+ * cudaLaunchKernelExC with the cluster-dimension attribute, its tensor maps are encoded over the bound tensors.
  */
 class PlanLauncher
 {
@@ -61,12 +63,17 @@ private:
         dim3 block;
         std::size_t sharedBytes = 0;
         std::vector<Arg> args;
+        bool hasCluster = false; ///< Launched with the cluster-dimension attribute.
+        dim3 cluster;
     };
 
     void launchKernel(const Step &step, std::size_t index, const PlanBindings &bindings) const;
     void runLibrary(const Step &step, std::size_t index, const PlanBindings &bindings) const;
 
+    void *tensorAddress(const Arg &arg, const std::string &label, const PlanBindings &bindings) const;
+
     std::vector<Step> m_steps;
+    mutable TensorMapCache m_tensorMaps; ///< Encoded on the first launch with each address.
 };
 
 } // namespace kx

@@ -208,3 +208,36 @@ TEST_CASE("the preprocessor follows the C++ rules for macros")
           == "yes");
     CHECK(text("__LINE__ _Pragma(\"unroll\") __FILE__") == "1 \"candidate.cu\"");
 }
+
+TEST_CASE("inline PTX of tensor-core, copy-engine and cluster kernels passes, and compiles for sm_90a")
+{
+    // The GPU suite tst_sm90launch runs the first two; the third touches every instruction family once.
+    CudaPreprocessOptions hopper;
+    hopper.arch = "sm_90a";
+    for (const char *file : {"tma-relu.cu", "cluster-relu.cu", "inline-ptx.cu"}) {
+        CAPTURE(file);
+        const std::string source = fixture(file);
+        const Status status = checkWithin(source, std::chrono::seconds(20), hopper);
+        CHECK_MESSAGE(status, (status ? "" : status.error().message));
+        REQUIRE(parseKernelSignatures(source).size() == std::size_t(1));
+        if (NvrtcCompiler::available()) {
+            CompileOptions options;
+            options.arch = "sm_90a";
+            const CompileResult compiled = NvrtcCompiler().compile(source, options);
+            CHECK_MESSAGE(compiled.ok, compiled.stats.log);
+        }
+    }
+}
+
+TEST_CASE("inline assembly does not make host code device code")
+{
+    const Status status = checkWithin(fixture("host-inline-asm.cu"), std::chrono::seconds(20));
+    REQUIRE_FALSE(status);
+    const std::string &message = status.error().message;
+    for (const char *line :
+         {"line 2: host function escape not allowed", "line 3: host function Launcher::run not allowed",
+          "line 4: host function main not allowed"})
+        CHECK_MESSAGE(contains(message, line), message);
+    CHECK_FALSE(contains(message, "host function k "));
+    CHECK_FALSE(contains(message, "both")); // __host__ __device__: NVRTC builds only its device side
+}
