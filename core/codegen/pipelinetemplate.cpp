@@ -2,6 +2,7 @@
 
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/pipeline.h"
+#include "core/codegen/reducecommon.h"
 #include "core/codegen/windowstages.h"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ std::vector<std::size_t> keptDimensions(const PipelineTensor &operand, std::size
 struct Reduction
 {
     const char *init;
-    const char *combine; // over acc and x
+    std::string combine; // over acc and x
 };
 
 // NVRTC compiles without the host math headers, so INFINITY is not defined: spell the bit patterns.
@@ -73,10 +74,11 @@ constexpr const char *kPlusInfinity = "__int_as_float(0x7f800000)";
 
 Reduction reductionOf(const std::string &name)
 {
+    // max and min let NaN win as torch.max and torch.min do; logsumexp's peak too (its sum would be NaN anyway).
     if (name == "max" || name == "logsumexp")
-        return {kMinusInfinity, "fmaxf(acc, x)"};
+        return {kMinusInfinity, reduction::combineExpression("max", "acc", "x")};
     if (name == "min")
-        return {kPlusInfinity, "fminf(acc, x)"};
+        return {kPlusInfinity, reduction::combineExpression("min", "acc", "x")};
     return {"0.0f", "acc + x"};
 }
 

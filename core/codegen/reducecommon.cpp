@@ -19,19 +19,19 @@ std::string identityOf(const std::string &reduction)
     return "0.0f";
 }
 
-std::string combineExpression(const std::string &reduction)
+} // namespace
+
+std::string combineExpression(const std::string &reduction, const std::string &acc, const std::string &v)
 {
     if (reduction == "prod")
-        return "acc * v";
+        return acc + " * " + v;
     // NaN wins, as in torch.max and torch.min (fmaxf and fminf would drop it).
     if (reduction == "max")
-        return "(v > acc || v != v) ? v : acc";
+        return "(" + v + " > " + acc + " || " + v + " != " + v + ") ? " + v + " : " + acc;
     if (reduction == "min")
-        return "(v < acc || v != v) ? v : acc";
-    return "acc + v";
+        return "(" + v + " < " + acc + " || " + v + " != " + v + ") ? " + v + " : " + acc;
+    return acc + " + " + v;
 }
-
-} // namespace
 
 bool isKnown(const std::string &reduction)
 {
@@ -56,8 +56,7 @@ std::string deviceHelpers(const std::string &reduction)
                        + "; }\n\n";
     if (!isIndexed(reduction))
         return code + "__device__ __forceinline__ float combine(float acc, float v) { return "
-               + combineExpression(reduction) + "; }\n\n"
-               + R"(// Warp-wide: every lane gets the result.
+               + combineExpression(reduction) + "; }\n\n" + R"(// Warp-wide: every lane gets the result.
 __device__ __forceinline__ float warpCombine(float v)
 {
 #pragma unroll
@@ -67,10 +66,11 @@ __device__ __forceinline__ float warpCombine(float v)
 }
 )";
     const std::string beats = reduction == "argmax" ? "v > best" : "v < best";
-    return code + "#define kNoIndex 0x7fffffffffffffffLL\n\n"
-           + "// (v, index) replaces (best, bestIndex) if v is " + (reduction == "argmax" ? "larger" : "smaller")
+    return code + "#define kNoIndex 0x7fffffffffffffffLL\n\n" + "// (v, index) replaces (best, bestIndex) if v is "
+           + (reduction == "argmax" ? "larger" : "smaller")
            + ", NaN beating every number, or if they are\n"
-             "// equal (or both NaN) and index is smaller: torch." + reduction + "'s first extreme, whatever the order.\n"
+             "// equal (or both NaN) and index is smaller: torch."
+           + reduction + "'s first extreme, whatever the order.\n"
            + "__device__ __forceinline__ void combineArg(float &best, long long &bestIndex, float v, long long index)\n"
              "{\n"
              "    const bool nan = v != v, bestNan = best != best;\n"

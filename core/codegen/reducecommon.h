@@ -15,6 +15,10 @@ bool isIndexed(const std::string &reduction);
 /// "int64" for the indexed reductions, "float32" for the others.
 std::string outputType(const std::string &reduction);
 
+/// A value reduction's step as a CUDA expression of the accumulator and the next value: a sum, a product, or a max
+/// or min that lets NaN win.
+std::string combineExpression(const std::string &reduction, const std::string &acc = "acc", const std::string &v = "v");
+
 /**
  * CUDA helpers for one reduction, to paste before the kernels:
  * - every reduction: `float reduceIdentity()` (the start value: 0, 1, -inf or +inf);

@@ -1,6 +1,6 @@
 // The window stages of the pipeline template (direct convolution and pooling): output sizes against
 // PyTorch's, the stage JSON, check() messages, the parameters they add, and real NVRTC compiles with plan
-// resolution for sm_80 and sm_90.
+// resolution for sm_80 and sm_90; and the NaN rule of the pipeline's reduce stages.
 #include "core/codegen/pipeline.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/windowstages.h"
@@ -230,5 +230,26 @@ TEST_CASE("every window op compiles for sm_80 and sm_90 and its plan resolves, o
             for (const auto &params : sampleValid(kTemplate, op, 7, 3))
                 CHECK(verifyCandidate(kTemplate, op, params, row.arch) == "");
         }
+    }
+}
+
+TEST_CASE("a pipeline's max and min reductions let NaN win, as torch.max and torch.min do")
+{
+    for (const char *reduction : {"max", "min"}) {
+        CAPTURE(reduction);
+        PipelineStage stage;
+        stage.kind = PipelineStage::Kind::Reduce;
+        stage.reduction = reduction;
+        stage.outer = "B";
+        stage.extent = "C";
+        stage.inner = "7";
+        const Op op =
+            windowOp(stage, {tensor("x", {"B", "C", "7"})}, tensor("out", {"B", "7"}), {{{"B", 3}, {"C", 45}}});
+        const auto generated = kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)));
+        CHECK(generated.source.find("x != x") != std::string::npos);
+        CHECK(generated.source.find("fmaxf(acc") == std::string::npos);
+        CHECK(generated.source.find("fminf(acc") == std::string::npos);
+        if (NvrtcCompiler::available())
+            CHECK(verifyCandidate(kTemplate, op, kTemplate.defaults(op, recipeFor(op)), "sm_80") == "");
     }
 }
