@@ -264,9 +264,24 @@ TEST_CASE("refuses plans it cannot launch")
     REQUIRE_FALSE(result);
     CHECK(contains(result.error().message, "relu_kernel"));
 
+    // The extension launches plain grids with pointers and numbers: no clusters, no tensor maps to encode.
+    Candidate clustered = sample.accepted;
+    clustered.launchPlan = R"json({"steps": [{"kernel": "relu_kernel", "grid": ["2 * ceil_div(N, 512)"],
+        "block": ["256"], "cluster": ["2"], "args": [{"input": "x"}, {"output": "out"}, {"int": "N"}]}]})json";
+    result = extensionSource(clustered, sample.op);
+    REQUIRE_FALSE(result);
+    CHECK(contains(result.error().message, "step 1 (relu_kernel) launches in clusters"));
+
+    Candidate mapped = sample.accepted;
+    mapped.launchPlan = R"json({"steps": [{"kernel": "relu_kernel", "grid": ["ceil_div(N, 256)"], "block": ["256"],
+        "args": [{"tensorMap": "x", "box": ["64"]}, {"output": "out"}, {"int": "N"}]}]})json";
+    result = extensionSource(mapped, sample.op);
+    REQUIRE_FALSE(result);
+    CHECK(contains(result.error().message, "step 1 (relu_kernel) takes a tensor map"));
+
     // Accepted or not, such a kernel leaves nothing on the disk.
     const std::string parent = sample.dir.filePath("export3");
-    for (const Candidate *candidate : {&library, &broken, &missingKernel})
+    for (const Candidate *candidate : {&library, &broken, &missingKernel, &clustered, &mapped})
         CHECK_FALSE(exportKernel(*candidate, sample.op, sample.acceptance(), parent));
     CHECK_FALSE(fs::exists(parent));
 }
