@@ -299,6 +299,8 @@ TEST_CASE("the first generation starts every template that can make the op")
     // matmul's policy allows no library step.
     CHECK(firstGeneration("matmul") == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-wgmma"});
     CHECK(firstGeneration("softmax") == std::vector<std::string>{"softmax"});
+    // Attention with head dims up to 128: the composed steps (the translation) and the fused kernel.
+    CHECK(firstGeneration("attention") == std::vector<std::string>{"attention", "attention-fused"});
 
     // A fresh start later in a run (nothing correct yet) proposes one kernel.
     ProposalRequest later;
