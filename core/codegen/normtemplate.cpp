@@ -1,3 +1,4 @@
+#include "core/codegen/channelweights.h"
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/rowcommon.h"
 #include "core/codegen/rowtemplates.h"
@@ -40,6 +41,8 @@ std::string NormTemplate::check(const Op &op, const OpRecipe &recipe, const Para
     if (op.inputs.size() != inputs)
         return recipe.reduction + " takes " + std::to_string(inputs) + " inputs (x, weight"
                + (inputs == 3 ? ", bias)" : ")");
+    if (const auto problem = channelweights::check(op, recipe); !problem.empty())
+        return problem;
     return rows::checkCommon(op, recipe, params, parameters(op, recipe));
 }
 
@@ -55,13 +58,16 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
 
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output
-        << "[row, :] = " << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps << "\n\n"
+        << "[row, :] = " << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps << "\n"
+        << channelweights::comment(recipe) << "\n"
         << rows::reductionHelpers(layout) << "\nextern \"C\" __global__ void __launch_bounds__(" << layout.block
         << ") norm_kernel(const float *__restrict__ " << input << ", const float *__restrict__ " << weight << ", ";
     if (layerNorm)
         out << "const float *__restrict__ " << bias << ", ";
-    out << "float *__restrict__ " << output << ", long long rows, long long cols)\n{\n"
-        << rows::rowPrologue(layout, input) << "    float *__restrict__ result = " << output << " + row * cols;\n";
+    out << "float *__restrict__ " << output << ", long long rows, long long cols"
+        << channelweights::kernelParameters(recipe) << ")\n{\n"
+        << rows::rowPrologue(layout, input) << "    float *__restrict__ result = " << output << " + row * cols;\n"
+        << channelweights::rowSetup(recipe);
     if (!layerNorm) {
         out << "    float squares = 0.0f;\n"
             << rows::forEachElement(layout, "in", "squares += v * v;")
@@ -84,10 +90,11 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
             << rows::forEachElement(layout, "in", "const float d = v - mean; deviations += d * d;")
             << "    const float variance = " << rows::reduceCall(layout, "Sum", "deviations") << " / (float)cols;\n";
     }
+    const std::string at = channelweights::weightIndex(recipe);
     if (layerNorm)
         out << "    const float scale = rsqrtf(variance + " << epsLiteral(recipe.eps) << ");\n"
             << rows::forEachElement(layout, "in",
-                                    "result[c] = (v - mean) * scale * " + weight + "[c] + " + bias + "[c];");
+                                    "result[c] = (v - mean) * scale * " + weight + at + " + " + bias + at + ";");
     out << "}\n";
 
     auto args = nlohmann::json::array({inputArg(input), inputArg(weight)});
@@ -96,6 +103,7 @@ GeneratedKernel NormTemplate::generate(const Op &op, const OpRecipe &recipe, con
     args.push_back(outputArg(output));
     args.push_back(intArg(recipe.rows));
     args.push_back(intArg(recipe.cols));
+    channelweights::appendArgs(recipe, args);
     const auto steps = nlohmann::json::array({kernelStep("norm_kernel", {rows::gridExpression(layout, recipe.rows)},
                                                          {text(layout.block)}, args, rows::sharedBytes(layout))});
     return {out.str(), planJson(steps)};

@@ -21,6 +21,10 @@ std::string toJson(const OpRecipe &recipe)
         j["cols"] = recipe.cols;
     if (recipe.inner != defaults.inner)
         j["inner"] = recipe.inner;
+    if (recipe.groups != defaults.groups)
+        j["groups"] = recipe.groups;
+    if (recipe.channelSize != defaults.channelSize)
+        j["channelSize"] = recipe.channelSize;
     if (recipe.eps != defaults.eps)
         j["eps"] = recipe.eps;
     if (recipe.m != defaults.m)
@@ -75,6 +79,8 @@ Expected<OpRecipe> recipeOf(const Op &op)
         recipe.rows = j.value("rows", recipe.rows);
         recipe.cols = j.value("cols", recipe.cols);
         recipe.inner = j.value("inner", recipe.inner);
+        recipe.groups = j.value("groups", recipe.groups);
+        recipe.channelSize = j.value("channelSize", recipe.channelSize);
         recipe.eps = j.value("eps", recipe.eps);
         recipe.m = j.value("m", recipe.m);
         recipe.n = j.value("n", recipe.n);
@@ -111,6 +117,11 @@ Expected<OpRecipe> recipeOf(const Op &op)
 bool isBatched(const OpRecipe &recipe)
 {
     return !recipe.batch.empty() && recipe.batch != "1";
+}
+
+bool hasChannelWeights(const OpRecipe &recipe)
+{
+    return recipe.family == "norm" && (recipe.groups != "1" || recipe.channelSize != "1");
 }
 
 // b as [k, n] is a plain matrix product; b as [n, k] is nn.Linear's. A transposed a is passed to aten::mm as a

@@ -24,7 +24,9 @@ namespace kx {
  *   prologue (CUDA C over `v`, an element; empty: v). L2 normalisation: prologue "v * v", sum, "sqrtf(acc)".
  * - "norm": reduction "layernorm" (inputs x, weight, bias) or "rmsnorm" (inputs x, weight) over the last
  *   dimension, with eps. With inner other than "1", x is [rows, cols, inner] and the norm runs over its middle
- *   dimension (rmsnorm only, the weight, if any, a [cols] input).
+ *   dimension (rmsnorm only, the weight, if any, a [cols] input). GroupNorm is a layernorm of rows N * groups
+ *   whose weight and bias are per channel: with groups or channelSize other than "1", the element c of a row is in
+ *   channel (row % groups) * (cols / channelSize) + c / channelSize (InstanceNorm: groups C, channelSize cols).
  * - "gemm": out[m, n] = epilogue(sum_k a[m, k] * b[k, n]) with b given as [n, k] when transposeB (nn.Linear)
  *   and a given as [k, m] when transposeA. bias names a [n] input added before the epilogue ("" for none);
  *   epilogue is CUDA C over `acc` (the biased sum), `m`, `n` and the names in epilogueInputs (each an input of
@@ -59,6 +61,8 @@ struct OpRecipe
     std::string rows = "R";
     std::string cols = "C";
     std::string inner = "1"; ///< norm, reduce: elements after the normalised or reduced dimension.
+    std::string groups = "1";      ///< norm: groups a sample's channels form, a row each (GroupNorm).
+    std::string channelSize = "1"; ///< norm: elements of a row that share one weight and bias (a channel).
     double eps = 1e-5;
     std::string m = "M", n = "N", k = "K";
     bool transposeB = false;
@@ -86,6 +90,9 @@ Expected<OpRecipe> recipeOf(const Op &op);
 
 /// Whether a gemm recipe multiplies a batch of matrices.
 bool isBatched(const OpRecipe &recipe);
+
+/// Whether a norm recipe reads its weight and bias per channel of a group (GroupNorm) instead of per column.
+bool hasChannelWeights(const OpRecipe &recipe);
 
 /// The library call that computes a gemm recipe's product (what an op's policy must allow for the gemm-library
 /// template): aten::matmul for a batch, aten::linear for a transposed B alone (nn.Linear), else aten::mm.

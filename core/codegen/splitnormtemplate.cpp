@@ -1,5 +1,6 @@
 #include "core/codegen/splitnormtemplate.h"
 
+#include "core/codegen/channelweights.h"
 #include "core/codegen/codegenutil.h"
 
 #include <iomanip>
@@ -122,6 +123,8 @@ std::string SplitNormTemplate::check(const Op &op, const OpRecipe &recipe, const
     }
     if (const auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
+    if (const auto problem = channelweights::check(op, recipe); !problem.empty())
+        return problem;
     const auto layout = layoutOf(recipe, params);
     for (const auto &set : op.shapeSets) {
         const auto cols = dimensionValue(recipe.cols, set);
@@ -152,6 +155,7 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     out << headerComment(op, *this, params, parameters(op, recipe)) << "// " << output
         << "[row, :] = " << recipe.reduction << "(" << input << "[row, :]) with eps " << recipe.eps
         << ", for rows too long for one block.\n"
+        << channelweights::comment(recipe)
         << "// Each row is cut into chunks of CHUNK elements, one block a chunk. The first kernel sums each chunk ("
         << (layout.layerNorm ? "values less the row's first value and their squares: shifted sums keep the variance "
                                "accurate"
@@ -192,7 +196,8 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
         out << "const float *__restrict__ " << weight << ", ";
     if (!bias.empty())
         out << "const float *__restrict__ " << bias << ", ";
-    out << "float *__restrict__ partials, float *__restrict__ " << output << ", long long cols)\n{\n"
+    out << "float *__restrict__ partials, float *__restrict__ " << output << ", long long cols"
+        << channelweights::kernelParameters(recipe) << ")\n{\n"
         << "    __shared__ float stats[2];\n"
         << "    const long long row = blockIdx.x;\n"
         << "    const long long begin = (long long)blockIdx.y * CHUNK;\n"
@@ -217,11 +222,13 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
             << "        stats[1] = rsqrtf((float)(squares / (double)cols) + " << epsLiteral(recipe.eps) << ");\n";
     out << "    }\n"
         << "    __syncthreads();\n"
-        << "    const float mean = stats[0], scale = stats[1];\n";
+        << "    const float mean = stats[0], scale = stats[1];\n"
+        << channelweights::rowSetup(recipe);
+    const std::string at = channelweights::weightIndex(recipe);
     if (layout.layerNorm && !affine)
         out << forEachInChunk(layout, "result[c] = (v - mean) * scale;");
     else if (layout.layerNorm)
-        out << forEachInChunk(layout, "result[c] = (v - mean) * scale * " + weight + "[c] + " + bias + "[c];");
+        out << forEachInChunk(layout, "result[c] = (v - mean) * scale * " + weight + at + " + " + bias + at + ";");
     else
         out << "    (void)mean;\n" << forEachInChunk(layout, "result[c] = v * scale * " + weight + "[c];");
     out << "}\n";
@@ -238,6 +245,7 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
     applyArgs.push_back(scratchArg("partials"));
     applyArgs.push_back(outputArg(output));
     applyArgs.push_back(intArg(recipe.cols));
+    channelweights::appendArgs(recipe, applyArgs);
     const auto steps = nlohmann::json::array({kernelStep("norm_partials_kernel", grid, block, partialArgs),
                                               kernelStep("norm_apply_kernel", grid, block, applyArgs)});
     return {out.str(), planJson(steps, {{"partials", "8 * " + recipe.rows + " * " + chunks}})};
