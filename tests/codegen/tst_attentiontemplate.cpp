@@ -8,6 +8,7 @@
 #include "templatetestsupport.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -80,6 +81,53 @@ TEST_CASE("replaceIdentifiers replaces whole identifiers, not parts of others or
     CHECK(codegen::replaceIdentifiers("gemm_kernel(a); gemm_kernel_2(b);", map)
           == "scores_gemm_kernel(a); gemm_kernel_2(b);");
     CHECK(codegen::replaceIdentifiers("1.0f * f + 0x7f", map) == "1.0f * g + 0x7f");
+}
+
+TEST_CASE("a composition prefixes each part's kernels and scratch buffers and binds its tensors and symbols")
+{
+    // A part of two kernels through a scratch buffer of its own, as a split-K product is.
+    const GeneratedKernel part{
+        "// part over N\nextern \"C\" __global__ void first_kernel(const float *x, float *partial, int N) {}\n"
+        "extern \"C\" __global__ void second_kernel(const float *partial, float *y) {}\n",
+        nlohmann::json{{"scratch", {{{"name", "partial"}, {"bytes", "4 * N"}}}},
+                       {"steps",
+                        {{{"kernel", "first_kernel"}, {"grid", {"ceil_div(N, 256)"}}, {"block", {"256"}},
+                          {"shared", "0"}, {"args", {{{"input", "x"}}, {{"scratch", "partial"}}, {{"int", "N"}}}}},
+                         {{"kernel", "second_kernel"}, {"grid", {"1"}}, {"block", {"32"}}, {"shared", "4 * N"},
+                          {"args", {{{"scratch", "partial"}}, {{"output", "y"}}}}}}}}
+            .dump()};
+    codegen::KernelComposition composition;
+    composition.addScratch("mid", "4 * B * H");
+    const std::map<std::string, std::string> symbols{{"N", "B * H"}};
+    REQUIRE(composition.add(part, {"one", {{"x", {{"input", "in"}}}, {"y", {{"scratch", "mid"}}}}, symbols}));
+    REQUIRE(composition.add(part, {"two", {{"x", {{"scratch", "mid"}}}, {"y", {{"output", "out"}}}}, symbols}));
+    const auto composed = composition.result("// composed\n");
+    const auto plan = nlohmann::json::parse(composed.launchPlan);
+    CHECK(plan["scratch"] == nlohmann::json{{{"name", "mid"}, {"bytes", "4 * B * H"}},
+                                            {{"name", "one_partial"}, {"bytes", "4 * (B * H)"}},
+                                            {{"name", "two_partial"}, {"bytes", "4 * (B * H)"}}});
+    REQUIRE(plan["steps"].size() == 4);
+    CHECK(plan["steps"][0]["kernel"] == "one_first_kernel");
+    CHECK(plan["steps"][0]["grid"][0] == "ceil_div((B * H), 256)");
+    CHECK(plan["steps"][0]["args"]
+          == nlohmann::json{{{"input", "in"}}, {{"scratch", "one_partial"}}, {{"int", "(B * H)"}}});
+    CHECK(plan["steps"][1]["args"] == nlohmann::json{{{"scratch", "one_partial"}}, {{"scratch", "mid"}}});
+    CHECK(plan["steps"][3]["kernel"] == "two_second_kernel");
+    CHECK(plan["steps"][3]["shared"] == "4 * (B * H)");
+    CHECK(plan["steps"][3]["args"] == nlohmann::json{{{"scratch", "two_partial"}}, {{"output", "out"}}});
+    CHECK(composed.source.rfind("// composed\n", 0) == 0);
+    CHECK(composed.source.find("namespace two {\n\n// part over (B * H)") != std::string::npos);
+    CHECK(composed.source.find("void two_second_kernel(") != std::string::npos);
+
+    // A tensor the binding leaves out, and library steps, are refused.
+    codegen::KernelComposition unbound;
+    const auto missing = unbound.add(part, {"one", {{"x", {{"input", "in"}}}}, symbols});
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message == "one: the part's tensor y is not bound");
+    const GeneratedKernel library{"", R"({"steps": [{"library": "aten::mm", "args": []}]})"};
+    const auto refused = codegen::KernelComposition().add(library, {"lib", {}, {}});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message == "lib: library steps do not compose (only generated kernels)");
 }
 
 TEST_CASE("is registered and its defaults pass check()")
