@@ -115,6 +115,15 @@ OpRecipe normalize(std::string reduction, std::string prologue, std::string epil
     return how;
 }
 
+} // namespace
+
+ShapeSet groupNormShapes(long long n, long long c, long long h, long long w)
+{
+    return {{"N", n}, {"C", c}, {"H", h}, {"W", w}, {"R", n * 4}, {"D", c / 4 * h * w}, {"S", h * w}};
+}
+
+namespace {
+
 // A cumulative sum or product along the rows of [N, D] (the scan template).
 OpRecipe scan(std::string reduction, bool exclusive = false, bool reverse = false)
 {
@@ -234,6 +243,22 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("out", {"N", "C", "S"})},
                          {{{"N", 16}, {"C", 64}, {"S", 262144}}, {{"N", 3}, {"C", 7}, {"S", 1001}}}, "8 * N * C * S",
                          "4 * N * C * S", channels, 1e-4, 1e-3));
+
+    // GroupNorm of an image batch: 4 groups of channels, weight and bias per channel. A row is a (sample, group),
+    // D = (C / 4) * H * W contiguous elements; R, D and S (a channel's elements) are bound in each shape set. The
+    // second set is small and odd (rows and channels not multiples of a block or a vector).
+    OpRecipe groups = recipe("norm", {}, "layernorm");
+    groups.rows = "R";
+    groups.cols = "D";
+    groups.groups = "4";
+    groups.channelSize = "S";
+    ops.push_back(makeOp("group_norm",
+                         "GroupNorm of [N, C, H, W] in 4 groups with per-channel weight and bias, eps 1e-5.",
+                         "torch.nn.functional.group_norm(x, 4, weight, bias)",
+                         {tensor("x", {"N", "C", "H", "W"}), tensor("weight", {"C"}), tensor("bias", {"C"})},
+                         {tensor("out", {"N", "C", "H", "W"})},
+                         {groupNormShapes(16, 64, 256, 256), groupNormShapes(3, 12, 37, 37)},
+                         "8 * N * C * H * W + 8 * C", "8 * N * C * H * W", groups, 1e-4, 1e-3));
 
     // Losses: a scalar summed in two deterministic kernels (partial sums a block, then one block adds them). Terms
     // of elements (smooth L1; KL divergence of log-probabilities, finite for any inputs) or of rows (cross entropy

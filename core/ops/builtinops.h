@@ -16,6 +16,10 @@ namespace kx {
  */
 const std::vector<Op> &builtInOps();
 
+/// A shape set of the catalog's group_norm (4 groups) for x [n, c, h, w]: its rows R = n * 4, the row length
+/// D = c / 4 * h * w and the channel size S = h * w bound with it.
+ShapeSet groupNormShapes(long long n, long long c, long long h, long long w);
+
 /// The built-in op with this name, or nullptr.
 const Op *findBuiltInOp(const std::string &name);
 

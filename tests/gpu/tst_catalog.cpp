@@ -218,6 +218,26 @@ TEST_CASE("the catalog's norms verify split across blocks on long rows")
     CHECK(checked >= 4 * 3);
 }
 
+// GroupNorm (rows of (sample, group), weight and bias per channel): the one-block template on the catalog's shapes and
+// on channels that are not whole float4s, the split template on rows too long for one block (channels of 65536 and
+// of 4221 elements).
+TEST_CASE("the catalog's group norm verifies in both norm templates")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *norm = findKernelTemplate("norm");
+    const KernelTemplate *split = findKernelTemplate("norm-split");
+    REQUIRE(norm);
+    REQUIRE(split);
+    Op op = test::builtIn("group_norm");
+    int checked = checkVariantsVerify(*norm, op, 37, 4, "one block");
+    op.shapeSets = {groupNormShapes(4, 16, 9, 7), groupNormShapes(3, 16, 5, 13)};
+    checked += checkVariantsVerify(*norm, op, 41, 4, "odd channels");
+    op.shapeSets = {groupNormShapes(16, 64, 256, 256), groupNormShapes(3, 16, 67, 63)};
+    checked += checkVariantsVerify(*split, op, 43, 4, "long rows");
+    CHECK(checked == 3 * 5);
+}
+
 // RMSNorm over a middle dimension: sampled variants of the strided template (vector widths included) verify.
 TEST_CASE("the catalog's channel RMSNorm verifies in strided variants")
 {
