@@ -107,7 +107,8 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
         // Data movement and shape bookkeeping (around a scan: flips, a cut, a zero slice): no arithmetic.
         static const std::set<std::string> moves{"aten::flip", "aten::narrow",     "aten::slice",       "aten::select",
                                                  "aten::cat",  "aten::zeros_like", "aten::zeros",       "aten::size",
-                                                 "aten::Int",  "prim::NumToTensor"};
+                                                 "aten::Int",  "prim::NumToTensor", "aten::broadcast_tensors",
+                                                 "prim::ListUnpack"};
         if (moves.count(kind))
             continue;
         if (const auto it = elementwiseKinds().find(kind); it != elementwiseKinds().end()) {
@@ -181,6 +182,14 @@ std::string graphFlopsExpression(const OpGraph &graph, const Op &op)
             term(causal ? 1 : 2, scoreProducts);
             term(causal ? 1 : 2, valueProducts);
             term(5, scores);
+        } else if (kind == "aten::smooth_l1_loss" || kind == "aten::huber_loss" || kind == "aten::kl_div"
+                   || kind == "aten::cross_entropy_loss") {
+            // A difference, its magnitude and the Huber branch; xlogy and a product; a row's maximum, exponential
+            // and sum: four or five operations an element, the sum included.
+            term(kind == "aten::smooth_l1_loss" || kind == "aten::huber_loss" ? 5 : 4, inputShape(0));
+        } else if (kind == "aten::triplet_margin_loss") {
+            // Two differences with eps, squared and summed: six operations an element of the anchor.
+            term(6, inputShape(0));
         } else if (kind.find("softmax") != std::string::npos) {
             term(5, inputShape(0));
         } else if (kind == "aten::layer_norm" || kind == "aten::group_norm" || kind == "aten::instance_norm"

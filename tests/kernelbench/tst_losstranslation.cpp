@@ -4,6 +4,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/graphtranslator.h"
 #include "core/kernelbench/losstranslation.h"
+#include "core/kernelbench/opcost.h"
 
 #include "kerneltestsupport.h"
 
@@ -253,4 +254,13 @@ TEST_CASE("only graphs that call a loss go to the loss translation")
     CHECK_FALSE(LossTranslator::appliesTo(graphOf(
         {"predictions"}, {call("aten::relu", {tensorArg("predictions.1", kMatrix)}, {tensorArg("r", kMatrix)})},
         "r")));
+}
+
+// The roofline's floor counts the losses' arithmetic (the broadcast bookkeeping of smooth L1 adds none).
+TEST_CASE("the losses' FLOPs: a few an element of the first operand")
+{
+    CHECK(graphFlopsExpression(smoothL1Graph(), pairOp()) == "5 * batch_size * 1000");
+    CHECK(graphFlopsExpression(klGraph(), pairOp()) == "batch_size * 1000 + 4 * batch_size * 1000 + 1");
+    CHECK(graphFlopsExpression(crossEntropyGraph(), crossEntropyOp()) == "4 * batch_size * num_classes");
+    CHECK(graphFlopsExpression(tripletGraph(), tripletOp()) == "6 * batch_size * 520");
 }
