@@ -45,6 +45,8 @@ const std::set<std::string> &anchorKinds()
     static const std::set<std::string> kinds{
         "aten::linear",    "aten::matmul",      "aten::mm",           "aten::addmm",       "aten::softmax",
         "aten::_softmax",  "aten::log_softmax", "aten::_log_softmax", "aten::layer_norm", "aten::instance_norm", "aten::t",
+        // Norms of channel groups (see normtranslation.cpp).
+        "aten::group_norm",
         "aten::transpose", "aten::permute",     "aten::conv2d",       "aten::_convolution",
         // Vector norms: the statistic of an L1 or L2 normalisation (see rowtranslation.cpp).
         "aten::norm", "aten::linalg_vector_norm",

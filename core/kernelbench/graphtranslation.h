@@ -90,6 +90,14 @@ private:
     Expected<Op> rows();
     Expected<Op> reduce();
     std::optional<Expected<Op>> rmsNorm();
+    /// GroupNorm and InstanceNorm (normtranslation.cpp): layernorm rows of (sample, group) with per-channel weights.
+    Expected<Op> groupNorm(const GraphNode &node);
+    Expected<Op> instanceNorm(const GraphNode &node);
+    /// x [N, C, ...] as rows N * groups of the dimensions `columns` (their product divided by `divisor`); weight
+    /// and bias of [C] are the op's inputs 1 and 2 (or both absent).
+    Expected<Op> channelGroups(const GraphNode &node, const std::string &groups,
+                               const std::vector<std::string> &columns, std::int64_t divisor,
+                               const GraphArgument *weight, const GraphArgument *bias, double eps);
     /// x divided by a statistic of its rows (L1 and L2 normalisation), for the normalize template.
     std::optional<Expected<Op>> normalization();
     Expected<Op> transpose();
@@ -98,7 +106,10 @@ private:
     /// rows: the dimensions before @p dimension; cols: @p columnDimensions from it (LayerNorm may normalise several).
     Status rowSymbols(const TensorSpec &input, std::size_t dimension, OpRecipe &recipe,
                       std::size_t columnDimensions = 1);
-    Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol);
+    /// A symbol for the product of dimensions (divided by divisor, which must divide it in every shape set): the
+    /// dimension itself where it is one symbol, else a new one bound in every shape set.
+    Status derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions, std::string &symbol,
+                         std::int64_t divisor = 1);
     Expected<std::size_t> lastDimension(const GraphNode &node, const nlohmann::json &dims) const;
     /// The dimensions a reduction call reduces, [first, last] of its input: one, or a list of neighbours.
     Expected<std::pair<std::size_t, std::size_t>> reducedDimensions(const GraphNode &node) const;

@@ -130,9 +130,9 @@ Expected<Op> Translation::reduce()
 }
 
 Status Translation::derivedSymbol(const std::string &preferred, const std::vector<std::string> &dimensions,
-                                  std::string &symbol)
+                                  std::string &symbol, std::int64_t divisor)
 {
-    if (dimensions.size() == 1 && !isDigits(dimensions.front())) {
+    if (dimensions.size() == 1 && !isDigits(dimensions.front()) && divisor == 1) {
         symbol = dimensions.front();
         return {};
     }
@@ -151,7 +151,10 @@ Status Translation::derivedSymbol(const std::string &preferred, const std::vecto
             else
                 return Error{"a shape set does not bind " + dimension};
         }
-        set[symbol] = value;
+        if (value % divisor != 0)
+            return Error{"a shape set's " + join(dimensions, " * ") + " (" + std::to_string(value)
+                         + ") is not a multiple of " + std::to_string(divisor)};
+        set[symbol] = value / divisor;
     }
     return {};
 }
@@ -211,20 +214,9 @@ Expected<Op> Translation::rows()
         recipe.eps = number(constantAt(4)).value_or(1e-5);
         inputs = 3;
     } else if (node.kind == "aten::instance_norm") {
-        // Each (sample, channel) normalised over the rest: LayerNorm of rows N * C without an affine transform.
-        recipe.family = "norm";
-        recipe.reduction = "layernorm";
-        const auto rank = node.inputs.front().tensor.shape.size();
-        if (rank < 3)
-            return Error{"aten::instance_norm of a tensor with fewer than 3 dimensions"};
-        for (std::size_t i = 1; i <= 4; ++i)
-            if (i >= node.inputs.size() || node.inputs[i].isTensor || !constantAt(i).is_null())
-                return Error{"aten::instance_norm with an affine weight and bias or running statistics (the norm "
-                             "templates take per-column weights)"};
-        if (constantAt(5) != true)
-            return Error{"aten::instance_norm with running statistics instead of the input's"};
-        recipe.eps = number(constantAt(7)).value_or(1e-5);
-        normalizedDimensions = rank - 2;
+        return instanceNorm(node);
+    } else if (node.kind == "aten::group_norm") {
+        return groupNorm(node);
     } else {
         return Error{node.kind + " is not supported here"};
     }

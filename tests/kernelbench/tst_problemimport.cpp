@@ -269,6 +269,28 @@ TEST_CASE("fused chains, a Linear with weights and a Conv2d with bias translate 
     checkTranslationCompiles(conv);
 }
 
+TEST_CASE("GroupNorm imports as a norm of (sample, group) rows with per-channel weight and bias")
+{
+    const auto &op = importedOk("group_norm.py").op;
+    std::vector<std::string> inputs;
+    for (const auto &input : op.inputs)
+        inputs.push_back(shapeOf(input));
+    const std::vector<std::string> expected{"x[batch_size,features,dim1,dim2]", "norm_weight[features]",
+                                            "norm_bias[features]"};
+    CHECK(inputs == expected);
+    const auto recipe = recipeOf(op);
+    REQUIRE(recipe);
+    CHECK(recipe->family == "norm");
+    CHECK(recipe->reduction == "layernorm");
+    CHECK(recipe->groups == "4");
+    // 6 samples (3 in the second set) of 4 groups, each 3 channels of 37 x 41.
+    CHECK(op.shapeSets[0].at(recipe->rows) == 6 * 4);
+    CHECK(op.shapeSets[1].at(recipe->rows) == 3 * 4);
+    CHECK(op.shapeSets[1].at(recipe->cols) == 3 * 37 * 41);
+    CHECK(op.shapeSets[1].at(recipe->channelSize) == 37 * 41);
+    checkTranslationCompiles(op);
+}
+
 TEST_CASE("modules holding float('-inf') import: a masked_fill constant and a buffer of -inf")
 {
     // JSON has no -Infinity: the helper writes {"nonFinite": "-inf"} and the graph reads a number back.
