@@ -30,7 +30,7 @@ bool TensorOps::tf32Allowed()
 {
     return false;
 }
-Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution, double, std::optional<IntegerRange>)
+Status TensorOps::fillRandom(const TensorView &, std::uint64_t, Distribution, double)
 {
     return noTorch();
 }

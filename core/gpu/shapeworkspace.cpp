@@ -93,8 +93,7 @@ Status ShapeWorkspace::generateInputs(std::uint64_t seed, Distribution distribut
 {
     for (std::size_t i = 0; i < m_pristine.size(); ++i) {
         // Each input its own stream of numbers: a+b must not see a == b.
-        if (auto status = TensorOps::fillRandom(m_pristine[i].view(m_device), seed * 64 + i, distribution, scale,
-                                                m_pristine[i].layout.valueRange);
+        if (auto status = TensorOps::fillRandom(m_pristine[i].view(m_device), seed * 64 + i, distribution, scale);
             !status)
             return status;
     }

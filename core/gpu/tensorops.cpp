@@ -206,11 +206,11 @@ void fillFloating(at::Tensor flat, std::int64_t row, Distribution distribution, 
 
 } // namespace
 
-Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution, double scale,
-                             std::optional<IntegerRange> range)
+Status TensorOps::fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution, double scale)
 {
     if (auto usable = checkUsable(tensor); !usable)
         return usable;
+    const auto &range = tensor.valueRange;
     if (range && (isFloatingPoint(tensor.dtype) || tensor.dtype == DType::Bool || range->low >= range->high))
         return Error{std::string("random inputs: a value range [") + std::to_string(range->low) + ", "
                      + std::to_string(range->high) + ") for a " + toString(tensor.dtype) + " tensor"};

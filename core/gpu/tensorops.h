@@ -36,9 +36,10 @@ public:
 
     /// Fills a floating-point, integer or bool tensor (0s and 1s) from a seeded generator (same seed, same values);
     /// floating-point values are then multiplied by scale (used to bring inputs into the range where the reference
-    /// is finite). An integer tensor with a range gets values in it (class indices), else in [-1000, 1000).
+    /// is finite). An integer tensor with a value range (its view's) gets values in it (class indices), else
+    /// values in [-1000, 1000).
     static Status fillRandom(const TensorView &tensor, std::uint64_t seed, Distribution distribution,
-                             double scale = 1.0, std::optional<IntegerRange> range = std::nullopt);
+                             double scale = 1.0);
 
     /// Whether every element is finite (always true for integer tensors).
     static Expected<bool> allFinite(const TensorView &tensor);

@@ -141,7 +141,7 @@ std::int64_t TensorLayout::byteCount() const
 
 TensorView TensorLayout::view(void *data, int device) const
 {
-    return TensorView{data, shape, dtype, device};
+    return TensorView{data, shape, dtype, device, valueRange};
 }
 
 Expected<TensorLayout> resolveLayout(const TensorSpec &spec, const ShapeSet &shapes)

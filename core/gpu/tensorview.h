@@ -57,6 +57,14 @@ double inputScale(Distribution distribution);
  */
 double trialAtol(double policyAtol, double rtol, Distribution distribution, double scale, double referenceRms);
 
+/// The values an integer input is drawn from: [low, high).
+struct IntegerRange
+{
+    std::int64_t low = 0, high = 0;
+
+    bool operator==(const IntegerRange &) const = default;
+};
+
 /// Non-owning view of a dense, contiguous tensor in device memory (or host memory, for tests).
 struct TensorView
 {
@@ -64,17 +72,12 @@ struct TensorView
     std::vector<std::int64_t> shape;
     DType dtype = DType::Float32;
     int device = 0; ///< CUDA device index; -1 for host memory (tests).
+    /// What TensorOps::fillRandom draws an integer tensor from. A view of a layout carries the layout's range, so
+    /// every fill of an op's inputs draws class indices where the spec asks for them, whoever fills.
+    std::optional<IntegerRange> valueRange = std::nullopt;
 
     std::int64_t elementCount() const;
     std::int64_t byteCount() const;
-};
-
-/// The values an integer input is drawn from: [low, high).
-struct IntegerRange
-{
-    std::int64_t low = 0, high = 0;
-
-    bool operator==(const IntegerRange &) const = default;
 };
 
 /// A tensor spec with its shape symbols bound: concrete dimensions, dtype and size.

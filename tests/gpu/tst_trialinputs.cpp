@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -87,25 +88,31 @@ TEST_CASE("int64 inputs with a value range: drawn from [low, high), bounds from 
     CHECK(refused({"0"}, "int64") == "tensor 't': value range needs two bounds, [low, high)");
     CHECK(refused({"-3", "C"}, "int64").empty());
 
+    // A view of the layout carries the range: whoever fills the op's inputs draws class indices.
+    std::vector<std::int64_t> values(4096, -1), again(4096, -1), unranged(4096, -1);
+    const TensorView targetsView = layout->view(values.data(), -1);
+    REQUIRE(targetsView.valueRange);
+    CHECK(*targetsView.valueRange == IntegerRange{0, 7});
     if (!TensorOps::haveTorch())
         return;
-    std::vector<std::int64_t> values(4096, -1), again(4096, -1), unranged(4096, -1);
-    const auto view = [](std::vector<std::int64_t> &v) {
-        return TensorView{v.data(), {std::int64_t(v.size())}, DType::Int64, -1};
+    const auto view = [](std::vector<std::int64_t> &v, std::optional<IntegerRange> range) {
+        return TensorView{v.data(), {std::int64_t(v.size())}, DType::Int64, -1, range};
     };
     for (const auto distribution : {Distribution::Normal, Distribution::Sorted, Distribution::Constant}) {
-        REQUIRE(TensorOps::fillRandom(view(values), 5, distribution, 1.0, IntegerRange{0, 7}).isOk());
+        REQUIRE(TensorOps::fillRandom(targetsView, 5, distribution).isOk());
         CHECK(std::all_of(values.begin(), values.end(), [](std::int64_t v) { return v >= 0 && v < 7; }));
         CHECK(std::set<std::int64_t>(values.begin(), values.end()).size() == 7); // every class drawn
     }
-    REQUIRE(TensorOps::fillRandom(view(again), 5, Distribution::Normal, 1.0, IntegerRange{0, 7}).isOk());
+    REQUIRE(TensorOps::fillRandom(view(again, IntegerRange{0, 7}), 5, Distribution::Normal).isOk());
     CHECK(values == again);
     // Without a range int64 inputs span [-1000, 1000): the targets' range is what keeps them class indices.
-    REQUIRE(TensorOps::fillRandom(view(unranged), 5, Distribution::Normal).isOk());
+    REQUIRE(TensorOps::fillRandom(view(unranged, std::nullopt), 5, Distribution::Normal).isOk());
     CHECK(*std::min_element(unranged.begin(), unranged.end()) < 0);
     std::vector<float> floats(16);
-    CHECK_FALSE(TensorOps::fillRandom(hostView(floats), 5, Distribution::Normal, 1.0, IntegerRange{0, 7}).isOk());
-    CHECK_FALSE(TensorOps::fillRandom(view(values), 5, Distribution::Normal, 1.0, IntegerRange{3, 3}).isOk());
+    TensorView rangedFloats = hostView(floats);
+    rangedFloats.valueRange = IntegerRange{0, 7};
+    CHECK_FALSE(TensorOps::fillRandom(rangedFloats, 5, Distribution::Normal).isOk());
+    CHECK_FALSE(TensorOps::fillRandom(view(values, IntegerRange{3, 3}), 5, Distribution::Normal).isOk());
 }
 
 TEST_CASE("seeded random inputs: reproducible, distinct per seed, from several distributions")
