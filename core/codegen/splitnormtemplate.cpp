@@ -225,12 +225,23 @@ GeneratedKernel SplitNormTemplate::generate(const Op &op, const OpRecipe &recipe
         << "    const float mean = stats[0], scale = stats[1];\n"
         << channelweights::rowSetup(recipe);
     const std::string at = channelweights::weightIndex(recipe);
-    if (layout.layerNorm && !affine)
+    if (layout.layerNorm && !affine) {
         out << forEachInChunk(layout, "result[c] = (v - mean) * scale;");
-    else if (layout.layerNorm)
+    } else if (layout.layerNorm && hasChannelWeights(recipe)) {
+        // Channels are mostly far longer than a chunk: such a chunk reads its weight and bias once.
+        out << "    const unsigned chunkChannel = (unsigned)begin / channelSize32;\n"
+            << "    if (chunkChannel == (unsigned)(end - 1) / channelSize32) {\n"
+            << "        const float channelWeight = " << weight << "[firstChannel + chunkChannel];\n"
+            << "        const float channelBias = " << bias << "[firstChannel + chunkChannel];\n"
+            << forEachInChunk(layout, "result[c] = (v - mean) * scale * channelWeight + channelBias;")
+            << "        return;\n"
+            << "    }\n"
+            << forEachInChunk(layout, "result[c] = (v - mean) * scale * " + weight + at + " + " + bias + at + ";");
+    } else if (layout.layerNorm) {
         out << forEachInChunk(layout, "result[c] = (v - mean) * scale * " + weight + at + " + " + bias + at + ";");
-    else
+    } else {
         out << "    (void)mean;\n" << forEachInChunk(layout, "result[c] = v * scale * " + weight + "[c];");
+    }
     out << "}\n";
 
     const std::string chunks = "ceil_div(" + recipe.cols + ", " + text(layout.chunk) + ")";

@@ -99,6 +99,9 @@ TEST_CASE("both templates index weight and bias by channel and pass groups and c
                                "channelSize32]")
             != std::string::npos);
         CHECK(kernel.source.find("weight[c]") == std::string::npos);
+        // The split template's chunks inside one channel read its weight and bias once.
+        CHECK((kernel.source.find("result[c] = (v - mean) * scale * channelWeight + channelBias;") != std::string::npos)
+              == (kernelTemplate == &kSplit));
         const auto plan = nlohmann::json::parse(kernel.launchPlan);
         const auto &args = plan["steps"].back()["args"];
         REQUIRE(args.size() >= 2);
