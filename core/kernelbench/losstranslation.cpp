@@ -26,6 +26,14 @@ bool isElementwiseLoss(const std::string &kind)
     return kind == "aten::smooth_l1_loss" || kind == "aten::huber_loss" || kind == "aten::kl_div";
 }
 
+// torch.mean(x) and torch.sum(x): every element to one scalar, without a dtype.
+bool isFullReduction(const GraphNode &node)
+{
+    return (node.kind == "aten::mean" || node.kind == "aten::sum") && node.outputs.size() == 1
+           && node.outputs[0].shape.empty() && !node.inputs.empty() && node.inputs[0].isTensor
+           && node.inputs.size() <= 2 && (node.inputs.size() < 2 || node.inputs[1].constant.is_null());
+}
+
 // PyTorch's reduction enum as the loss calls take it.
 Expected<std::string> reductionOf(const GraphNode &node, std::size_t position)
 {
@@ -72,6 +80,9 @@ private:
     Expected<std::string> termOperand(const GraphArgument &argument, const std::vector<std::int64_t> &shape);
     Status addLoss(const GraphNode &node);
     Status elementwiseLoss(const GraphNode &node);
+    /// An elementwise term over every input, each of the term's shape.
+    Status elementwiseTerms(const std::vector<std::int64_t> &shape);
+    Status fullReduction(const GraphNode &node);
     Status rowLoss(const GraphNode &node);
     Status divideBySize(const GraphNode &node);
 
@@ -196,6 +207,11 @@ Status LossTranslation::elementwiseLoss(const GraphNode &node)
             m_recipe.expression = "(" + z + " < " + floatLiteral(*beta) + " ? 0.5f * " + z + " * " + z + " : "
                                   + floatLiteral(*beta) + " * (" + z + " - " + floatLiteral(0.5 * *beta) + "))";
     }
+    return elementwiseTerms(shape);
+}
+
+Status LossTranslation::elementwiseTerms(const std::vector<std::int64_t> &shape)
+{
     // Every input is read at the term's element: each must have the loss's shape.
     for (std::size_t i = 0; i < m_op.inputs.size(); ++i)
         if (declaredShape(int(i)) != shape || m_op.inputs[i].dtype != "float32")
@@ -208,6 +224,22 @@ Status LossTranslation::elementwiseLoss(const GraphNode &node)
         m_recipe.cols = d == 1 ? declared[d] : m_recipe.cols + "*" + declared[d];
     for (const auto size : shape)
         m_terms *= size;
+    return {};
+}
+
+// torch.mean((p - t) ** 2): the elementwise calls before the mean are the term.
+Status LossTranslation::fullReduction(const GraphNode &node)
+{
+    const auto &input = node.inputs[0];
+    auto term = termOperand(input, input.tensor.shape);
+    if (!term)
+        return term.error();
+    m_recipe.expression = *term;
+    m_recipe.reduction = node.kind.substr(6);
+    m_lossInput = input.tensor.shape;
+    if (auto status = elementwiseTerms(input.tensor.shape); !status)
+        return status;
+    m_loss = node.outputs[0].value;
     return {};
 }
 
@@ -334,6 +366,8 @@ Expected<Op> LossTranslation::run()
             m_sizeQueried = integer(node.inputs.size() > 1 ? node.inputs[1].constant : nlohmann::json());
         } else if (node.kind == "prim::NumToTensor") {
             continue; // the size as a tensor, for the division
+        } else if (isFullReduction(node) && m_loss.empty()) {
+            status = fullReduction(node);
         } else if (node.kind == "aten::div" && !m_loss.empty()) {
             status = divideBySize(node);
         } else if (isElementwiseCall(node) && !node.outputs.empty() && node.outputs[0].dtype == "float32") {
@@ -368,8 +402,16 @@ Expected<Op> LossTranslation::run()
 
 bool LossTranslator::appliesTo(const OpGraph &graph)
 {
-    return std::any_of(graph.nodes.begin(), graph.nodes.end(),
-                       [](const GraphNode &node) { return lossKinds().count(node.kind) > 0; });
+    if (std::any_of(graph.nodes.begin(), graph.nodes.end(),
+                    [](const GraphNode &node) { return lossKinds().count(node.kind) > 0; }))
+        return true;
+    // A mean or sum of everything after elementwise calls only (MSE, hinge): an elementwise loss.
+    if (graph.nodes.empty() || !isFullReduction(graph.nodes.back()))
+        return false;
+    return std::all_of(graph.nodes.begin(), graph.nodes.end() - 1, [](const GraphNode &node) {
+        return isView(node.kind) || (isElementwiseCall(node) && !node.outputs.empty()
+                                     && node.outputs[0].dtype == "float32");
+    });
 }
 
 Expected<Op> LossTranslator::translate(const OpGraph &graph, Op op)

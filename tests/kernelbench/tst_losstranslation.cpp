@@ -256,6 +256,37 @@ TEST_CASE("only graphs that call a loss go to the loss translation")
         "r")));
 }
 
+// torch.mean((predictions - targets) ** 2) (KernelBench's 94) and a hinge whose targets broadcast (100).
+OpGraph meanGraph(const Shape &targets = kMatrix, const std::string &kind = "aten::sub")
+{
+    return graphOf({"predictions", "targets"},
+                   {call(kind, {tensorArg("predictions.1", kMatrix), tensorArg("targets.1", targets), constant(1)},
+                         {tensorArg("8", kMatrix)}, "Tensor"),
+                    call("aten::pow", {tensorArg("8", kMatrix), constant(2)}, {tensorArg("9", kMatrix)},
+                         "Tensor_Scalar"),
+                    call("aten::mean", {tensorArg("9", kMatrix), constant(nullptr)}, {tensorArg("10", {})})},
+                   "10");
+}
+
+TEST_CASE("a mean of elementwise calls over everything is an elementwise loss; a broadcast input stays a pipeline")
+{
+    const auto op = translate(meanGraph(), pairOp());
+    const auto recipe = recipeOf(op);
+    CHECK(recipe.family == "loss");
+    CHECK(recipe.prologue == "elementwise");
+    CHECK(recipe.reduction == "mean");
+    CHECK(recipe.expression.find("predictions - targets") != std::string::npos);
+    CHECK_FALSE(op->policy.allowLibrarySteps);
+    CHECK(test::translationProblem(*op) == "");
+    CHECK(LossTranslator::appliesTo(meanGraph()));
+
+    // targets [1000] against [96, 1000]: the loss template reads inputs whole, the pipeline broadcasts them.
+    Op broadcast = pairOp();
+    broadcast.inputs[1].shape = {"1000"};
+    const auto pipeline = translate(meanGraph({1000}, "aten::mul"), broadcast);
+    CHECK(recipeOf(pipeline).family == "pipeline");
+}
+
 // The roofline's floor counts the losses' arithmetic (the broadcast bookkeeping of smooth L1 adds none).
 TEST_CASE("the losses' FLOPs: a few an element of the first operand")
 {
