@@ -51,9 +51,15 @@ std::string checkNames(const Op &op)
 {
     static const std::set<std::string> reserved{"acc", "shared", "partials", "out", "rows", "cols", "n", "row",
                                                 "lane", "in", "c", "v", "term", "dpos", "dneg"};
-    for (const auto &input : op.inputs)
+    for (const auto &input : op.inputs) {
         if (!isIdentifier(input.name) || reserved.count(input.name) || input.name.find("__") != std::string::npos)
             return "input name " + input.name + " cannot be used in the generated code";
+        // The kernel names each input's pointer, float4 and size after it.
+        for (const auto &other : op.inputs)
+            for (const char *suffix : {"_ptr", "_4", "_n"})
+                if (input.name == other.name + suffix)
+                    return "input name " + input.name + " cannot be used in the generated code";
+    }
     return {};
 }
 
@@ -82,13 +88,22 @@ std::string checkRowInputs(const Op &op, const OpRecipe &recipe)
     return {};
 }
 
+// An input of an elementwise loss whose shape is the last dimensions of the first input's: it repeats along the
+// leading ones (hinge's targets [D] against predictions [N, D]), read at the element's index modulo its size.
+bool isBroadcast(const Op &op, const TensorSpec &input)
+{
+    const auto &full = op.inputs.front().shape;
+    return input.shape.size() < full.size() && std::equal(input.shape.rbegin(), input.shape.rend(), full.rbegin());
+}
+
 std::string checkElementwiseInputs(const Op &op)
 {
     if (op.inputs.empty())
         return "an elementwise loss reads at least one input";
     for (const auto &input : op.inputs)
-        if (input.dtype != "float32" || input.shape != op.inputs.front().shape)
-            return "an elementwise loss reads float32 inputs of one shape (" + input.name + " is not)";
+        if (input.dtype != "float32" || (input.shape != op.inputs.front().shape && !isBroadcast(op, input)))
+            return "an elementwise loss reads float32 inputs of the first one's shape or of its last dimensions ("
+                   + input.name + " is neither)";
     return {};
 }
 
@@ -179,7 +194,11 @@ std::string elementwisePartialsKernel(const Op &op, const OpRecipe &recipe, cons
     out << "extern \"C\" __global__ void __launch_bounds__(" << layout.block << ") loss_partials(";
     for (const auto &input : op.inputs)
         out << "const float *__restrict__ " << input.name << "_ptr, ";
-    out << "float *__restrict__ partials, long long n)\n{\n"
+    out << "float *__restrict__ partials, long long n";
+    for (const auto &input : op.inputs)
+        if (isBroadcast(op, input))
+            out << ", long long " << input.name << "_n";
+    out << ")\n{\n"
         << "    __shared__ float shared[32];\n"
         << "    float acc = 0.0f;\n"
         << "    const long long stride = (long long)gridDim.x * " << layout.block << ";\n";
@@ -189,15 +208,17 @@ std::string elementwisePartialsKernel(const Op &op, const OpRecipe &recipe, cons
         out << unroll << "    for (long long i = (long long)blockIdx.x * " << layout.block
             << " + threadIdx.x; i < n; i += stride) {\n";
         for (const auto &input : op.inputs)
-            out << "        const float " << input.name << " = " << input.name << "_ptr[i];\n";
+            out << "        const float " << input.name << " = " << input.name << "_ptr["
+                << (isBroadcast(op, input) ? "i % " + input.name + "_n" : std::string("i")) << "];\n";
         out << "        acc += " << expression << ";\n    }\n";
     } else {
-        out << "    // float4 loads: n is a multiple of 4 in every shape set.\n"
+        out << "    // float4 loads: n (and the size of an input that repeats) is a multiple of 4 in every shape set.\n"
             << unroll << "    for (long long i4 = (long long)blockIdx.x * " << layout.block
             << " + threadIdx.x; i4 < n / 4; i4 += stride) {\n";
         for (const auto &input : op.inputs)
             out << "        const float4 " << input.name << "_4 = reinterpret_cast<const float4 *>(" << input.name
-                << "_ptr)[i4];\n";
+                << "_ptr)[" << (isBroadcast(op, input) ? "i4 % (" + input.name + "_n / 4)" : std::string("i4"))
+                << "];\n";
         out << "#pragma unroll\n        for (int k = 0; k < 4; ++k) {\n";
         for (const auto &input : op.inputs)
             out << "            const float " << input.name << " = k == 0 ? " << input.name << "_4.x : k == 1 ? "
@@ -270,7 +291,9 @@ std::vector<ParamDef> LossTemplate::parameters(const Op &, const OpRecipe &recip
     std::vector<ParamDef> definitions{{"block", {128, 256, 512, 1024}, "block size of the partial sums"},
                                       {"vec", {1, 4}, "vector width (floats per load)"},
                                       {"unroll", {1, 2, 4}, "loop unrolling (loads in flight per thread)"},
-                                      {"partials", {256, 512, 1024, 2048}, "most blocks (partial sums) of the first kernel"},
+                                      {"partials",
+                                       {256, 512, 1024, 2048},
+                                       "most blocks (partial sums) of the first kernel"},
                                       {"fastMath", {0, 1}, "fast-math intrinsics"}};
     if (loss::isRowLoss(recipe))
         definitions.push_back({"mapping", {0, 1}, "rows per block (0: one warp per row, 1: one block per row)"});
@@ -324,10 +347,15 @@ std::string LossTemplate::check(const Op &op, const OpRecipe &recipe, const Para
         if (!elements || (needsRows && !rows) || (loss::isRowLoss(recipe) && !cols))
             return "shape set " + std::to_string(set + 1) + " does not bind the loss's dimensions";
         // float4 loads: a row loss's rows start at multiples of 4, an elementwise loss's elements come in fours.
-        const long long grouped = loss::isRowLoss(recipe) ? cols.value_or(1) : *elements;
+        long long grouped = loss::isRowLoss(recipe) ? cols.value_or(1) : *elements;
+        for (const auto &input : op.inputs)
+            if (!loss::isRowLoss(recipe) && isBroadcast(op, input))
+                if (const auto size = productValue(input.shape, shapes); size && *size % vec != 0)
+                    grouped = *size;
         if (grouped % vec != 0)
-            return "vector width " + std::to_string(vec) + " needs " + (loss::isRowLoss(recipe) ? recipe.cols : elementCount(op))
-                   + " divisible by it (" + std::to_string(grouped) + " is not)";
+            return "vector width " + std::to_string(vec) + " needs "
+                   + (loss::isRowLoss(recipe) ? recipe.cols : elementCount(op)) + " divisible by it ("
+                   + std::to_string(grouped) + " is not)";
     }
     return {};
 }
@@ -365,6 +393,9 @@ GeneratedKernel LossTemplate::generate(const Op &op, const OpRecipe &recipe, con
     } else {
         source << elementwisePartialsKernel(op, recipe, layout, fastMath);
         args.push_back(intArg(elementCount(op)));
+        for (const auto &input : op.inputs)
+            if (isBroadcast(op, input))
+                args.push_back(intArg(shapeProduct(input.shape)));
     }
     source << finishKernel(output);
     const std::string grid = partialsGrid(op, recipe, layout, partials);

@@ -78,11 +78,13 @@ const std::map<std::string, ReferenceFunction> &references()
              [](const Tensors &in) {
                  return Tensors{at::kl_div(in[0], in[1], at::Reduction::Sum, true) / double(in[0].size(0))};
              }},
+            {"hinge_loss", [](const Tensors &in) { return Tensors{at::clamp_min(1 - in[0] * in[1], 0).mean()}; }},
             {"cross_entropy",
              [](const Tensors &in) { return Tensors{at::cross_entropy_loss(in[0], in[1], {}, at::Reduction::Mean)}; }},
             {"triplet_margin_loss",
              [](const Tensors &in) {
-                 return Tensors{at::triplet_margin_loss(in[0], in[1], in[2], 1.0, 2.0, 1e-6, false, at::Reduction::Mean)};
+                 return Tensors{
+                     at::triplet_margin_loss(in[0], in[1], in[2], 1.0, 2.0, 1e-6, false, at::Reduction::Mean)};
              }},
             {"cumsum", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
             {"cumsum_long_rows", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},

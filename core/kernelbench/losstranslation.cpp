@@ -148,9 +148,14 @@ Expected<std::string> LossTranslation::termOperand(const GraphArgument &argument
     const int input = inputIndex(value);
     if (input < 0)
         return Error{"a loss operand computed by something other than elementwise calls of the inputs"};
-    if (argument.tensor.dtype != "float32" || declaredShape(input) != shape)
+    // Whole, or repeated along the leading dimensions (an input of the last ones: hinge's targets).
+    const auto declared = declaredShape(input);
+    const bool trailing = declared && declared->size() <= shape.size()
+                          && std::equal(declared->rbegin(), declared->rend(), shape.rbegin());
+    if (argument.tensor.dtype != "float32" || !trailing || argument.tensor.shape != *declared)
         return Error{"input " + m_op.inputs[std::size_t(input)].name
-                     + " is not a float32 tensor of the loss's shape: the loss template reads its inputs whole"};
+                     + " is not a float32 tensor of the loss's shape or of its last dimensions: the loss template "
+                       "reads its inputs whole or repeated along the leading dimensions"};
     return m_op.inputs[std::size_t(input)].name;
 }
 
@@ -212,10 +217,21 @@ Status LossTranslation::elementwiseLoss(const GraphNode &node)
 
 Status LossTranslation::elementwiseTerms(const std::vector<std::int64_t> &shape)
 {
-    // Every input is read at the term's element: each must have the loss's shape.
-    for (std::size_t i = 0; i < m_op.inputs.size(); ++i)
-        if (declaredShape(int(i)) != shape || m_op.inputs[i].dtype != "float32")
-            return Error{"input " + m_op.inputs[i].name + " is not a float32 tensor of the loss's shape"};
+    // Every input is read at the term's element: the first has the loss's shape, the others it or its last
+    // dimensions (as declared, so that the template sees them repeat).
+    const auto &first = m_op.inputs.front().shape;
+    if (declaredShape(0) != shape)
+        return Error{"the first input " + m_op.inputs.front().name
+                     + " does not have the loss's shape: the loss template counts the terms by it"};
+    for (std::size_t i = 0; i < m_op.inputs.size(); ++i) {
+        const auto &declared = m_op.inputs[i].shape;
+        const bool whole = declared == first;
+        const bool repeated = declared.size() < first.size()
+                              && std::equal(declared.rbegin(), declared.rend(), first.rbegin());
+        if (m_op.inputs[i].dtype != "float32" || !(whole || repeated))
+            return Error{"input " + m_op.inputs[i].name
+                         + " is not a float32 tensor of the loss's shape or of its last dimensions"};
+    }
     m_recipe.prologue = "elementwise";
     const auto &declared = m_op.inputs.front().shape;
     m_recipe.rows = declared.empty() ? "1" : declared.front();

@@ -287,6 +287,15 @@ std::vector<Op> makeBuiltInOps()
                          pair, {tensor("out", {})}, pairShapes, "8 * N * D + 4", "4 * N * D",
                          loss("elementwise", "expf(targets) * (targets - predictions)", "batchmean", "D"), 2e-3,
                          1e-3));
+    // Hinge: targets [D] repeat along the rows of predictions (as KernelBench's 100 broadcasts them).
+    ops.push_back(makeOp("hinge_loss", "Hinge loss of predictions [N, D] and targets [D] repeated along the rows.",
+                         "torch.mean(torch.clamp(1 - predictions * targets, min=0))",
+                         {tensor("predictions", {"N", "D"}), tensor("targets", {"D"})}, {tensor("out", {})},
+                         pairShapes, "4 * N * D + 4 * D + 4", "3 * N * D",
+                         loss("elementwise",
+                              "(1.0f - predictions * targets <= 0.0f ? 0.0f : 1.0f - predictions * targets)", "mean",
+                              "D"),
+                         1e-3, 1e-3));
     OpRecipe crossEntropy = loss("cross-entropy", {}, "mean", "C");
     TensorSpec classes = tensor("targets", {"N"}, "int64");
     classes.valueRange = {"0", "C"};

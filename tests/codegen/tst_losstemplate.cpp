@@ -67,9 +67,21 @@ Op tripletOp()
     return op;
 }
 
+// KernelBench's hinge loss: targets [dim] repeat along the rows of predictions [batch_size, dim].
+Op hingeOp()
+{
+    Op op = huberOp();
+    op.name = "hinge";
+    op.inputs[1].shape = {"dim"};
+    op.shapeSets = {{{"batch_size", 4096}, {"dim", 4096}}, {{"batch_size", 3}, {"dim", 1002}}};
+    op.recipe = R"j({"family": "loss", "prologue": "elementwise", "reduction": "mean", "rows": "batch_size",
+        "cols": "dim", "expression": "(1.0f - predictions * targets <= 0.0f ? 0.0f : 1.0f - predictions * targets)"})j";
+    return op;
+}
+
 std::vector<Op> lossOps()
 {
-    return {huberOp(), klOp(), crossEntropyOp(), tripletOp()};
+    return {huberOp(), klOp(), crossEntropyOp(), tripletOp(), hingeOp()};
 }
 
 } // namespace
@@ -138,9 +150,10 @@ TEST_CASE("check() names what does not fit")
     const Params elementwise = kTemplate.defaults(statements, recipeFor(huberOp()));
     CHECK(kTemplate.check(statements, recipeFor(statements), elementwise) == "the term must be one expression");
     Op mixed = huberOp();
-    mixed.inputs[1].shape = {"dim"};
+    mixed.inputs[1].shape = {"batch_size"}; // the leading dimension: no repeat of the last ones
     CHECK(kTemplate.check(mixed, recipeFor(mixed), elementwise)
-          == "an elementwise loss reads float32 inputs of one shape (targets is not)");
+          == "an elementwise loss reads float32 inputs of the first one's shape or of its last dimensions (targets is "
+             "neither)");
     Op clash = huberOp();
     clash.inputs[1].name = "acc";
     CHECK(kTemplate.check(clash, recipeFor(clash), elementwise)
@@ -190,6 +203,26 @@ TEST_CASE("two kernels: partial sums of the terms a block, then one block adds t
           != std::string::npos);
     CHECK(nlohmann::json::parse(tripletKernel.launchPlan)["steps"][0]["grid"][0] == "min(batch_size, 1024)");
 
+    // An input of the last dimensions repeats: read at the element's index modulo its size, given in the plan.
+    const Op hinge = hingeOp();
+    const Params scalar = kTemplate.defaults(hinge, recipeFor(hinge));
+    CHECK(scalar.at("vec") == 1); // 3 * 1002 elements and 1002 targets: no fours in the odd set
+    const auto hingeKernel = kTemplate.generate(hinge, recipeFor(hinge), scalar);
+    CHECK(hingeKernel.source.find("const float targets = targets_ptr[i % targets_n];") != std::string::npos);
+    CHECK(hingeKernel.source.find("const float predictions = predictions_ptr[i];") != std::string::npos);
+    const auto hingePlan = nlohmann::json::parse(hingeKernel.launchPlan);
+    CHECK(hingePlan["steps"][0]["args"][4]["int"] == "dim");
+    CHECK(hingePlan["steps"][1]["args"][3]["int"] == "batch_size*dim");
+    Op even = hinge;
+    even.shapeSets = {{{"batch_size", 4096}, {"dim", 4096}}, {{"batch_size", 3}, {"dim", 1004}}};
+    CHECK(kTemplate.generate(even, recipeFor(even), kTemplate.defaults(even, recipeFor(even)))
+              .source.find("reinterpret_cast<const float4 *>(targets_ptr)[i4 % (targets_n / 4)]")
+          != std::string::npos);
+    Op oddTargets = hinge;
+    oddTargets.shapeSets = {{{"batch_size", 4}, {"dim", 1002}}}; // 4008 elements in fours, 1002 targets not
+    CHECK(kTemplate.check(oddTargets, recipeFor(oddTargets), with(scalar, {{"vec", 4}})).find("1002 is not")
+          != std::string::npos);
+
     for (const Op &op : lossOps()) {
         const std::string unstated = unstatedParameters(kTemplate, op, kTemplate.defaults(op, recipeFor(op)),
                                                         kTemplate.generate(op, recipeFor(op),
@@ -212,5 +245,5 @@ TEST_CASE("sampled parameters compile and resolve" * needsNvrtc())
             ++compiled;
         }
     }
-    CHECK(compiled == 4 * 7);
+    CHECK(compiled == 5 * 7);
 }

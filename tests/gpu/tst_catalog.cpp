@@ -342,7 +342,8 @@ TEST_CASE("the catalog's attention verifies in the fused kernel")
 }
 
 // Losses: sampled variants of the loss template (vector loads, warp or block a row, one- and two-pass logsumexp,
-// few or many partial sums) verify on odd rows and columns, the cross entropy's class indices drawn from [0, C).
+// few or many partial sums, hinge's targets repeated along the rows) verify on odd rows and columns, the cross
+// entropy's class indices drawn from [0, C).
 TEST_CASE("the catalog's losses verify in sampled variants")
 {
     if (!test::skipWithoutGpu())
@@ -351,7 +352,8 @@ TEST_CASE("the catalog's losses verify in sampled variants")
     REQUIRE(loss);
     int checked = 0;
     unsigned seed = 41;
-    for (const char *name : {"smooth_l1_loss", "kl_div_log_target", "cross_entropy", "triplet_margin_loss"})
+    for (const char *name :
+         {"smooth_l1_loss", "kl_div_log_target", "hinge_loss", "cross_entropy", "triplet_margin_loss"})
         checked += checkVariantsVerify(*loss, test::builtIn(name), seed++, 5, "loss");
-    CHECK(checked == 4 * 6);
+    CHECK(checked == 5 * 6);
 }

@@ -1,6 +1,6 @@
-// The whole import of small copies of KernelBench's level-1 losses (94, 95, 96, 98, 99): the graphs PyTorch really traces
-// become loss recipes whose first candidate compiles, the cross entropy's targets get their class range, and a
-// loss the template refuses says why. Needs Python 3 with PyTorch; exits 77 (skipped) without it.
+// The whole import of small copies of KernelBench's level-1 losses (94, 95, 96, 98, 99 and 100): the graphs
+// PyTorch really traces become loss recipes whose first candidate compiles, the cross entropy's targets get their
+// class range, and a loss the template refuses says why. Needs Python 3 with PyTorch; exits 77 (skipped) without it.
 #include "core/codegen/oprecipe.h"
 #include "core/kernelbench/problemimporter.h"
 
@@ -78,7 +78,8 @@ TEST_CASE("the level-1 losses import as loss recipes that compile")
         {"smooth_l1.py", "elementwise", "mean"},
         {"kl_div_batchmean.py", "elementwise", "batchmean"},
         {"triplet_margin.py", "triplet-margin", "mean"},
-        {"mse.py", "elementwise", "mean"}, // a mean of elementwise calls, no loss call
+        {"mse.py", "elementwise", "mean"},   // a mean of elementwise calls, no loss call
+        {"hinge.py", "elementwise", "mean"}, // the same, its targets [dim] repeated along the rows
     };
     for (const auto &c : cases) {
         CAPTURE(c.file);

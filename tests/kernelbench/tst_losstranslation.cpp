@@ -268,7 +268,7 @@ OpGraph meanGraph(const Shape &targets = kMatrix, const std::string &kind = "ate
                    "10");
 }
 
-TEST_CASE("a mean of elementwise calls over everything is an elementwise loss; a broadcast input stays a pipeline")
+TEST_CASE("a mean of elementwise calls over everything is an elementwise loss, inputs of the last dimensions repeated")
 {
     const auto op = translate(meanGraph(), pairOp());
     const auto recipe = recipeOf(op);
@@ -280,11 +280,16 @@ TEST_CASE("a mean of elementwise calls over everything is an elementwise loss; a
     CHECK(test::translationProblem(*op) == "");
     CHECK(LossTranslator::appliesTo(meanGraph()));
 
-    // targets [1000] against [96, 1000]: the loss template reads inputs whole, the pipeline broadcasts them.
-    Op broadcast = pairOp();
-    broadcast.inputs[1].shape = {"1000"};
-    const auto pipeline = translate(meanGraph({1000}, "aten::mul"), broadcast);
-    CHECK(recipeOf(pipeline).family == "pipeline");
+    // targets [1000] against [96, 1000] (KernelBench's hinge): repeated along the rows.
+    Op trailing = pairOp();
+    trailing.inputs[1].shape = {"1000"};
+    const auto repeated = translate(meanGraph({1000}, "aten::mul"), trailing);
+    CHECK(recipeOf(repeated).family == "loss");
+    CHECK(test::translationProblem(*repeated) == "");
+    // targets [96, 1] repeat along the columns: the loss template does not, the pipeline broadcasts them.
+    Op rows = pairOp();
+    rows.inputs[1].shape = {"batch_size", "1"};
+    CHECK(recipeOf(translate(meanGraph({96, 1}, "aten::mul"), rows)).family == "pipeline");
 }
 
 // The roofline's floor counts the losses' arithmetic (the broadcast bookkeeping of smooth L1 adds none).
