@@ -262,8 +262,8 @@ std::string formulaComment(const OpRecipe &recipe, const GemmTensors &tensors)
 {
     const std::string batch = isBatched(recipe) ? "batch, " : "";
     const std::string bBatch = batchedB(recipe, tensors) ? batch : "";
-    std::string formula = tensors.out->name + "[" + batch + "m, n] = epilogue(sum_k " + tensors.a->name + "["
-                          + batch + (recipe.transposeA ? "k, m]" : "m, k]") + " * " + tensors.b->name + "[" + bBatch
+    std::string formula = tensors.out->name + "[" + batch + "m, n] = epilogue(sum_k " + tensors.a->name + "[" + batch
+                          + (recipe.transposeA ? "k, m]" : "m, k]") + " * " + tensors.b->name + "[" + bBatch
                           + (recipe.transposeB ? "n, k]" : "k, n]")
                           + (tensors.bias ? " + " + tensors.bias->name + "[n]" : std::string()) + ")";
     if (isBatched(recipe))
@@ -281,8 +281,9 @@ std::string batchOffsets(const OpRecipe &recipe, const GemmTensors &tensors, con
 {
     if (!isBatched(recipe))
         return {};
-    std::string text = indent + "// The matrices of this block's batch" + (batchedB(recipe, tensors) ? "" : " (b is shared)")
-                       + ".\n" + indent + tensors.a->name + " += (size_t)" + batch + " * M * K;\n";
+    std::string text = indent + "// The matrices of this block's batch"
+                       + (batchedB(recipe, tensors) ? "" : " (b is shared)") + ".\n" + indent + tensors.a->name
+                       + " += (size_t)" + batch + " * M * K;\n";
     if (batchedB(recipe, tensors))
         text += indent + tensors.b->name + " += (size_t)" + batch + " * K * N;\n";
     text += indent + tensors.out->name + " += (size_t)" + batch + " * M * N;\n";
@@ -303,8 +304,12 @@ void writeTriangleFunctions(std::ostringstream &out, const OpRecipe &recipe, boo
         << "    return n - m " << (upper ? ">= " : "<= ") << diagonal << ";\n}\n";
     if (!tiled)
         return;
-    out << "// Whether the BM x BN output tile at (rowBase, colBase) lies wholly in the zero part: then its product is\n"
-        << "// not computed at all. (Its " << (upper ? "largest n - m is at its last column and first row" : "smallest n - m is at its first column and last row") << ".)\n"
+    out << "// Whether the BM x BN output tile at (rowBase, colBase) lies wholly in the zero part: then its product "
+           "is\n"
+        << "// not computed at all. (Its "
+        << (upper ? "largest n - m is at its last column and first row"
+                  : "smallest n - m is at its first column and last row")
+        << ".)\n"
         << "__device__ __forceinline__ bool zeroTile(int rowBase, int colBase)\n{\n"
         << (upper ? "    return (long long)colBase + BN - 1 - rowBase < " + diagonal + ";\n"
                   : "    return (long long)colBase - (rowBase + BM - 1) > " + diagonal + ";\n")
@@ -360,6 +365,58 @@ nlohmann::json extraArgs(const GemmTensors &tensors)
     for (const auto *input : tensors.epilogueInputs)
         extras.push_back(inputArg(input->name));
     return extras;
+}
+
+int defaultSplitK(const GemmSizes &size, int bm, int bn, int bk)
+{
+    constexpr long long kBlocksWanted = 264, kMinSlices = 8, kMostSplits = 64;
+    const long long tiles = ((size.m + bm - 1) / bm) * ((size.n + bn - 1) / bn) * size.batch;
+    if (tiles <= 0 || 2 * tiles >= kBlocksWanted)
+        return 1;
+    int splits = 1;
+    while (tiles * 2 * splits <= kBlocksWanted && splits < kMostSplits && size.k / (2LL * splits * bk) >= kMinSlices)
+        splits *= 2;
+    return splits;
+}
+
+void writeSplitKReduceKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors, int splits)
+{
+    out << "\n// Split-K: adds the " << splits
+        << " partial products of each output element in a fixed order, then the epilogue.\n"
+        << "extern \"C\" __global__ void __launch_bounds__(256)\ngemm_splitk_reduce(const float *__restrict__ "
+        << kSplitKPartial << ", " << extraParameters(tensors) << "float *__restrict__ " << tensors.out->name
+        << ", int M, int N, long long elements)\n{\n"
+        << "    const long long idx = (long long)blockIdx.x * 256 + threadIdx.x;\n"
+        << "    if (idx >= elements)\n        return;\n"
+        << "    float sum = 0.0f;\n#pragma unroll\n"
+        << "    for (int s = 0; s < " << splits << "; ++s)\n"
+        << "        sum += " << kSplitKPartial << "[(size_t)s * elements + idx];\n"
+        << "    const long long inMatrix = idx % ((long long)M * N);\n"
+        << "    const int m = (int)(inMatrix / N), n = (int)(inMatrix % N);\n"
+        << "    " << tensors.out->name << "[idx] = " << storedValue(recipe, tensors, "sum", "idx") << ";\n}\n";
+}
+
+std::string outputElements(const OpRecipe &recipe)
+{
+    const std::string matrix = "(" + rowsExpression(recipe) + ") * " + recipe.n;
+    return isBatched(recipe) ? recipe.batch + " * " + matrix : matrix;
+}
+
+nlohmann::json splitKReduceStep(const OpRecipe &recipe, const GemmTensors &tensors)
+{
+    nlohmann::json args = nlohmann::json::array({scratchArg(kSplitKPartial)});
+    for (const auto &extra : extraArgs(tensors))
+        args.push_back(extra);
+    args.push_back(outputArg(tensors.out->name));
+    args.push_back(intArg(rowsExpression(recipe)));
+    args.push_back(intArg(recipe.n));
+    args.push_back(intArg(outputElements(recipe)));
+    return kernelStep("gemm_splitk_reduce", {"ceil_div(" + outputElements(recipe) + ", 256)"}, {"256"}, args, "0");
+}
+
+std::pair<std::string, std::string> splitKScratch(const OpRecipe &recipe, int splits)
+{
+    return {kSplitKPartial, "4 * " + std::to_string(splits) + " * " + outputElements(recipe)};
 }
 
 } // namespace kx::gemm

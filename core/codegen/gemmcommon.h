@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kx::gemm {
@@ -118,6 +119,23 @@ void writeEpilogueFunction(std::ostringstream &out, const OpRecipe &recipe, cons
 
 /// "epilogue(<sum> + bias[n], m, n, res[index])"
 std::string epilogueCall(const GemmTensors &tensors, const std::string &sum, const std::string &index);
+
+/**
+ * Split-K, for outputs of few tiles and a long k (KernelBench's 256 x 256 with k = 2^19): the product kernel's
+ * blocks each sum one of `splits` k ranges into their own copy of the output in the scratch buffer
+ * kSplitKPartial, and gemm_splitk_reduce adds the copies of each element in a fixed order (the same bits every
+ * run, no atomics) and applies the epilogue and the triangle: one thread an element.
+ */
+inline constexpr const char *kSplitKPartial = "partial";
+/// The k ranges a default takes: enough blocks for two waves of a GPU of about 132 SMs where the tiles alone leave
+/// most SMs idle, with k ranges of at least 8 slices of bk; 1 where the tiles fill the GPU or k is short.
+int defaultSplitK(const GemmSizes &size, int bm, int bn, int bk);
+void writeSplitKReduceKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors, int splits);
+/// The elements of the output (all matrices of the batch) as a plan expression: one copy of the output.
+std::string outputElements(const OpRecipe &recipe);
+/// The plan step of gemm_splitk_reduce, and the scratch buffer of the copies.
+nlohmann::json splitKReduceStep(const OpRecipe &recipe, const GemmTensors &tensors);
+std::pair<std::string, std::string> splitKScratch(const OpRecipe &recipe, int splits);
 
 /// "const float *__restrict__ bias, const float *__restrict__ res, " for the kernel's parameter list.
 std::string extraParameters(const GemmTensors &tensors);

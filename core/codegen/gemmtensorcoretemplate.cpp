@@ -79,13 +79,24 @@ const std::set<std::string> &reserved()
                                                               "groupRows",
                                                               "inGroup",
                                                               "half",
-                                                              "first"});
+                                                              "first",
+                                                              "SPLIT_K",
+                                                              "allSlices",
+                                                              "perSplit",
+                                                              "firstSlice",
+                                                              "splitStride",
+                                                              "gemm_splitk_reduce",
+                                                              kSplitKPartial,
+                                                              "elements",
+                                                              "idx",
+                                                              "inMatrix",
+                                                              "sum"});
     return names;
 }
 
 struct TensorCoreConfig
 {
-    int bm = 128, bn = 128, bk = 32, warpsM = 2, warpsN = 4, stages = 3, products = 3, groupM = 8;
+    int bm = 128, bn = 128, bk = 32, warpsM = 2, warpsN = 4, stages = 3, products = 3, groupM = 8, splitK = 1;
 
     int warpRows() const { return bm / warpsM; }
     int warpCols() const { return bn / warpsN; }
@@ -133,6 +144,7 @@ TensorCoreConfig configOf(const Params &params)
     config.stages = param(params, "stages", config.stages);
     config.products = param(params, "products", config.products);
     config.groupM = param(params, "groupM", config.groupM);
+    config.splitK = param(params, "splitK", config.splitK);
     return config;
 }
 
@@ -146,6 +158,9 @@ void writeConstants(std::ostringstream &out, const TensorCoreConfig &config, con
         << "constexpr int STAGES = " << config.stages << "; // slices in flight in the shared-memory ring\n"
         << "constexpr int GROUP_M = " << config.groupM
         << "; // row tiles walked together (their b columns stay in L2)\n"
+        << (config.splitK > 1 ? "constexpr int SPLIT_K = " + text(config.splitK)
+                                    + "; // k ranges, one per blockIdx.z, added up by gemm_splitk_reduce\n"
+                              : std::string())
         << "// Shared rows are padded so that each fragment load of a warp touches 32 distinct banks.\n";
     if (recipe.transposeA)
         out << "constexpr int A_LD = BM + 4;  // a slice: [BK][A_LD], m contiguous (a is [k, m])\n"
@@ -253,9 +268,10 @@ __device__ __forceinline__ void splitTf32(float x, unsigned &big, unsigned &smal
     // k does not care about the order of k, so both operands read k = 2t and 2t + 1 instead: neighbours, one
     // 8-byte load where k is contiguous in shared memory.
     const std::string loadB =
-        recipe.transposeB ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
-                     "            const float b[2] = {pair.x, pair.y};\n"
-                   : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
+        recipe.transposeB
+            ? "            const float2 pair = *reinterpret_cast<const float2 *>(bs + col * B_LD + kk + t2);\n"
+              "            const float b[2] = {pair.x, pair.y};\n"
+            : "            const float b[2] = {bs[(kk + t2) * B_LD + col], bs[(kk + t2 + 1) * B_LD + col]};\n";
     out << R"(
 // acc += this warp's WM x WN part of the slice's product, 8 values of k at a time. A thread's k of an mma step
 // are 2t and 2t + 1 (t = lane % 4) for both operands, not t and t + 4 as the instruction names them: the sum
@@ -320,7 +336,7 @@ __device__ __forceinline__ void multiplySlice(const float *as, const float *bs, 
     out << "        }\n    }\n}\n";
 }
 
-void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors)
+void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTensors &tensors, bool split)
 {
     const std::string &a = tensors.a->name;
     const std::string &b = tensors.b->name;
@@ -340,7 +356,8 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
 
     out << "\nextern \"C\" __global__ void __launch_bounds__(THREADS)\n"
         << "gemm_tc_kernel(const float *__restrict__ " << a << ", const float *__restrict__ " << b << ", "
-        << extraParameters(tensors) << "float *__restrict__ " << result << ", int M, int N, int K)\n{\n"
+        << extraParameters(tensors) << "float *__restrict__ " << result << ", int M, int N, int K"
+        << (split ? ", long long splitStride" : "") << ")\n{\n"
         << R"(    // STAGES slices of STAGE_FLOATS floats; sized by the plan's dynamic shared memory.
     extern __shared__ __align__(128) float shared[];
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -353,8 +370,11 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     const int groupRows = min(tilesM - firstTileM, GROUP_M);
     const int inGroup = blockIdx.x % perGroup;
     const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
-)" << batchOffsets(recipe, tensors, "blockIdx.y", "    ")
-        << R"(
+)"
+        << (split ? "    // This block's k range sums into its own copy of the output (" + result
+                        + " is the scratch of the copies).\n    " + result + " += (size_t)blockIdx.z * splitStride;\n"
+                  : std::string())
+        << batchOffsets(recipe, tensors, "blockIdx.y", "    ") << R"(
     float acc[MT][NT][4];
 #pragma unroll
     for (int i = 0; i < MT; ++i)
@@ -366,15 +386,19 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
 
     // One copy group per slice (empty past the last), so that "slice s has landed" is always "at most
     // STAGES - 2 groups pending".
-    const int slices = )"
-        << (recipe.triangle.empty() ? "(K + BK - 1) / BK;"
-                                    : "zeroTile(rowBase, colBase) ? 0 : (K + BK - 1) / BK; // none in the zero part")
-        << R"(
+    )"
+        << (split ? "const int allSlices = (K + BK - 1) / BK, perSplit = (allSlices + SPLIT_K - 1) / SPLIT_K;\n"
+                    "    const int firstSlice = blockIdx.z * perSplit; // this block's k range, in slices\n    "
+                  : "")
+        << "const int slices = " << (recipe.triangle.empty() ? "" : "zeroTile(rowBase, colBase) ? 0 : ")
+        << (split ? "max(0, min(allSlices - firstSlice, perSplit));" : "(K + BK - 1) / BK;")
+        << (recipe.triangle.empty() ? "" : " // none in the zero part") << R"(
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < slices)
             loadStage()"
-        << a << ", " << b << R"(, shared + s * STAGE_FLOATS, M, N, K, rowBase, colBase, s * BK);
+        << a << ", " << b << R"(, shared + s * STAGE_FLOATS, M, N, K, rowBase, colBase, )"
+        << (split ? "(firstSlice + s) * BK" : "s * BK") << R"();
         commitCopies();
     }
     for (int s = 0; s < slices; ++s) {
@@ -385,7 +409,8 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
         const int next = s + STAGES - 1;
         if (next < slices)
             loadStage()"
-        << a << ", " << b << R"(, shared + (next % STAGES) * STAGE_FLOATS, M, N, K, rowBase, colBase, next * BK);
+        << a << ", " << b << R"(, shared + (next % STAGES) * STAGE_FLOATS, M, N, K, rowBase, colBase, )"
+        << (split ? "(firstSlice + next) * BK" : "next * BK") << R"();
         commitCopies();
         const float *stage = shared + (s % STAGES) * STAGE_FLOATS;
         multiplySlice(stage, stage + A_FLOATS, acc, warpRow, warpCol, lane);
@@ -395,7 +420,9 @@ void writeKernel(std::ostringstream &out, const OpRecipe &recipe, const GemmTens
     // The epilogue runs on the accumulators in registers: a thread holds columns 2t and 2t + 1 of rows g and
     // g + 8 of each mma tile, stored as one 8-byte pair where N is even (every row then starts 8-byte aligned).
     auto finish = [&](float value, int m, int n) { return )"
-        << storedValue(recipe, tensors, "value", "(size_t)m * N + n") << R"(; };
+        << (split ? "value; }; // the sums as they are: the epilogue follows the reduction"
+                  : storedValue(recipe, tensors, "value", "(size_t)m * N + n") + "; };")
+        << R"(
     const int g = lane / 4, t2 = lane % 4 * 2;
     const bool pairs = N % 2 == 0;
 #pragma unroll
@@ -440,7 +467,10 @@ std::vector<ParamDef> GemmTensorCoreTemplate::parameters(const Op &, const OpRec
             {"warpsN", {1, 2, 4}, "warps along columns"},
             {"stages", {2, 3, 4, 5}, "slices in flight (cp.async pipeline depth)"},
             {"products", {3, 1}, "TF32 products per multiply (3: fp32-accurate 3xTF32, 1: plain TF32)"},
-            {"groupM", {1, 4, 8, 16}, "row tiles walked together (L2 reuse of b)"}};
+            {"groupM", {1, 4, 8, 16}, "row tiles walked together (L2 reuse of b)"},
+            {"splitK",
+             {1, 2, 4, 8, 16, 32, 64},
+             "k ranges summed apart, then added by a second kernel (few tiles, long k)"}};
 }
 
 Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) const
@@ -448,9 +478,17 @@ Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) co
     // Three stages of 32-wide slices: the fastest measured on an H100 (docs/benchmarks.md). With 128 x 128 tiles
     // their 112 KiB of shared memory fit sm_80 and sm_90; on sm_86/sm_89 (99 KiB) the plan check refuses it and
     // the search goes on from its mutations.
-    const TileChoice tile = defaultTile(gemmSizes(op, recipe));
-    return {{"bm", tile.bm},         {"bn", tile.bn}, {"bk", 32},      {"warpsM", tile.warpsM},
-            {"warpsN", tile.warpsN}, {"stages", 3},   {"products", 3}, {"groupM", 8}};
+    // Where the output has too few tiles to fill the GPU and k is long, the largest tile with k split among blocks
+    // reads the operands fewest times.
+    const auto sizes = gemmSizes(op, recipe);
+    TileChoice tile = defaultTile(sizes);
+    int splitK = 1;
+    if (!sizes.empty() && defaultSplitK(sizes.front(), tile.bm, tile.bn, 32) > 1) {
+        tile = {128, 128, 2, 4};
+        splitK = defaultSplitK(sizes.front(), tile.bm, tile.bn, 32);
+    }
+    return {{"bm", tile.bm}, {"bn", tile.bn}, {"bk", 32},    {"warpsM", tile.warpsM}, {"warpsN", tile.warpsN},
+            {"stages", 3},   {"products", 3}, {"groupM", 8}, {"splitK", splitK}};
 }
 
 std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -501,6 +539,10 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
                 ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into a TF32 part and a TF32\n"
                   "// remainder; three tensor-core products, fp32 sums).\n"
                 : "// Precision: plain TF32 (operands rounded to 10-bit mantissas, sums in fp32).\n")
+        << (config.splitK > 1
+                ? "// Split-K: SPLIT_K blocks share each tile's k, each summing its range into its own copy of the\n"
+                  "// output; gemm_splitk_reduce adds the copies in order and applies the epilogue.\n"
+                : "")
         << "\n#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800\n"
         << "#error \"TF32 tensor cores and cp.async need sm_80 or newer\"\n"
         << "#endif\n\n";
@@ -509,23 +551,34 @@ GeneratedKernel GemmTensorCoreTemplate::generate(const Op &op, const OpRecipe &r
     writeMultiply(out, config, recipe);
     writeEpilogueFunction(out, recipe, tensors);
     writeTriangleFunctions(out, recipe);
-    writeKernel(out, recipe, tensors);
+    const bool split = config.splitK > 1;
+    writeKernel(out, recipe, tensors, split);
+    if (split)
+        writeSplitKReduceKernel(out, recipe, tensors, config.splitK);
 
     nlohmann::json args = operandArgs(tensors);
     for (const auto &extra : extraArgs(tensors))
         args.push_back(extra);
-    args.push_back(outputArg(tensors.out->name));
+    args.push_back(split ? scratchArg(kSplitKPartial) : outputArg(tensors.out->name));
     const std::string rows = rowsExpression(recipe);
     for (const auto &symbol : {rows, recipe.n, recipe.k})
         args.push_back(intArg(symbol));
-    // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group; y is the batch.
+    if (split)
+        args.push_back(intArg(outputElements(recipe)));
+    // One block per output tile, in a 1-D grid that the kernel maps to tiles group by group; y is the batch, z the
+    // k range.
     std::vector<std::string> grid{"ceil_div(" + rows + ", " + text(config.bm) + ") * ceil_div(" + recipe.n + ", "
                                   + text(config.bn) + ")"};
-    if (isBatched(recipe))
-        grid.push_back(recipe.batch);
-    nlohmann::json steps = nlohmann::json::array({kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args,
-                                                             text(config.sharedBytes(recipe)))});
-    return {out.str(), planJson(steps)};
+    if (isBatched(recipe) || split)
+        grid.push_back(isBatched(recipe) ? recipe.batch : "1");
+    if (split)
+        grid.push_back(text(config.splitK));
+    nlohmann::json steps = nlohmann::json::array(
+        {kernelStep("gemm_tc_kernel", grid, {text(config.threads())}, args, text(config.sharedBytes(recipe)))});
+    if (!split)
+        return {out.str(), planJson(steps)};
+    steps.push_back(splitKReduceStep(recipe, tensors));
+    return {out.str(), planJson(steps, {splitKScratch(recipe, config.splitK)})};
 }
 
 } // namespace kx

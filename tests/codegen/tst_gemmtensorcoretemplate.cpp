@@ -1,5 +1,6 @@
 // The tensor-core gemm template: parameter checks, generated source and plan, real NVRTC compiles and plan
 // resolution. That its kernels compute the right numbers is checked on the GPU (tst_catalog).
+#include "core/codegen/gemmcommon.h"
 #include "core/codegen/gemmtensorcoretemplate.h"
 #include "core/plan/launchplan.h"
 
@@ -175,4 +176,73 @@ TEST_CASE("rejects ops the gemm templates cannot handle, naming itself")
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)));
     CHECK(kernel.source.rfind("#error", 0) == 0);
     CHECK(!parseLaunchPlan(kernel.launchPlan));
+}
+
+TEST_CASE("split-K: the defaults split a long k of few tiles, and only then")
+{
+    CHECK(gemm::defaultSplitK({256, 256, 524288, 1}, 128, 128, 32) == 64); // 4 tiles: 64 ranges of 8192
+    CHECK(gemm::defaultSplitK({256, 256, 4096, 1}, 128, 128, 32) == 16);   // ranges of at least 8 slices
+    CHECK(gemm::defaultSplitK({256, 256, 300, 1}, 128, 128, 32) == 1);     // k too short to split
+    CHECK(gemm::defaultSplitK({2048, 2048, 65536, 1}, 128, 128, 32) == 1); // 256 tiles fill the GPU
+    CHECK(gemm::defaultSplitK({256, 256, 65536, 16}, 128, 128, 32) == 4);  // a batch counts its tiles
+
+    Op largeK = gemmTestOp("matmul_square");
+    largeK.shapeSets = {{{"M", 256}, {"N", 256}, {"K", 524288}}, {{"M", 77}, {"N", 130}, {"K", 40001}}};
+    const Params params = kTemplate.defaults(largeK, recipeFor(largeK));
+    CHECK(params.at("splitK") == 64);
+    CHECK(params.at("bm") == 128);
+    CHECK(params.at("bn") == 128);
+    CHECK(kTemplate.defaults(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square"))).at("splitK") == 1);
+}
+
+TEST_CASE("split-K: one block per tile and k range, a scratch copy of the output per range, then the reduction")
+{
+    Op op = gemmTestOp("linear_bias_relu");
+    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=64,bn=64,warpsM=2,warpsN=2,splitK=4");
+    REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
+    const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE(plan);
+    const ShapeSet &odd = op.shapeSets[1]; // B 37, IN 300, OUT 130
+    const auto resolved = resolveLaunchPlan(*plan, op, odd, parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    REQUIRE(resolved->steps.size() == std::size_t(2));
+    const auto &product = std::get<ResolvedKernelStep>(resolved->steps[0]);
+    CHECK(product.kernel == std::string("gemm_tc_kernel"));
+    CHECK(product.grid[0] == std::int64_t(((37 + 63) / 64) * ((130 + 63) / 64)));
+    CHECK(product.grid[1] == std::int64_t(1));
+    CHECK(product.grid[2] == std::int64_t(4));
+    CHECK(product.args.back().intValue == std::int64_t(37 * 130)); // the stride between the copies
+    const auto &reduce = std::get<ResolvedKernelStep>(resolved->steps[1]);
+    CHECK(reduce.kernel == std::string("gemm_splitk_reduce"));
+    CHECK(reduce.grid[0] == std::int64_t((37 * 130 + 255) / 256));
+    REQUIRE(plan->scratch.size() == std::size_t(1));
+    CHECK(plan->scratch.front().name == std::string("partial"));
+    // The product writes raw sums into the copies; the bias and the ReLU come once, after the sum of the ranges.
+    CHECK(kernel.source.find("y += (size_t)blockIdx.z * splitStride;") != std::string::npos);
+    CHECK(kernel.source.find("sum += partial[(size_t)s * elements + idx];") != std::string::npos);
+    CHECK(kernel.source.find("y[idx] = epilogue(sum + bias[n], m, n)") != std::string::npos);
+    const GeneratedKernel whole = kTemplate.generate(op, recipeFor(op), withChanges(params, "splitK=1"));
+    CHECK(whole.source.find("gemm_splitk_reduce") == std::string::npos);
+    CHECK(whole.source.find("blockIdx.z") == std::string::npos);
+}
+
+TEST_CASE("split-K compiles and resolves on every layout and epilogue" * needsNvrtc())
+{
+    int compiled = 0;
+    std::vector<Op> ops = gemmTestOps();
+    for (const Op &op : gemmLayoutTestOps())
+        ops.push_back(op);
+    for (const Op &op : ops) {
+        CAPTURE(op.name);
+        for (const char *change : {"splitK=2", "splitK=16"}) {
+            const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), change);
+            if (!kTemplate.check(op, recipeFor(op), params).empty())
+                continue;
+            const std::string problem = verifyCandidate(kTemplate, op, params, compiled % 2 ? "sm_90" : "sm_80");
+            CHECK_MESSAGE(problem.empty(), problem);
+            ++compiled;
+        }
+    }
+    CHECK(compiled == int(2 * ops.size()));
 }
