@@ -195,6 +195,33 @@ TEST_CASE("the catalog's gemm layouts verify on the gemm templates")
     CHECK(checked >= 5 * (5 + 3)); // the CUDA cores' five variants an op, at least three of the tensor cores'
 }
 
+// Split-K in gemm-tensorcore: every catalog gemm and layout verifies with k split among blocks (odd shape sets: the
+// last range is short, ranges past k add zeros), and a long k of few tiles, where the defaults split, verifies in
+// the defaults and sampled variants.
+TEST_CASE("the catalog's gemms verify split along k")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *tensorCores = findKernelTemplate("gemm-tensorcore");
+    REQUIRE(tensorCores);
+    int checked = 0;
+    unsigned seed = 61;
+    for (const auto &op : builtInOps()) {
+        const auto recipe = recipeOf(op);
+        if (!recipe || !tensorCores->supports(op, *recipe))
+            continue;
+        checked += checkVariantsVerify(*tensorCores, op, seed++, 1, "split 8", {{"splitK", 8}, {"products", 3}});
+    }
+    CHECK(checked >= 9); // four catalog gemms and five layouts, at least one variant each
+
+    Op longK = test::builtIn("matmul");
+    longK.shapeSets = {{{"M", 256}, {"N", 256}, {"K", 65536}}, {{"M", 77}, {"N", 130}, {"K", 40001}}};
+    const auto recipe = recipeOf(longK);
+    REQUIRE(recipe);
+    CHECK(tensorCores->defaults(longK, *recipe).at("splitK") > 1);
+    checkVariantsVerify(*tensorCores, longK, 67, 4, "long k", {{"products", 3}});
+}
+
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
 // odd row lengths (not multiples of a chunk) and on rows of 4 Mi elements.
 TEST_CASE("the catalog's norms verify split across blocks on long rows")
