@@ -36,9 +36,18 @@ nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::stri
     return {{"kernel", kernel}, {"grid", grid}, {"block", block}, {"shared", sharedBytes}, {"args", args}};
 }
 
-nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args)
+nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark)
 {
-    return {{"library", op}, {"args", args}};
+    nlohmann::json step{{"library", op}, {"args", args}};
+    if (cudnnBenchmark)
+        step["cudnnBenchmark"] = true;
+    return step;
+}
+
+ParamDef cudnnBenchmarkParameter()
+{
+    return {
+        "cudnnBenchmark", {0, 1}, "cuDNN picks the convolution's algorithm by timing them (1) or by heuristics (0)"};
 }
 
 std::string planJson(const nlohmann::json &steps, const std::vector<std::pair<std::string, std::string>> &scratch)

@@ -22,7 +22,10 @@ nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::stri
                           const std::vector<std::string> &block, const nlohmann::json &args,
                           const std::string &sharedBytes = "0");
 /// {"library": op, "args": args}
-nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args);
+/// With cudnnBenchmark, cuDNN times its algorithms for the step (see LibraryStep).
+nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark = false);
+/// The gene of templates whose library steps run cuDNN convolutions: 1 lets cuDNN time its algorithms.
+ParamDef cudnnBenchmarkParameter();
 /// {"scratch": [{"name": n, "bytes": b}...], "steps": steps} pretty-printed (the canonical plan text).
 std::string planJson(const nlohmann::json &steps, const std::vector<std::pair<std::string, std::string>> &scratch = {});
 

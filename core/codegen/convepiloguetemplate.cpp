@@ -51,12 +51,13 @@ std::vector<ParamDef> ConvEpilogueTemplate::parameters(const Op &, const OpRecip
 {
     return {{"block", {128, 256, 512, 1024}, "epilogue block size"},
             {"vec", {1, 4}, "vector width (floats per load)"},
-            {"items", {1, 2, 4}, "vectors per thread"}};
+            {"items", {1, 2, 4}, "vectors per thread"},
+            cudnnBenchmarkParameter()};
 }
 
 Params ConvEpilogueTemplate::defaults(const Op &, const OpRecipe &) const
 {
-    return {{"block", 256}, {"vec", 1}, {"items", 1}};
+    return {{"block", 256}, {"vec", 1}, {"items", 1}, {"cudnnBenchmark", 0}};
 }
 
 std::string ConvEpilogueTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -193,7 +194,8 @@ GeneratedKernel ConvEpilogueTemplate::generate(const Op &op, const OpRecipe &rec
 
     const std::string count = elementCountExpression(y);
     const auto convolution =
-        libraryStep(kLibraryOp, nlohmann::json::array({inputArg(x.name), inputArg(weight.name), scratchArg("conv")}));
+        libraryStep(kLibraryOp, nlohmann::json::array({inputArg(x.name), inputArg(weight.name), scratchArg("conv")}),
+                    param(params, "cudnnBenchmark", 0) != 0);
     nlohmann::json args = nlohmann::json::array({scratchArg("conv")});
     if (bias)
         args.push_back(inputArg(bias->name));

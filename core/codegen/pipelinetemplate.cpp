@@ -191,19 +191,37 @@ std::string reduceKernel(const PipelineStage &stage, std::size_t index, int bloc
     return out.str();
 }
 
+// Every stage of a pipeline recipe (none when the stages do not parse).
+std::vector<PipelineStage> stagesOf(const OpRecipe &recipe)
+{
+    if (recipe.family != "pipeline" || recipe.stages.empty())
+        return {};
+    const auto json = nlohmann::json::parse(recipe.stages, nullptr, false);
+    if (json.is_discarded())
+        return {};
+    auto stages = pipelineFromJson(json);
+    return stages ? std::move(*stages) : std::vector<PipelineStage>{};
+}
+
 // The conv and pool stages of a pipeline recipe (none when the stages do not parse).
 std::vector<PipelineStage> windowStagesOf(const OpRecipe &recipe)
 {
     std::vector<PipelineStage> window;
-    if (recipe.family != "pipeline" || recipe.stages.empty())
-        return window;
-    const auto json = nlohmann::json::parse(recipe.stages, nullptr, false);
-    const auto stages = json.is_discarded() ? Expected<std::vector<PipelineStage>>(Error{""}) : pipelineFromJson(json);
-    if (stages)
-        for (const auto &stage : *stages)
-            if (stage.kind == PipelineStage::Kind::Conv || stage.kind == PipelineStage::Kind::Pool)
-                window.push_back(stage);
+    for (const auto &stage : stagesOf(recipe))
+        if (stage.kind == PipelineStage::Kind::Conv || stage.kind == PipelineStage::Kind::Pool)
+            window.push_back(stage);
     return window;
+}
+
+// Whether a library stage runs a convolution, which cuDNN computes with an algorithm it picks by heuristics or by
+// timing them (the cudnnBenchmark knob).
+bool hasLibraryConvolution(const OpRecipe &recipe)
+{
+    const auto stages = stagesOf(recipe);
+    return std::any_of(stages.begin(), stages.end(), [](const PipelineStage &stage) {
+        return stage.kind == PipelineStage::Kind::Library
+               && (stage.op.rfind("aten::conv", 0) == 0 || stage.op == "aten::_convolution");
+    });
 }
 
 windowstages::Knobs knobsOf(const Params &params)
@@ -231,12 +249,16 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &r
         definitions.push_back({"convChannels", {1, 2, 4, 8}, "output channels per thread of the convolutions"});
     if (!stages.empty())
         definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
+    if (hasLibraryConvolution(recipe))
+        definitions.push_back(cudnnBenchmarkParameter());
     return definitions;
 }
 
 Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
     Params params{{"block", 256}, {"items", 1}, {"fastMath", 0}};
+    if (hasLibraryConvolution(recipe))
+        params["cudnnBenchmark"] = 0; // cuDNN's heuristics, as eager PyTorch
     const auto stages = windowStagesOf(recipe);
     if (stages.empty())
         return params;
@@ -389,7 +411,7 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
                     args.push_back(arg);
             }
             args.push_back(tensorArg(op, stage.outputs.front(), true)); // the destination comes last
-            steps.push_back(libraryStep(stage.op, args));
+            steps.push_back(libraryStep(stage.op, args, param(params, "cudnnBenchmark", 0) != 0));
             break;
         }
         case PipelineStage::Kind::Elementwise: {

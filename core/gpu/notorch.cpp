@@ -62,9 +62,14 @@ Expected<double> TensorOps::rootMeanSquare(const TensorView &, std::int64_t)
 {
     return noTorch();
 }
-Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &)
+Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &,
+                                 bool)
 {
     return noTorch();
+}
+bool TensorOps::cudnnBenchmark()
+{
+    return false;
 }
 
 bool Reference::has(const std::string &)

@@ -57,7 +57,8 @@ private:
     struct Step
     {
         bool library = false;
-        std::string name; ///< Kernel or ATen op.
+        bool cudnnBenchmark = false; ///< A library step: cuDNN picks its algorithm by timing them.
+        std::string name;            ///< Kernel or ATen op.
         const void *kernel = nullptr;
         dim3 grid;
         dim3 block;

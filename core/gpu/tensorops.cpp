@@ -383,8 +383,34 @@ Expected<bool> TensorOps::bitEqual(const TensorView &a, const TensorView &b)
     }
 }
 
+namespace {
+
+// torch.backends.cudnn.benchmark for one library call, restored however the call ends.
+class CudnnBenchmarkScope
+{
+public:
+    explicit CudnnBenchmarkScope(bool on)
+        : m_previous(at::globalContext().benchmarkCuDNN())
+    {
+        at::globalContext().setBenchmarkCuDNN(on);
+    }
+    ~CudnnBenchmarkScope() { at::globalContext().setBenchmarkCuDNN(m_previous); }
+    CudnnBenchmarkScope(const CudnnBenchmarkScope &) = delete;
+    CudnnBenchmarkScope &operator=(const CudnnBenchmarkScope &) = delete;
+
+private:
+    bool m_previous;
+};
+
+} // namespace
+
+bool TensorOps::cudnnBenchmark()
+{
+    return at::globalContext().benchmarkCuDNN();
+}
+
 Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
-                                 const std::vector<TensorView> &tensorArgs)
+                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark)
 {
     if (args.size() != tensorArgs.size())
         return Error{"library step " + atenOp + ": internal argument mismatch"};
@@ -451,7 +477,10 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
                 return Error{atenOp + ": argument '" + parameters[i].name() + "' has no default and is not given"};
             stack.push_back(*parameters[i].default_value());
         }
-        handle->callBoxed(&stack);
+        {
+            const CudnnBenchmarkScope benchmark(cudnnBenchmark);
+            handle->callBoxed(&stack);
+        }
         if (stack.empty() || !stack.front().isTensor())
             return Error{atenOp + " returned no tensor"};
         const auto result = stack.front().toTensor();

@@ -81,10 +81,13 @@ public:
     /**
      * Runs one ATen op of a launch plan: every argument but the last Output is passed positionally
      * (tensors, ints, floats; the op's remaining arguments take their defaults), and the op's first result
-     * is copied into the last Output argument.
+     * is copied into the last Output argument. With cudnnBenchmark, cuDNN times its algorithms for the call's
+     * shapes (once, then cached) and takes the fastest; the setting is restored after the call.
      */
     static Status runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
-                                 const std::vector<TensorView> &tensorArgs);
+                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark = false);
+    /// Whether cuDNN picks algorithms by timing them now: off, as in eager PyTorch, outside a step that asks.
+    static bool cudnnBenchmark();
 };
 
 /// Sets TensorOps' TF32 switch for a scope and restores the previous setting.

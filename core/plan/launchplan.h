@@ -32,7 +32,8 @@ namespace kx {
  * {"scratch": "t1", "shape": ["B", "C", "H", "W"]} (a scratch buffer is otherwise a flat float32 vector; an
  * input or output keeps its element count). A shape [] is a scalar. An input (or a scratch buffer the step reads)
  * may be passed as the transpose of its last two dimensions, {"input": "a", "transposed": true}: a strided view of
- * the same memory, no copy (aten::mm(a.T, b) for an a given as [k, m]).
+ * the same memory, no copy (aten::mm(a.T, b) for an a given as [k, m]). A library step with "cudnnBenchmark": true
+ * lets cuDNN time its algorithms for the call's shapes and keep the fastest, for that step only.
  *
  * Kernel steps for the Hopper copy engine (TMA) and thread-block clusters (sm_90 and later):
  * @code{.json}
@@ -91,6 +92,9 @@ struct LibraryStep
 {
     std::string op; ///< ATen op, e.g. "aten::conv2d".
     std::vector<PlanArg> args;
+    /// "cudnnBenchmark": true: cuDNN times its algorithms for the step's shapes on the first call and keeps the
+    /// fastest (torch.backends.cudnn.benchmark, for this step only; eager PyTorch runs without it).
+    bool cudnnBenchmark = false;
 
     bool operator==(const LibraryStep &) const = default;
 };
@@ -174,6 +178,7 @@ struct ResolvedLibraryStep
 {
     std::string op;
     std::vector<ResolvedArg> args;
+    bool cudnnBenchmark = false;
 };
 
 struct ResolvedPlan

@@ -184,10 +184,15 @@ std::variant<KernelStep, LibraryStep> stepAt(const Json &value, const std::strin
     if (kernel == library)
         fail(where, kernel ? "has both \"kernel\" and \"library\"" : "needs \"kernel\" or \"library\"");
     if (library) {
-        checkKeys(value, where, {"library", "args"});
+        checkKeys(value, where, {"library", "args", "cudnnBenchmark"});
         LibraryStep step;
         step.op = nameAt(value["library"], where + ".library");
         step.args = argsAt(value, where);
+        if (value.contains("cudnnBenchmark")) {
+            if (!value["cudnnBenchmark"].is_boolean())
+                fail(where + ".cudnnBenchmark", "must be true or false");
+            step.cudnnBenchmark = value["cudnnBenchmark"].get<bool>();
+        }
         return step;
     }
     checkKeys(value, where, {"kernel", "grid", "block", "shared", "cluster", "args"});
@@ -324,12 +329,15 @@ std::string toJson(const LaunchPlan &plan)
             steps.push_back(std::move(json));
         } else {
             const auto &library = std::get<LibraryStep>(step);
-            steps.push_back({{"library", library.op}, {"args", argsJson(library.args)}});
+            nlohmann::ordered_json json{{"library", library.op}};
+            if (library.cudnnBenchmark)
+                json["cudnnBenchmark"] = true;
+            json["args"] = argsJson(library.args);
+            steps.push_back(std::move(json));
         }
     }
     root["steps"] = std::move(steps);
     return root.dump(2);
 }
-
 
 } // namespace kx

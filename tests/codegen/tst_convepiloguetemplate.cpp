@@ -79,16 +79,17 @@ TEST_CASE("every valid combination compiles and resolves" * needsNvrtc())
 {
     const SpaceVerification space = verifyWholeSpace(kTemplate, convOps(), 41);
     CHECK_MESSAGE(space.problem.empty(), space.problem);
-    // 24 combinations per op; the odd op cannot take float4 (12 rejected).
-    CHECK(space.compiled == 24 + 12 + 24);
-    CHECK(space.rejected == 12);
+    // 48 combinations per op (cuDNN's algorithm by heuristics or by timing); the odd op cannot take float4 (24
+    // rejected).
+    CHECK(space.compiled == 48 + 24 + 48);
+    CHECK(space.rejected == 24);
 }
 
 // The library step's contract: aten::conv2d(x, weight) written into scratch "conv" of 4 * B*C_out*OH*OW bytes.
 TEST_CASE("the plan runs the convolution into scratch")
 {
     const Op op = convOps()[1];
-    const Params params{{"block", 128}, {"vec", 1}, {"items", 2}};
+    const Params params{{"block", 128}, {"vec", 1}, {"items", 2}, {"cudnnBenchmark", 0}};
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     const auto plan = parseLaunchPlan(kernel.launchPlan);
     REQUIRE(plan);
@@ -96,6 +97,11 @@ TEST_CASE("the plan runs the convolution into scratch")
     const auto *library = std::get_if<LibraryStep>(&plan->steps[0]);
     REQUIRE(library);
     CHECK(library->op == std::string("aten::conv2d"));
+    CHECK_FALSE(library->cudnnBenchmark); // cuDNN's heuristics, as eager PyTorch's
+    const auto timed =
+        parseLaunchPlan(kTemplate.generate(op, recipeFor(op), with(params, {{"cudnnBenchmark", 1}})).launchPlan);
+    REQUIRE(timed);
+    CHECK(std::get<LibraryStep>(timed->steps[0]).cudnnBenchmark);
     REQUIRE(library->args.size() == std::size_t(3));
     CHECK(library->args[0].kind == PlanArg::Kind::Input);
     CHECK(library->args[0].name == std::string("x"));
@@ -124,7 +130,7 @@ TEST_CASE("the plan runs the convolution into scratch")
 TEST_CASE("the source states every parameter")
 {
     const Op op = convOps()[2];
-    const Params params{{"block", 512}, {"vec", 4}, {"items", 4}};
+    const Params params{{"block", 512}, {"vec", 4}, {"items", 4}, {"cudnnBenchmark", 1}};
     const std::string source = kTemplate.generate(op, recipeFor(op), params).source;
     const std::string unstated = unstatedParameters(kTemplate, op, params, source);
     CHECK_MESSAGE(unstated.empty(), unstated);

@@ -4,6 +4,7 @@
 #include "core/codegen/pipeline.h"
 #include "core/codegen/pipelinetemplate.h"
 #include "core/codegen/windowstages.h"
+#include "core/plan/launchplan.h"
 
 #include "templatetestsupport.h"
 
@@ -252,4 +253,43 @@ TEST_CASE("a pipeline's max and min reductions let NaN win, as torch.max and tor
         if (NvrtcCompiler::available())
             CHECK(verifyCandidate(kTemplate, op, kTemplate.defaults(op, recipeFor(op)), "sm_80") == "");
     }
+}
+
+TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its algorithms as a knob")
+{
+    PipelineStage convolution;
+    convolution.kind = PipelineStage::Kind::Library;
+    convolution.op = "aten::conv2d";
+    convolution.args = nlohmann::json::array({{{"tensor", "x"}, {"shape", {"B", "CI", "H", "W"}}},
+                                              {{"tensor", "weight"}, {"shape", {"CO", "CI", "3", "3"}}}});
+    convolution.outputs = {{"t", {"B", "CO", "OH", "OW"}}};
+    PipelineStage relu;
+    relu.operands = {{"t", {"B", "CO", "OH", "OW"}}};
+    relu.code = "const float r = a0 > 0.0f ? a0 : 0.0f;";
+    relu.results = {"r"};
+    relu.outputs = {{"out", {"B", "CO", "OH", "OW"}}};
+    Op op;
+    op.name = "conv_relu_test";
+    op.inputs = {tensor("x", {"B", "CI", "H", "W"}), tensor("weight", {"CO", "CI", "3", "3"})};
+    op.outputs = {tensor("out", {"B", "CO", "OH", "OW"})};
+    op.shapeSets = {{{"B", 2}, {"CI", 3}, {"CO", 5}, {"H", 9}, {"W", 11}, {"OH", 7}, {"OW", 9}}};
+    op.policy.allowLibrarySteps = true;
+    op.policy.allowedLibraryOps = {"aten::conv2d"};
+    OpRecipe recipe;
+    recipe.family = "pipeline";
+    recipe.stages = toJson(std::vector<PipelineStage>{convolution, relu}).dump();
+    op.recipe = toJson(recipe);
+
+    const Params defaults = kTemplate.defaults(op, recipeFor(op));
+    CHECK(defaults.at("cudnnBenchmark") == 0); // cuDNN's heuristics, as eager PyTorch's
+    REQUIRE(kTemplate.check(op, recipeFor(op), defaults) == std::string());
+    for (const int timed : {0, 1}) {
+        const auto plan = parseLaunchPlan(
+            kTemplate.generate(op, recipeFor(op), with(defaults, {{"cudnnBenchmark", timed}})).launchPlan);
+        REQUIRE(plan);
+        CHECK(std::get<LibraryStep>(plan->steps.front()).cudnnBenchmark == (timed == 1));
+    }
+    // Pipelines without a library convolution have no such knob.
+    const Op pooling = windowOps()[3];
+    CHECK(kTemplate.defaults(pooling, recipeFor(pooling)).count("cudnnBenchmark") == 0);
 }

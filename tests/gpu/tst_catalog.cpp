@@ -4,6 +4,7 @@
 #include "templatetestsupport.h"
 
 #include "core/codegen/kerneltemplate.h"
+#include "core/gpu/tensorops.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 
@@ -220,6 +221,20 @@ TEST_CASE("the catalog's gemms verify split along k")
     REQUIRE(recipe);
     CHECK(tensorCores->defaults(longK, *recipe).at("splitK") > 1);
     checkVariantsVerify(*tensorCores, longK, 67, 4, "long k", {{"products", 3}});
+}
+
+// The convolution's algorithm timed by cuDNN instead of picked by its heuristics (cudnnBenchmark): the same
+// correct output, and eager's setting back after the step, which the baseline timed next would otherwise inherit.
+TEST_CASE("the catalog's convolution verifies with cuDNN timing its algorithms")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *convEpilogue = findKernelTemplate("conv-epilogue");
+    REQUIRE(convEpilogue);
+    const int checked = checkVariantsVerify(*convEpilogue, test::builtIn("conv2d_bias_relu"), 71, 3, "cuDNN timed",
+                                            {{"cudnnBenchmark", 1}});
+    CHECK(checked >= 2);
+    CHECK_FALSE(TensorOps::cudnnBenchmark());
 }
 
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on

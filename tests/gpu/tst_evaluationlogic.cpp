@@ -371,6 +371,33 @@ TEST_CASE("library steps call ATen ops by name")
     CHECK_FALSE(TensorOps::runLibraryStep("aten::relu", args, {hostView(x), hostView(out)}).isOk());
 }
 
+TEST_CASE("a library step's cuDNN benchmark mode lasts for its call only")
+{
+    if (!TensorOps::haveTorch())
+        return;
+    // A 1 x 1 x 3 x 3 image convolved with a 1 x 1 x 2 x 2 kernel of ones: sums of 2 x 2 windows.
+    std::vector<float> image{1, 2, 3, 4, 5, 6, 7, 8, 9}, kernel{1, 1, 1, 1}, out(4, 0.0f);
+    const std::vector<std::vector<std::int64_t>> shapes{{1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1, 2, 2}};
+    std::vector<ResolvedArg> args(3);
+    std::vector<TensorView> views{hostView(image), hostView(kernel), hostView(out)};
+    for (std::size_t i = 0; i < 3; ++i) {
+        args[i].kind = i < 2 ? PlanArg::Kind::Input : PlanArg::Kind::Output;
+        args[i].name = std::string(1, "xwo"[i]);
+        args[i].hasShape = true;
+        args[i].ints = shapes[i];
+        views[i].shape = shapes[i];
+    }
+    REQUIRE_FALSE(TensorOps::cudnnBenchmark());
+    const auto ran = TensorOps::runLibraryStep("aten::conv2d", args, views, true);
+    REQUIRE_MESSAGE(ran.isOk(), (ran.isOk() ? "" : ran.error().message));
+    CHECK(out == std::vector<float>{12, 16, 24, 28});
+    CHECK_FALSE(TensorOps::cudnnBenchmark()); // eager PyTorch's setting again, for the baselines timed after it
+    // Also when the call fails: a kernel of two input channels on an image of one.
+    args[1].ints = views[1].shape = {1, 2, 2, 1};
+    CHECK_FALSE(TensorOps::runLibraryStep("aten::conv2d", args, views, true).isOk());
+    CHECK_FALSE(TensorOps::cudnnBenchmark());
+}
+
 TEST_CASE("library steps take int lists, booleans, none, strings and tensors seen in another shape")
 {
     if (!TensorOps::haveTorch())

@@ -131,7 +131,11 @@ TEST_CASE("round-trips through canonical JSON")
     PlanArg shapedTransposed = shaped;
     shapedTransposed.transposed = true;
     LibraryStep product{"aten::mm", {transposed, shapedTransposed, {PlanArg::Kind::Output, "out", "", 0}}};
-    plan.steps = {kernel, library, pooling, product};
+    // And a convolution whose algorithm cuDNN picks by timing them.
+    LibraryStep convolution{"aten::conv2d",
+                            {{PlanArg::Kind::Input, "x", "", 0}, {PlanArg::Kind::Output, "out", "", 0}}};
+    convolution.cudnnBenchmark = true;
+    plan.steps = {kernel, library, pooling, product, convolution};
 
     const std::string json = toJson(plan);
     const auto parsed = parseLaunchPlan(json);
@@ -271,7 +275,7 @@ TEST_CASE("resolves scratch buffers, floats and several steps")
          "args": [{"input": "x"}, {"scratch": "partial"}, {"int": "N"}, {"float": 0.25}]},
         {"kernel": "finish", "grid": ["1"], "block": ["32", "8"],
          "args": [{"scratch": "partial"}, {"output": "out"}, {"int": "ceil_div(N, 256)"}]},
-        {"library": "aten::relu", "args": [{"input": "x"}, {"output": "out"}]}
+        {"library": "aten::relu", "cudnnBenchmark": true, "args": [{"input": "x"}, {"output": "out"}]}
       ]})json");
     REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
     const auto resolved = resolveLaunchPlan(*plan, reluOp(true), {{"N", 4096}}, parseKernelSignatures(kMixedSource));
@@ -291,6 +295,10 @@ TEST_CASE("resolves scratch buffers, floats and several steps")
     const auto &library = std::get<ResolvedLibraryStep>(resolved->steps[2]);
     CHECK(library.op == std::string("aten::relu"));
     CHECK(library.args.size() == size_t(2));
+    CHECK(library.cudnnBenchmark);
+    CHECK_FALSE(parseLaunchPlan(R"json({"steps": [{"library": "aten::relu", "cudnnBenchmark": 1, "args": []}]})json"));
+    CHECK_FALSE(parseLaunchPlan(R"json({"steps": [{"kernel": "k", "grid": ["1"], "block": ["1"],
+                                                   "cudnnBenchmark": true, "args": []}]})json"));
 }
 
 TEST_CASE("invalid plans are refused when resolved against the op, the kernels and the device")
