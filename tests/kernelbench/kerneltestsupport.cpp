@@ -46,3 +46,22 @@ std::vector<PipelineStage> pipelineStages(const Expected<Op> &op)
 }
 
 } // namespace kx::test
+
+namespace kx::test {
+
+void checkCompiles(const Op &op)
+{
+    const auto problem = translationProblem(op);
+    if (problem != "skip")
+        CHECK_MESSAGE(problem.empty(), problem);
+}
+
+OpRecipe recipeOfTranslation(const Expected<Op> &op)
+{
+    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
+    const auto recipe = recipeOf(*op);
+    REQUIRE(recipe);
+    return *recipe;
+}
+
+} // namespace kx::test

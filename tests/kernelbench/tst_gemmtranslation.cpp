@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 using namespace kx;
+using kx::test::checkCompiles;
 
 namespace {
 
@@ -90,22 +91,16 @@ std::string errorOf(const Op &op, const OpGraph &graph)
     return result.error().message;
 }
 
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem != "skip")
-        CHECK_MESSAGE(problem.empty(), problem);
-}
-
 } // namespace
 
 TEST_CASE("a.T @ b, a @ b.T and a.T @ b.T read the operands in place (KernelBench's 16 to 18)")
 {
     const ShapeSet sizes{{"M", 64}, {"K", 128}, {"N", 96}};
     const auto product = [&](bool transposeA, bool transposeB) {
-        const Op op = makeOp({tensor("A", transposeA ? std::vector<std::string>{"K", "M"} : std::vector<std::string>{"M", "K"}),
-                              tensor("B", transposeB ? std::vector<std::string>{"N", "K"} : std::vector<std::string>{"K", "N"})},
-                             tensor("out", {"M", "N"}), {sizes, {{"M", 64}, {"K", 128}, {"N", 48}}});
+        const Op op =
+            makeOp({tensor("A", transposeA ? std::vector<std::string>{"K", "M"} : std::vector<std::string>{"M", "K"}),
+                    tensor("B", transposeB ? std::vector<std::string>{"N", "K"} : std::vector<std::string>{"K", "N"})},
+                   tensor("out", {"M", "N"}), {sizes, {{"M", 64}, {"K", 128}, {"N", 48}}});
         std::vector<nlohmann::json> nodes;
         if (transposeA)
             nodes.push_back(call("aten::numpy_T", {value("A", {128, 64})}, value("5", {64, 128})));
@@ -192,9 +187,9 @@ TEST_CASE("3-D and 4-D a times a matrix fold a's leading dimensions into the row
     checkCompiles(folded);
 
     // torch.einsum("bijl,lk->bijk", A, B): the operands are named in a list.
-    const Op fourD = makeOp({tensor("A", {"b", "i", "j", "l"}), tensor("B", {"l", "k"})}, tensor("out", {"b", "i", "j", "k"}),
-                            {{{"b", 2}, {"i", 8}, {"j", 16}, {"l", 32}, {"k", 48}},
-                             {{"b", 1}, {"i", 8}, {"j", 16}, {"l", 32}, {"k", 48}}});
+    const Op fourD = makeOp(
+        {tensor("A", {"b", "i", "j", "l"}), tensor("B", {"l", "k"})}, tensor("out", {"b", "i", "j", "k"}),
+        {{{"b", 2}, {"i", 8}, {"j", 16}, {"l", 32}, {"k", 48}}, {{"b", 1}, {"i", 8}, {"j", 16}, {"l", 32}, {"k", 48}}});
     const auto einsum = [&](const std::string &equation) {
         nlohmann::json operands = nlohmann::json::array();
         operands.push_back({{"value", "A"}});
@@ -212,18 +207,19 @@ TEST_CASE("3-D and 4-D a times a matrix fold a's leading dimensions into the row
     checkCompiles(contracted);
 
     // Einsums that are not such a product say so.
-    CHECK(errorOf(fourD, einsum("bijl,lk->bijl")).find("aten::einsum \"bijl,lk->bijl\" is not a matrix product the gemm "
-                                                       "templates take")
+    CHECK(errorOf(fourD, einsum("bijl,lk->bijl"))
+              .find("aten::einsum \"bijl,lk->bijl\" is not a matrix product the gemm "
+                    "templates take")
           == 0);
     CHECK(errorOf(fourD, einsum("bijl,kl->bijk")).find("aten::einsum") == 0);
 }
 
 TEST_CASE("bmm is a batched gemm; a transposed 3-D a or a triangle by one shared b is batched too (KernelBench's 3)")
 {
-    const Op op = makeOp({tensor("A", {"batch_size", "m", "k"}), tensor("B", {"batch_size", "k", "n"})},
-                         tensor("out", {"batch_size", "m", "n"}),
-                         {{{"batch_size", 8}, {"m", 64}, {"k", 128}, {"n", 96}},
-                          {{"batch_size", 2}, {"m", 64}, {"k", 128}, {"n", 48}}});
+    const Op op = makeOp(
+        {tensor("A", {"batch_size", "m", "k"}), tensor("B", {"batch_size", "k", "n"})},
+        tensor("out", {"batch_size", "m", "n"}),
+        {{{"batch_size", 8}, {"m", 64}, {"k", 128}, {"n", 96}}, {{"batch_size", 2}, {"m", 64}, {"k", 128}, {"n", 48}}});
     const auto graph = graphOf(
         op, {call("aten::bmm", {value("A", {8, 64, 128}), value("B", {8, 128, 96})}, value("5", {8, 64, 96}))}, "5");
     const Op result = translated(op, graph);
@@ -305,11 +301,12 @@ TEST_CASE("triu and tril of a product keep a triangle of the gemm (KernelBench's
     CHECK(recipeOfOp(translated(wide, wideGraph)).triangle == "upper");
 
     // An elementwise call after the triangle would change its zeros: the triangle is no longer the product's.
-    const auto after = graphOf(op,
-                               {call("aten::matmul", {value("A", {128, 128}), value("B", {128, 128})}, value("6", {128, 128})),
-                                call("aten::triu", {value("6", {128, 128}), 0}, value("7", {128, 128})),
-                                call("aten::exp", {value("7", {128, 128})}, value("8", {128, 128}))},
-                               "8");
+    const auto after =
+        graphOf(op,
+                {call("aten::matmul", {value("A", {128, 128}), value("B", {128, 128})}, value("6", {128, 128})),
+                 call("aten::triu", {value("6", {128, 128}), 0}, value("7", {128, 128})),
+                 call("aten::exp", {value("7", {128, 128})}, value("8", {128, 128}))},
+                "8");
     const auto notGemm = GraphTranslator().translate(after, op);
     CHECK((!notGemm || recipeOfOp(*notGemm).family != "gemm"));
 
@@ -359,12 +356,11 @@ TEST_CASE("diag(v) @ b scales b's rows, b @ diag(v) its columns, v.unsqueeze(1) 
 
     // Square: v's one dimension is b's both; the recipe says which it scales.
     const Op square = makeOp({tensor("B", {"N", "N"}), tensor("v", {"N"})}, tensor("out", {"N", "N"}), {{{"N", 64}}});
-    const auto columns =
-        graphOf(square,
-                {call("aten::diag", {value("v", {64})}, value("6", {64, 64})),
-                 call("aten::mm", {value("B", {64, 64}), value("6", {64, 64})}, value("7", {64, 64})),
-                 call("aten::relu", {value("7", {64, 64})}, value("8", {64, 64}))},
-                "8");
+    const auto columns = graphOf(square,
+                                 {call("aten::diag", {value("v", {64})}, value("6", {64, 64})),
+                                  call("aten::mm", {value("B", {64, 64}), value("6", {64, 64})}, value("7", {64, 64})),
+                                  call("aten::relu", {value("7", {64, 64})}, value("8", {64, 64}))},
+                                 "8");
     const Op columnScale = translated(square, columns);
     const OpRecipe columnsRecipe = recipeOfOp(columnScale);
     CHECK(columnsRecipe.family == "elementwise");
@@ -373,8 +369,8 @@ TEST_CASE("diag(v) @ b scales b's rows, b @ diag(v) its columns, v.unsqueeze(1) 
     checkCompiles(columnScale);
 
     // diag of a matrix (its diagonal as a vector) is no diagonal matrix.
-    const Op matrix = makeOp({tensor("X", {"N", "N"}), tensor("B", {"N", "M"})}, tensor("out", {"M"}),
-                             {{{"N", 64}, {"M", 96}}});
+    const Op matrix =
+        makeOp({tensor("X", {"N", "N"}), tensor("B", {"N", "M"})}, tensor("out", {"M"}), {{{"N", 64}, {"M", 96}}});
     const auto vectorDiagonal =
         graphOf(matrix,
                 {call("aten::diag", {value("X", {64, 64}), 0}, value("6", {64})),

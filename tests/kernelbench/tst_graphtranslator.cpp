@@ -13,6 +13,8 @@
 #include <limits>
 
 using namespace kx;
+using kx::test::checkCompiles;
+using kx::test::recipeOfTranslation;
 
 namespace {
 
@@ -37,22 +39,6 @@ OpGraph graphOf(const char *json)
     auto graph = opGraphFromJson(nlohmann::json::parse(json));
     REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
     return *graph;
-}
-
-OpRecipe recipeOfTranslation(const Expected<Op> &op)
-{
-    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
-    const auto recipe = recipeOf(*op);
-    REQUIRE(recipe);
-    return *recipe;
-}
-
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem == "skip")
-        return;
-    CHECK_MESSAGE(problem.empty(), problem);
 }
 
 // x [B, D] -> x * 2 + 1 -> gelu -> clamp(-0.5, 2)
@@ -251,8 +237,9 @@ TEST_CASE("matmul, scale, residual add and clamp: a gemm with an epilogue input;
     CHECK(recipe.family == "gemm");
     CHECK_FALSE(recipe.transposeB);
     CHECK(recipe.epilogueInputs == std::vector<std::string>{"residual"});
-    CHECK(recipe.expression == "(((acc * 0.5f) + residual) != ((acc * 0.5f) + residual) ? ((acc * 0.5f) + residual) "
-                               ": fminf(fmaxf(((acc * 0.5f) + residual), (-1.0f)), 1.0f))");
+    CHECK(recipe.expression
+          == "(((acc * 0.5f) + residual) != ((acc * 0.5f) + residual) ? ((acc * 0.5f) + residual) "
+             ": fminf(fmaxf(((acc * 0.5f) + residual), (-1.0f)), 1.0f))");
     CHECK(translated->policy.rtol == doctest::Approx(1e-2));
     checkCompiles(*translated);
 }
@@ -577,15 +564,16 @@ TEST_CASE("InstanceNorm without affine weights is a LayerNorm of rows N * C over
                          tensor("out", {"batch_size", "features", "dim1", "dim2"}),
                          {{{"batch_size", 16}, {"features", 64}, {"dim1", 256}, {"dim2", 256}},
                           {{"batch_size", 8}, {"features", 64}, {"dim1", 256}, {"dim2", 256}}});
-    const auto graph = [](const std::string &weight) {
-        return graphOf((R"({
+    const auto graph =
+        [](const std::string &weight) {
+            return graphOf((R"({
       "inputs": [{"value": "x", "name": "x"}], "outputs": ["9"],
       "nodes": [{"kind": "aten::instance_norm", "inputs": [{"value": "x", "shape": [16, 64, 256, 256], "dtype": "float32"},
                  )" + weight + R"(, {"const": null}, {"const": null}, {"const": null}, {"const": true}, {"const": 0.1},
                  {"const": 1e-5}, {"const": true}],
                  "outputs": [{"value": "9", "shape": [16, 64, 256, 256], "dtype": "float32"}]}]})")
-                           .c_str());
-    };
+                               .c_str());
+        };
     const auto translated = GraphTranslator().translate(graph(R"({"const": null})"), op);
     REQUIRE_MESSAGE(translated, (translated ? "" : translated.error().message));
     const auto recipe = recipeOfTranslation(translated);
@@ -599,7 +587,8 @@ TEST_CASE("InstanceNorm without affine weights is a LayerNorm of rows N * C over
 
     Op affine = op;
     affine.inputs.push_back(tensor("w", {"features"}));
-    const auto refused = GraphTranslator().translate(graph(R"({"value": "w", "shape": [64], "dtype": "float32"})"), affine);
+    const auto refused =
+        GraphTranslator().translate(graph(R"({"value": "w", "shape": [64], "dtype": "float32"})"), affine);
     REQUIRE_FALSE(refused);
     CHECK_MESSAGE(refused.error().message.find("affine") != std::string::npos, refused.error().message);
 }

@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 using namespace kx;
+using kx::test::checkCompiles;
+using kx::test::recipeOfTranslation;
 
 namespace {
 
@@ -79,21 +81,6 @@ OpGraph groupNormGraph(std::int64_t groups, bool weight, bool bias, std::int64_t
     arguments.push_back(constant(1e-5));
     arguments.push_back(constant(true));
     return normGraph("aten::group_norm", arguments, features, pixels, parameters);
-}
-
-OpRecipe recipeOfTranslation(const Expected<Op> &op)
-{
-    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
-    const auto recipe = recipeOf(*op);
-    REQUIRE(recipe);
-    return *recipe;
-}
-
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem != "skip")
-        CHECK_MESSAGE(problem.empty(), problem);
 }
 
 std::int64_t valueIn(const Op &op, std::size_t set, const std::string &symbol)

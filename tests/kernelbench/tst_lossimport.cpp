@@ -14,6 +14,7 @@
 #include <string>
 
 using namespace kx;
+using kx::test::checkCompiles;
 
 namespace {
 
@@ -55,13 +56,6 @@ OpRecipe recipeFor(const Op &op)
     const auto recipe = recipeOf(op);
     REQUIRE_MESSAGE(recipe, (recipe ? "" : recipe.error().message));
     return *recipe;
-}
-
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem != "skip")
-        CHECK_MESSAGE(problem.empty(), problem);
 }
 
 } // namespace

@@ -16,6 +16,7 @@
 #include <cmath>
 
 using namespace kx;
+using kx::test::checkCompiles;
 
 namespace {
 
@@ -26,14 +27,6 @@ OpGraph graphOf(const char *json)
     REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
     addSecondShapes(*graph, parsed.value("secondShapes", nlohmann::json::array()));
     return *graph;
-}
-
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem == "skip")
-        return;
-    CHECK_MESSAGE(problem.empty(), problem);
 }
 
 TensorSpec tensor(std::string name, std::vector<std::string> shape)
@@ -121,8 +114,9 @@ TEST_CASE("conv, BatchNorm, ReLU, pooling, mean and a scale become five stages")
 
     // BatchNorm with running statistics and the ReLU after it: one kernel, the statistics per channel.
     CHECK(stages[1].kind == PipelineStage::Kind::Elementwise);
-    CHECK(stages[1].code
-          == "const float v0 = (a0 - a3) * rsqrtf(a4 + 1e-05f) * a1 + a2;\nconst float v1 = (v0 <= 0.0f ? 0.0f : v0);\n");
+    CHECK(
+        stages[1].code
+        == "const float v0 = (a0 - a3) * rsqrtf(a4 + 1e-05f) * a1 + a2;\nconst float v1 = (v0 <= 0.0f ? 0.0f : v0);\n");
     REQUIRE(stages[1].operands.size() == 5);
     CHECK(stages[1].operands[3].name == "bn_running_mean");
     CHECK(stages[1].operands[3].shape == std::vector<std::string>{"out_channels", "1", "1"});
@@ -373,15 +367,16 @@ TEST_CASE("BatchNorm of a value computed in the same elementwise chain reads its
          "outputs": [{"value": "3", "shape": [64, 48], "dtype": "float32"}]}]}})";
     Op op;
     op.name = "kb/gemm_scale_bn";
-    op.inputs = {tensor("x", {"B", "K"}),         tensor("gemm_weight", {"N", "K"}),   tensor("gemm_bias", {"N"}),
-                 tensor("scale", {"N"}),          tensor("bn_weight", {"N"}),          tensor("bn_bias", {"N"}),
+    op.inputs = {tensor("x", {"B", "K"}),          tensor("gemm_weight", {"N", "K"}), tensor("gemm_bias", {"N"}),
+                 tensor("scale", {"N"}),           tensor("bn_weight", {"N"}),        tensor("bn_bias", {"N"}),
                  tensor("bn_running_mean", {"N"}), tensor("bn_running_var", {"N"})};
     op.outputs = {tensor("out", {"B", "N"})};
     op.shapeSets = {{{"B", 64}, {"K", 32}, {"N", 48}}};
     const auto translated = PipelineTranslator::translate(graphOf(json), op);
     const auto stages = test::pipelineStages(translated);
     REQUIRE(stages.size() == 2);
-    CHECK(stages[1].code == "const float v0 = (a0 * a1);\nconst float v1 = (v0 - a4) * rsqrtf(a5 + 1e-05f) * a2 + a3;\n");
+    CHECK(stages[1].code
+          == "const float v0 = (a0 * a1);\nconst float v1 = (v0 - a4) * rsqrtf(a5 + 1e-05f) * a2 + a3;\n");
     REQUIRE(stages[1].operands.size() == 6);
     CHECK(stages[1].operands[4].name == "bn_running_mean");
     CHECK(stages[1].operands[4].shape == std::vector<std::string>{"N"});

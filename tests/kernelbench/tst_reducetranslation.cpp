@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 using namespace kx;
+using kx::test::checkCompiles;
+using kx::test::recipeOfTranslation;
 
 namespace {
 
@@ -29,7 +31,8 @@ Op kernelBenchOp(std::vector<std::string> outputShape, const std::string &output
     op.sourceKind = SourceKind::KernelBench;
     op.inputs = {tensor("x", {"batch_size", "dim1", "dim2"})};
     op.outputs = {tensor("out", std::move(outputShape), outputType)};
-    op.shapeSets = {{{"batch_size", 16}, {"dim1", 256}, {"dim2", 255}}, {{"batch_size", 8}, {"dim1", 256}, {"dim2", 255}}};
+    op.shapeSets = {{{"batch_size", 16}, {"dim1", 256}, {"dim2", 255}},
+                    {{"batch_size", 8}, {"dim1", 256}, {"dim2", 255}}};
     return op;
 }
 
@@ -37,12 +40,12 @@ struct Call
 {
     std::string kind;
     std::string overload;
-    nlohmann::json arguments;                 ///< after x: constants
-    std::vector<std::int64_t> inputShape;     ///< x as the call sees it
-    std::vector<std::int64_t> outputShape;    ///< the (first) result
+    nlohmann::json arguments;              ///< after x: constants
+    std::vector<std::int64_t> inputShape;  ///< x as the call sees it
+    std::vector<std::int64_t> outputShape; ///< the (first) result
     std::string outputType = "float32";
-    bool withIndices = false;                 ///< max.dim and min.dim: a second, int64 result
-    bool returnsIndices = false;              ///< the model returns that second result
+    bool withIndices = false;    ///< max.dim and min.dim: a second, int64 result
+    bool returnsIndices = false; ///< the model returns that second result
 };
 
 OpGraph graphOf(const Call &call)
@@ -63,21 +66,6 @@ OpGraph graphOf(const Call &call)
     auto parsed = opGraphFromJson(graph);
     REQUIRE_MESSAGE(parsed, (parsed ? "" : parsed.error().message));
     return *parsed;
-}
-
-OpRecipe recipeOfTranslation(const Expected<Op> &op)
-{
-    REQUIRE_MESSAGE(op, (op ? "" : op.error().message));
-    const auto recipe = recipeOf(*op);
-    REQUIRE(recipe);
-    return *recipe;
-}
-
-void checkCompiles(const Op &op)
-{
-    const auto problem = test::translationProblem(op);
-    if (problem != "skip")
-        CHECK_MESSAGE(problem.empty(), problem);
 }
 
 // The template the translation's first candidate comes from: the first registered that supports the recipe.
@@ -101,9 +89,7 @@ TEST_CASE("KernelBench's reductions over dimension 1 become middle-dimension red
         Call call;
         const char *reduction;
     } cases[] = {
-        {"47 sum, keepdim",
-         {"aten::sum", "dim_IntList", {{1}, true, nullptr}, kX, {16, 1, 255}},
-         "sum"},
+        {"47 sum, keepdim", {"aten::sum", "dim_IntList", {{1}, true, nullptr}, kX, {16, 1, 255}}, "sum"},
         {"48 mean", {"aten::mean", "dim", {{1}, false, nullptr}, kX, {16, 255}}, "mean"},
         {"49 max values", {"aten::max", "dim", {1, false}, kX, {16, 255}, "float32", true}, "max"},
         {"51 argmax", {"aten::argmax", "", {1, false}, kX, {16, 255}, "int64"}, "argmax"},
@@ -138,7 +124,8 @@ TEST_CASE("sums allow for the rounding of many terms; comparisons keep the row t
     Op op = kernelBenchOp({"batch_size", "dim2"});
     op.shapeSets = {{{"batch_size", 2}, {"dim1", 65536}, {"dim2", 3}}};
     const std::vector<std::int64_t> x{2, 65536, 3};
-    const auto sum = GraphTranslator().translate(graphOf({"aten::sum", "dim_IntList", {{1}, false, nullptr}, x, {2, 3}}), op);
+    const auto sum =
+        GraphTranslator().translate(graphOf({"aten::sum", "dim_IntList", {{1}, false, nullptr}, x, {2, 3}}), op);
     REQUIRE(sum);
     CHECK(sum->policy.atol == doctest::Approx(1e-3 * 65536 / 4096));
     CHECK(sum->policy.rtol == doctest::Approx(1e-3));
@@ -186,19 +173,21 @@ TEST_CASE("what the reduce templates do not take is refused with the reason")
         REQUIRE_FALSE(translated);
         return translated.error().message;
     };
-    CHECK(error({"aten::sum", "dim_IntList", {{1}, false, 7}, kX, {16, 255}}, op).starts_with("aten::sum with a dtype"));
+    CHECK(
+        error({"aten::sum", "dim_IntList", {{1}, false, 7}, kX, {16, 255}}, op).starts_with("aten::sum with a dtype"));
     CHECK(error({"aten::amin", "", {{0, 2}, false}, kX, {255}}, kernelBenchOp({"dim1"}))
               .starts_with("aten::amin over dimensions [0,2] of [16, 256, 255]: the reduce templates take neighbouring "
                            "dimensions"));
     CHECK(error({"aten::argmax", "", {nullptr, false}, kX, {}, "int64"}, kernelBenchOp({}, "int64"))
               .starts_with("aten::argmax over all dimensions: the reduce templates keep at least one"));
-    CHECK(error({"aten::prod", "", {nullptr}, kX, {}}, kernelBenchOp({}))
-              .starts_with("aten::prod over all dimensions"));
+    CHECK(
+        error({"aten::prod", "", {nullptr}, kX, {}}, kernelBenchOp({})).starts_with("aten::prod over all dimensions"));
     CHECK(error({"aten::mean", "dim", {{3}, false, nullptr}, kX, {16, 256}}, op)
               .starts_with("aten::mean over dimension 3 of a 3-D input"));
     // x reshaped to [16, 65280] before the sum: the recipe could not name its columns with x's symbols.
-    CHECK(error({"aten::sum", "dim_IntList", {{1}, false, nullptr}, {16, 256 * 255}, {16}}, kernelBenchOp({"batch_size"}))
-              .starts_with("aten::sum of [16, 65280], a view of x with other dimensions than it is declared with"));
+    CHECK(
+        error({"aten::sum", "dim_IntList", {{1}, false, nullptr}, {16, 256 * 255}, {16}}, kernelBenchOp({"batch_size"}))
+            .starts_with("aten::sum of [16, 65280], a view of x with other dimensions than it is declared with"));
 }
 
 TEST_CASE("the index results of argmin, min and max are not unsupported int64 calls")
@@ -227,7 +216,8 @@ OpGraph normalizationGraph(const nlohmann::json &statistic, bool withAbs, const 
                       {{{"value", "x"}, {"shape", {16, 4095}}, {"dtype", "float32"}},
                        {{"value", divisor}, {"shape", {16, 1}}, {"dtype", "float32"}}}},
                      {"outputs", {{{"value", "12"}, {"shape", {16, 4095}}, {"dtype", "float32"}}}}});
-    auto graph = opGraphFromJson({{"inputs", {{{"value", "x"}, {"name", "x"}}}}, {"outputs", {"12"}}, {"nodes", nodes}});
+    auto graph =
+        opGraphFromJson({{"inputs", {{{"value", "x"}, {"name", "x"}}}}, {"outputs", {"12"}}, {"nodes", nodes}});
     REQUIRE_MESSAGE(graph, (graph ? "" : graph.error().message));
     return *graph;
 }
@@ -276,7 +266,9 @@ TEST_CASE("L1 and L2 normalisation over the last dimension become normalize reci
 
     // The infinity norm of |x|: the prologue's abs twice, and the largest magnitude.
     const auto infinity = GraphTranslator().translate(
-        normalizationGraph(statisticCall("aten::linalg_vector_norm", "10", {{{"nonFinite", "inf"}}, {-1}, true, nullptr}), true), op);
+        normalizationGraph(
+            statisticCall("aten::linalg_vector_norm", "10", {{{"nonFinite", "inf"}}, {-1}, true, nullptr}), true),
+        op);
     REQUIRE(infinity);
     const auto infinityRecipe = recipeOfTranslation(infinity);
     CHECK(infinityRecipe.reduction == "max");
