@@ -484,7 +484,8 @@ Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) co
     TileChoice tile = defaultTile(sizes);
     int splitK = 1;
     if (!sizes.empty() && defaultSplitK(sizes.front(), tile.bm, tile.bn, 32) > 1) {
-        tile = {128, 128, 2, 4};
+        if (2 * sizes.front().m > 128 && 2 * sizes.front().n > 128)
+            tile = {128, 128, 2, 4}; // unless it would overhang the output by half or more
         splitK = defaultSplitK(sizes.front(), tile.bm, tile.bn, 32);
     }
     return {{"bm", tile.bm}, {"bn", tile.bn}, {"bk", 32},    {"warpsM", tile.warpsM}, {"warpsN", tile.warpsN},

@@ -193,6 +193,11 @@ TEST_CASE("split-K: the defaults split a long k of few tiles, and only then")
     CHECK(params.at("bm") == 128);
     CHECK(params.at("bn") == 128);
     CHECK(kTemplate.defaults(gemmTestOp("matmul_square"), recipeFor(gemmTestOp("matmul_square"))).at("splitK") == 1);
+    Op narrow = largeK; // N = 64: a 128-wide tile would be half empty, so the default tile stays and splits
+    narrow.shapeSets = {{{"M", 1024}, {"N", 64}, {"K", 1 << 20}}};
+    const Params narrowParams = kTemplate.defaults(narrow, recipeFor(narrow));
+    CHECK(narrowParams.at("bn") == 64);
+    CHECK(narrowParams.at("splitK") > 1);
 }
 
 TEST_CASE("split-K: one block per tile and k range, a scratch copy of the output per range, then the reduction")
