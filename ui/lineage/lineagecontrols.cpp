@@ -3,6 +3,7 @@
 #include "ui/lineage/lineagegraph.h"
 #include "ui/lineage/lineagepage.h"
 #include "ui/lineage/lineagescene.h"
+#include "ui/lineage/lineageview.h"
 
 #include <QAction>
 #include <QGridLayout>
@@ -13,6 +14,25 @@
 #include <algorithm>
 
 namespace kx::ui {
+
+void connectZoomActions(QAction *zoomIn, QAction *zoomOut, QAction *fit, LineageView *view)
+{
+    const auto shortcut = [](const QAction *action) { return action->shortcut().toString(QKeySequence::NativeText); };
+    zoomIn->setObjectName(QStringLiteral("zoomInAction"));
+    zoomIn->setShortcut(QKeySequence::ZoomIn);
+    zoomIn->setToolTip(LineagePage::tr("Zoom in (%1, + or the mouse wheel)").arg(shortcut(zoomIn)));
+    QObject::connect(zoomIn, &QAction::triggered, view, [view] { view->zoomBy(1.25); });
+    zoomOut->setObjectName(QStringLiteral("zoomOutAction"));
+    zoomOut->setShortcut(QKeySequence::ZoomOut);
+    zoomOut->setToolTip(LineagePage::tr("Zoom out (%1 or -)").arg(shortcut(zoomOut)));
+    QObject::connect(zoomOut, &QAction::triggered, view, [view] { view->zoomBy(1 / 1.25); });
+    fit->setObjectName(QStringLiteral("fitAction"));
+    fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    fit->setToolTip(LineagePage::tr("Fit the lineage into the view (%1 or F)").arg(shortcut(fit)));
+    QObject::connect(fit, &QAction::triggered, view, &LineageView::fit);
+    for (QAction *action : {zoomIn, zoomOut, fit})
+        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+}
 
 QToolButton *actionButton(QAction *action, QWidget *parent)
 {

@@ -133,24 +133,7 @@ LineagePage::LineagePage(QWidget *parent)
     m_groupAction->setToolTip(tr("Show the failures made from one kernel in one generation as one node that says "
                                  "how many there were"));
     connect(m_groupAction, &QAction::toggled, this, &LineagePage::setGroupFailures);
-    m_zoomInAction->setObjectName(QStringLiteral("zoomInAction"));
-    m_zoomInAction->setShortcut(QKeySequence::ZoomIn);
-    m_zoomInAction->setToolTip(
-        tr("Zoom in (%1, + or the mouse wheel)").arg(m_zoomInAction->shortcut().toString(QKeySequence::NativeText)));
-    connect(m_zoomInAction, &QAction::triggered, this, [this] { m_view->zoomBy(1.25); });
-    m_zoomOutAction->setObjectName(QStringLiteral("zoomOutAction"));
-    m_zoomOutAction->setShortcut(QKeySequence::ZoomOut);
-    m_zoomOutAction->setToolTip(
-        tr("Zoom out (%1 or -)").arg(m_zoomOutAction->shortcut().toString(QKeySequence::NativeText)));
-    connect(m_zoomOutAction, &QAction::triggered, this, [this] { m_view->zoomBy(1 / 1.25); });
-    m_fitAction->setObjectName(QStringLiteral("fitAction"));
-    m_fitAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
-    m_fitAction->setToolTip(
-        tr("Fit the lineage into the view (%1 or F)").arg(m_fitAction->shortcut().toString(QKeySequence::NativeText)));
-    connect(m_fitAction, &QAction::triggered, m_view, &LineageView::fit);
-    // Zooming acts on this page: in the View menu too, the shortcuts work only while it has the focus.
-    for (QAction *action : zoomActions())
-        action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    connectZoomActions(m_zoomInAction, m_zoomOutAction, m_fitAction, m_view);
     addAction(m_pathAction);
     addAction(m_collapseAction);
     addAction(m_eliteAction);
