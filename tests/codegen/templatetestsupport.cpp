@@ -119,6 +119,22 @@ std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &
     return samples;
 }
 
+int checkSampledVariantsCompile(const KernelTemplate &kernelTemplate, const std::vector<Op> &ops, unsigned seed,
+                                int perOp)
+{
+    int compiled = 0;
+    for (const Op &op : ops) {
+        auto samples = sampleValid(kernelTemplate, op, seed++, perOp);
+        samples.push_back(kernelTemplate.defaults(op, recipeFor(op)));
+        for (const auto &params : samples) {
+            const std::string problem = verifyCandidate(kernelTemplate, op, params, compiled % 2 ? "sm_90" : "sm_80");
+            CHECK_MESSAGE(problem.empty(), problem);
+            ++compiled;
+        }
+    }
+    return compiled;
+}
+
 Params with(Params params, const Params &changes)
 {
     for (const auto &[name, value] : changes)
@@ -233,7 +249,8 @@ std::vector<Op> gemmLayoutTestOps()
                  {{{"B", 4}, {"M", 128}, {"N", 96}, {"K", 64}}, {{"B", 2}, {"M", 37}, {"N", 29}, {"K", 41}}},
                  R"j({"family": "gemm", "batch": "B", "transposeA": true, "bias": "bias",
                       "expression": "fmaxf(acc, 0.0f)"})j"),
-        layoutOp("matmul_folded", {tensor("a", {"L", "M", "K"}), tensor("b", {"N", "K"})}, tensor("out", {"L", "M", "N"}),
+        layoutOp("matmul_folded", {tensor("a", {"L", "M", "K"}), tensor("b", {"N", "K"})},
+                 tensor("out", {"L", "M", "N"}),
                  {{{"L", 4}, {"M", 128}, {"N", 256}, {"K", 128}}, {{"L", 3}, {"M", 17}, {"N", 40}, {"K", 33}}},
                  R"j({"family": "gemm", "leading": ["L"], "transposeB": true})j"),
         layoutOp("matmul_upper", {tensor("a", {"M", "K"}), tensor("b", {"K", "N"})}, tensor("out", {"M", "N"}),

@@ -60,6 +60,11 @@ std::vector<OpAndArch> opAndArchRows(const std::vector<Op> &ops);
 /// Up to count distinct valid parameter combinations drawn uniformly from the parameter space with a fixed seed.
 std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &op, unsigned seed, int count);
 
+/// For each op (seeds counting up from seed): perOp sampled variants and the defaults, each generated, compiled for
+/// sm_80 and sm_90 in turn and resolved, with a check each; returns how many were compiled.
+int checkSampledVariantsCompile(const KernelTemplate &kernelTemplate, const std::vector<Op> &ops, unsigned seed,
+                                int perOp);
+
 /// The GEMM ops the gemm template suites share (square, tall-skinny, linear with bias, residual epilogue); each has
 /// a shape set whose sizes are not multiples of any tile.
 std::vector<Op> gemmTestOps();

@@ -140,7 +140,8 @@ TEST_CASE("check() names what does not fit")
     Op unknown = op;
     unknown.recipe = R"j({"family": "loss", "prologue": "cross-entropy", "reduction": "none", "rows": "batch_size",
         "cols": "num_classes"})j";
-    CHECK(kTemplate.check(unknown, recipeFor(unknown), good) == "unknown loss reduction 'none' (mean, sum or batchmean)");
+    CHECK(kTemplate.check(unknown, recipeFor(unknown), good)
+          == "unknown loss reduction 'none' (mean, sum or batchmean)");
     Op hinge = huberOp();
     hinge.recipe = R"j({"family": "loss", "prologue": "hinge", "reduction": "mean"})j";
     CHECK(kTemplate.check(hinge, recipeFor(hinge), good).find("unknown loss prologue 'hinge'") == 0);
@@ -175,7 +176,7 @@ TEST_CASE("two kernels: partial sums of the terms a block, then one block adds t
     CHECK(plan["steps"][1]["kernel"] == "loss_finish");
     CHECK(plan["steps"][1]["grid"][0] == "1");
     CHECK(plan["steps"][1]["args"][2]["int"] == plan["steps"][0]["grid"][0]); // every partial, no more
-    CHECK(plan["steps"][1]["args"][3]["int"] == "batch_size"); // batchmean
+    CHECK(plan["steps"][1]["args"][3]["int"] == "batch_size");                // batchmean
     CHECK(plan["scratch"][0]["name"] == "partials");
     CHECK(plan["scratch"][0]["bytes"] == "4*1024");
 
@@ -194,9 +195,8 @@ TEST_CASE("two kernels: partial sums of the terms a block, then one block adds t
     CHECK(cePlan["steps"][1]["args"][3]["int"] == "batch_size");
 
     const Op triplet = tripletOp();
-    const auto tripletKernel =
-        kTemplate.generate(triplet, recipeFor(triplet), with(kTemplate.defaults(triplet, recipeFor(triplet)),
-                                                             {{"mapping", 1}}));
+    const auto tripletKernel = kTemplate.generate(
+        triplet, recipeFor(triplet), with(kTemplate.defaults(triplet, recipeFor(triplet)), {{"mapping", 1}}));
     CHECK(tripletKernel.source.find("const float eps = 1.000000000e-06f;") != std::string::npos);
     CHECK(tripletKernel.source.find("const float dpos = sqrtf(blockSum(sp, shared));") != std::string::npos);
     CHECK(tripletKernel.source.find("const float term = (1.0f + dpos - dneg <= 0.0f ? 0.0f : 1.0f + dpos - dneg);")
@@ -224,26 +224,14 @@ TEST_CASE("two kernels: partial sums of the terms a block, then one block adds t
           != std::string::npos);
 
     for (const Op &op : lossOps()) {
-        const std::string unstated = unstatedParameters(kTemplate, op, kTemplate.defaults(op, recipeFor(op)),
-                                                        kTemplate.generate(op, recipeFor(op),
-                                                                           kTemplate.defaults(op, recipeFor(op)))
-                                                            .source);
+        const std::string unstated =
+            unstatedParameters(kTemplate, op, kTemplate.defaults(op, recipeFor(op)),
+                               kTemplate.generate(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op))).source);
         CHECK_MESSAGE(unstated.empty(), unstated);
     }
 }
 
 TEST_CASE("sampled parameters compile and resolve" * needsNvrtc())
 {
-    int compiled = 0;
-    unsigned seed = 7;
-    for (const Op &op : lossOps()) {
-        auto samples = sampleValid(kTemplate, op, seed++, 6);
-        samples.push_back(kTemplate.defaults(op, recipeFor(op)));
-        for (const auto &params : samples) {
-            const std::string problem = verifyCandidate(kTemplate, op, params, compiled % 2 ? "sm_90" : "sm_80");
-            CHECK_MESSAGE(problem.empty(), problem);
-            ++compiled;
-        }
-    }
-    CHECK(compiled == 5 * 7);
+    CHECK(checkSampledVariantsCompile(kTemplate, lossOps(), 7, 6) == 5 * 7);
 }

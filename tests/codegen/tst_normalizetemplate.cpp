@@ -27,10 +27,10 @@ std::vector<Op> normalizeOps()
         op.recipe = R"j({"family": "normalize", "rows": "batch_size", "cols": "dim", )j" + recipeFields + "}";
         return op;
     };
-    return {make("l1_normalize", R"j("reduction": "mean", "prologue": "fabsf(v)")j", 65535, 1001),
-            make("l2_normalize", R"j("reduction": "sum", "prologue": "(v * v)", "expression": "sqrtf(acc)")j", 65535,
-                 333),
-            make("max_normalize", R"j("reduction": "max", "prologue": "fabsf(v)")j", 4096, 516)};
+    return {
+        make("l1_normalize", R"j("reduction": "mean", "prologue": "fabsf(v)")j", 65535, 1001),
+        make("l2_normalize", R"j("reduction": "sum", "prologue": "(v * v)", "expression": "sqrtf(acc)")j", 65535, 333),
+        make("max_normalize", R"j("reduction": "max", "prologue": "fabsf(v)")j", 4096, 516)};
 }
 
 const NormalizeTemplate kTemplate;
@@ -43,7 +43,8 @@ TEST_CASE("supports normalize recipes over the last dimension only, and is regis
     CHECK(kTemplate.supports(op, recipeFor(op)));
     CHECK(findKernelTemplate("normalize") != nullptr);
     Op middle = op;
-    middle.recipe = R"j({"family": "normalize", "reduction": "sum", "rows": "batch_size", "cols": "dim", "inner": "I"})j";
+    middle.recipe =
+        R"j({"family": "normalize", "reduction": "sum", "rows": "batch_size", "cols": "dim", "inner": "I"})j";
     CHECK_FALSE(kTemplate.supports(middle, recipeFor(middle)));
     Op reduce = op;
     reduce.recipe = R"j({"family": "reduce", "reduction": "sum", "rows": "batch_size", "cols": "dim"})j";
@@ -71,7 +72,8 @@ TEST_CASE("check() names what does not fit")
     Op statements = op;
     statements.recipe = R"j({"family": "normalize", "reduction": "sum", "rows": "batch_size", "cols": "dim",
                              "prologue": "v; } {"})j";
-    CHECK(kTemplate.check(statements, recipeFor(statements), good) == "the prologue and the epilogue must be expressions");
+    CHECK(kTemplate.check(statements, recipeFor(statements), good)
+          == "the prologue and the epilogue must be expressions");
     Op reduced = op;
     reduced.outputs = {tensor("out", {"batch_size"})};
     CHECK(kTemplate.check(reduced, recipeFor(reduced), good)
@@ -98,16 +100,5 @@ TEST_CASE("the kernel reduces the prologue, finishes the statistic and divides e
 
 TEST_CASE("sampled parameters compile and resolve" * needsNvrtc())
 {
-    int compiled = 0;
-    unsigned seed = 3;
-    for (const Op &op : normalizeOps()) {
-        auto samples = sampleValid(kTemplate, op, seed++, 6);
-        samples.push_back(kTemplate.defaults(op, recipeFor(op)));
-        for (const auto &params : samples) {
-            const std::string problem = verifyCandidate(kTemplate, op, params, compiled % 2 ? "sm_90" : "sm_80");
-            CHECK_MESSAGE(problem.empty(), problem);
-            ++compiled;
-        }
-    }
-    CHECK(compiled == 3 * 7);
+    CHECK(checkSampledVariantsCompile(kTemplate, normalizeOps(), 3, 6) == 3 * 7);
 }

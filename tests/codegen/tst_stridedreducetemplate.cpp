@@ -37,7 +37,8 @@ Op middleOp(const std::string &reduction, bool vectorizable = false)
 Op fewColumnsOp(const std::string &reduction)
 {
     Op op = middleOp(reduction, true);
-    op.shapeSets = {{{"batch_size", 2}, {"dim1", 65536}, {"dim2", 32}}, {{"batch_size", 1}, {"dim1", 1001}, {"dim2", 8}}};
+    op.shapeSets = {{{"batch_size", 2}, {"dim1", 65536}, {"dim2", 32}},
+                    {{"batch_size", 1}, {"dim1", 1001}, {"dim2", 8}}};
     return op;
 }
 
@@ -90,8 +91,9 @@ TEST_CASE("check() names what does not fit")
     CHECK(kTemplate.check(op, recipe, with(good, {{"tile", 256}, {"slices", 8}})).find("exceed 1024")
           != std::string::npos);
     CHECK(kTemplate.check(op, recipe, with(good, {{"vec", 2}})).find("multiple") != std::string::npos);
-    CHECK(kTemplate.check(op, recipe, with(good, {{"split", 3}})) == "blocks along the reduced dimension (over 1: a "
-                                                                     "second kernel) 3 is not one of the allowed values");
+    CHECK(kTemplate.check(op, recipe, with(good, {{"split", 3}}))
+          == "blocks along the reduced dimension (over 1: a "
+             "second kernel) 3 is not one of the allowed values");
     CHECK(kTemplate.check(op, recipe, with(good, {{"block", 256}})) == "unknown parameter block");
     // The largest block with the widest vector: its slices' values and indices still fit static shared memory.
     const Op wide = middleOp("argmin", true);
@@ -153,20 +155,11 @@ TEST_CASE("generated code keeps PyTorch's rules: NaN wins for max and min, ties 
 
 TEST_CASE("sampled parameters of every reduction compile and resolve" * needsNvrtc())
 {
-    int compiled = 0;
-    unsigned seed = 1;
-    for (const char *reduction : kReductions) {
-        for (const Op &op : {middleOp(reduction), middleOp(reduction, true), fewColumnsOp(reduction)}) {
-            auto samples = sampleValid(kTemplate, op, seed++, 3);
-            samples.push_back(kTemplate.defaults(op, recipeFor(op)));
-            for (const auto &params : samples) {
-                const std::string problem = verifyCandidate(kTemplate, op, params, compiled % 2 ? "sm_90" : "sm_80");
-                CHECK_MESSAGE(problem.empty(), problem);
-                ++compiled;
-            }
-        }
-    }
-    CHECK(compiled == 7 * 3 * 4);
+    std::vector<Op> ops;
+    for (const char *reduction : kReductions)
+        for (const Op &op : {middleOp(reduction), middleOp(reduction, true), fewColumnsOp(reduction)})
+            ops.push_back(op);
+    CHECK(checkSampledVariantsCompile(kTemplate, ops, 1, 3) == 7 * 3 * 4);
 }
 
 TEST_CASE("the reduce template takes min, prod and argmin over the last dimension too" * needsNvrtc())
@@ -177,7 +170,8 @@ TEST_CASE("the reduce template takes min, prod and argmin over the last dimensio
         Op op = middleOp(reduction);
         op.recipe = R"j({"family": "reduce", "reduction": ")j" + std::string(reduction)
                     + R"j(", "rows": "batch_size", "cols": "dim1"})j";
-        op.shapeSets = {{{"batch_size", 64}, {"dim1", 4096}, {"dim2", 1}}, {{"batch_size", 3}, {"dim1", 1000}, {"dim2", 1}}};
+        op.shapeSets = {{{"batch_size", 64}, {"dim1", 4096}, {"dim2", 1}},
+                        {{"batch_size", 3}, {"dim1", 1000}, {"dim2", 1}}};
         auto samples = sampleValid(rows, op, 7, 3);
         samples.push_back(rows.defaults(op, recipeFor(op)));
         for (const auto &params : samples) {

@@ -49,6 +49,17 @@ std::vector<PipelineStage> pipelineStages(const Expected<Op> &op)
 
 namespace kx::test {
 
+Op makeOp(std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets)
+{
+    Op op;
+    op.name = "kb/test";
+    op.sourceKind = SourceKind::KernelBench;
+    op.inputs = std::move(inputs);
+    op.outputs = {std::move(output)};
+    op.shapeSets = std::move(shapeSets);
+    return op;
+}
+
 void checkCompiles(const Op &op)
 {
     const auto problem = translationProblem(op);

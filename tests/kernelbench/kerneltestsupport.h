@@ -14,6 +14,9 @@ namespace kx::test {
 /// resolves for every shape set; otherwise what failed. "skip" when this build has no NVRTC.
 std::string translationProblem(const Op &op, const std::string &arch = "sm_90");
 
+/// An imported op ("kb/test") of these tensors and shape sets, for translation tests.
+Op makeOp(std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets);
+
 /// Checks that the op's translation compiles and resolves (see translationProblem; nothing without NVRTC).
 void checkCompiles(const Op &op);
 

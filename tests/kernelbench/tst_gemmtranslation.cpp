@@ -13,23 +13,13 @@
 
 using namespace kx;
 using kx::test::checkCompiles;
+using kx::test::makeOp;
 
 namespace {
 
 TensorSpec tensor(std::string name, std::vector<std::string> shape)
 {
     return {std::move(name), std::move(shape), "float32"};
-}
-
-Op makeOp(std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets)
-{
-    Op op;
-    op.name = "kb/test";
-    op.sourceKind = SourceKind::KernelBench;
-    op.inputs = std::move(inputs);
-    op.outputs = {std::move(output)};
-    op.shapeSets = std::move(shapeSets);
-    return op;
 }
 
 // A tensor argument or output of a graph call.

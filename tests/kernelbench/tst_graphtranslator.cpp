@@ -14,6 +14,7 @@
 
 using namespace kx;
 using kx::test::checkCompiles;
+using kx::test::makeOp;
 using kx::test::recipeOfTranslation;
 
 namespace {
@@ -21,17 +22,6 @@ namespace {
 TensorSpec tensor(std::string name, std::vector<std::string> shape, std::string dtype = "float32")
 {
     return {std::move(name), std::move(shape), std::move(dtype)};
-}
-
-Op makeOp(std::vector<TensorSpec> inputs, TensorSpec output, std::vector<ShapeSet> shapeSets)
-{
-    Op op;
-    op.name = "kb/test";
-    op.sourceKind = SourceKind::KernelBench;
-    op.inputs = std::move(inputs);
-    op.outputs = {std::move(output)};
-    op.shapeSets = std::move(shapeSets);
-    return op;
 }
 
 OpGraph graphOf(const char *json)
