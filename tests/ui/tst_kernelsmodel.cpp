@@ -11,6 +11,7 @@
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QLocale>
+#include <QSemaphore>
 #include <QSet>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -324,9 +325,19 @@ void TestKernelsModel::pageDropsStaleLoads()
     }
     KernelsPage page;
     QSignalSpy loaded(&page, &KernelsPage::loaded);
+    // Both reads wait behind a held task on the one thread of the pool, so the first is still in flight when the
+    // second supersedes it (a read that finished first was delivered at once and counted twice).
+    QThreadPool *pool = QThreadPool::globalInstance();
+    const int threads = pool->maxThreadCount();
+    pool->waitForDone();
+    pool->setMaxThreadCount(1);
+    QSemaphore hold;
+    pool->start([&hold] { hold.acquire(); });
     page.setArchive(archiveRef(m_path));
     page.setArchive(archiveRef(other)); // Supersedes the first load before it can be delivered.
+    hold.release();
     QTRY_COMPARE(loaded.size(), 1);
+    pool->setMaxThreadCount(threads);
     QThreadPool::globalInstance()->waitForDone();
     QCoreApplication::processEvents();
     QCoreApplication::processEvents();
