@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace kx {
 namespace {
@@ -84,6 +85,27 @@ std::optional<Flag> reducedPrecisionFlag(const PrecisionAudit &audit, Precision 
         {"samples", audit.candidate.samples},
     };
     return Flag{"reduced-precision", evidence.dump()};
+}
+
+bool passesOnExactAnswer(const ExactMiss &candidate, const ExactMiss &fp32Reference)
+{
+    constexpr double kMissRatio = 2;
+    if (candidate.mismatches == 0)
+        return true;
+    return fp32Reference.mismatches > 0 && double(candidate.mismatches) <= kMissRatio * double(fp32Reference.mismatches)
+           && candidate.maxAbsError <= kMissRatio * fp32Reference.maxAbsError;
+}
+
+std::string describeExactMisses(const ExactMiss &candidate, const ExactMiss &fp32Reference)
+{
+    const auto misses = [](const ExactMiss &miss) {
+        std::ostringstream text;
+        text.precision(4);
+        text << miss.mismatches << " elements (largest error " << miss.maxAbsError << ")";
+        return text.str();
+    };
+    return "against the float64 answer, this output misses " + misses(candidate) + " and the fp32 reference "
+           + misses(fp32Reference);
 }
 
 } // namespace kx

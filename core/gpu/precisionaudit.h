@@ -4,6 +4,7 @@
 #include "core/domain/precision.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kx {
@@ -23,5 +24,23 @@ ErrorProfile measureErrors(const std::vector<std::vector<double>> &actual,
  * `fp32`, 32 TF32 units under `tf32`). Nothing under `kernelbench`, whose tolerance admits lower precision.
  */
 std::optional<Flag> reducedPrecisionFlag(const PrecisionAudit &audit, Precision precision);
+
+/// How far outputs are from the float64 answer: elements beyond the tolerance, and the largest error.
+struct ExactMiss
+{
+    std::int64_t mismatches = 0;
+    double maxAbsError = 0;
+};
+
+/**
+ * Where a candidate misses the fp32 reference on a trial, the float64 answer decides. Ill-conditioned ops have
+ * trials on which no two fp32 implementations agree within the tolerance (attention over inputs of seven decades:
+ * the scores' rounding flips which key a softmax picks), eager's included. The candidate passes when it is within
+ * the tolerance of the float64 answer, or misses it no more than the fp32 reference does (at most twice as many
+ * elements, with at most twice the largest error).
+ */
+bool passesOnExactAnswer(const ExactMiss &candidate, const ExactMiss &fp32Reference);
+/// "against the float64 answer, this output misses 26 elements (largest error 5.86) and the fp32 reference ..."
+std::string describeExactMisses(const ExactMiss &candidate, const ExactMiss &fp32Reference);
 
 } // namespace kx

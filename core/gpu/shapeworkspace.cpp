@@ -199,7 +199,7 @@ Expected<std::vector<std::vector<double>>> ShapeWorkspace::sampleEach(const std:
     return samples;
 }
 
-Expected<std::vector<std::vector<double>>> ShapeWorkspace::exactSample(std::int64_t maxSamples)
+Expected<std::vector<ShapeWorkspace::Tensor>> ShapeWorkspace::runExact()
 {
     std::vector<Tensor> exact;
     for (const auto &tensor : m_outputs) {
@@ -207,15 +207,48 @@ Expected<std::vector<std::vector<double>>> ShapeWorkspace::exactSample(std::int6
         layout.dtype = DType::Float64;
         exact.push_back(Tensor{layout, DeviceBuffer(layout.byteCount())});
     }
-    auto samples = [&]() -> Expected<std::vector<std::vector<double>>> {
-        if (auto ran = m_opReference->runInDouble(pristineInputs(), views(exact)); !ran)
-            return ran.error();
-        return sampleEach(views(exact), maxSamples);
-    }();
+    if (auto ran = m_opReference->runInDouble(pristineInputs(), views(exact)); !ran) {
+        releaseExact(exact);
+        return ran.error();
+    }
+    return exact;
+}
+
+void ShapeWorkspace::releaseExact(std::vector<Tensor> &exact)
+{
     for (const auto &tensor : exact)
         tensor.buffer.fill(kOutputPoison);
+    exact.clear();
     TensorOps::releaseCachedMemory();
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::exactSample(std::int64_t maxSamples)
+{
+    auto exact = runExact();
+    if (!exact)
+        return exact.error();
+    auto samples = sampleEach(views(*exact), maxSamples);
+    releaseExact(*exact);
     return samples;
+}
+
+Expected<ShapeWorkspace::ExactCheck> ShapeWorkspace::checkAgainstExact(double atol, double rtol)
+{
+    if (m_references.empty() || !m_references.front())
+        return Error{"no reference outputs (the reference has not run)"};
+    auto exact = runExact();
+    if (!exact)
+        return exact.error();
+    auto candidate = compareOutputs(m_outputs, *exact, atol, rtol, "the float64 answer");
+    unsealIntoCheck(*m_references.front());
+    auto fp32 = compareOutputs(m_check, *exact, atol, rtol, "the float64 answer");
+    poisonCheck();
+    releaseExact(*exact);
+    if (!candidate)
+        return candidate.error();
+    if (!fp32)
+        return fp32.error();
+    return ExactCheck{std::move(*candidate), std::move(*fp32)};
 }
 
 Expected<std::vector<std::vector<double>>> ShapeWorkspace::referenceSample(std::int64_t maxSamples)

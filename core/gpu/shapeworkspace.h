@@ -81,6 +81,14 @@ public:
     };
     /// Against the reference kept in `slot`.
     Expected<OutputCheck> checkOutputs(double atol, double rtol, int slot = 0);
+    /// The candidate's outputs and the fp32 reference's (slot 0), each against a float64 run of the reference
+    /// on the pristine inputs (an error where the reference cannot run in float64).
+    struct ExactCheck
+    {
+        OutputCheck candidate;
+        OutputCheck fp32Reference;
+    };
+    Expected<ExactCheck> checkAgainstExact(double atol, double rtol);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
     double referenceScale() const { return m_referenceScale; }
     std::int64_t inputBytes() const;  ///< Of one copy of the inputs.
@@ -117,6 +125,9 @@ private:
                                                        const std::string &what);
     Expected<OutputCheck> compareOutputs(const std::vector<Tensor> &actual, const std::vector<Tensor> &expected,
                                          double atol, double rtol, const char *expectedWhat) const;
+    /// The outputs of a float64 run of the reference on the pristine inputs; releaseExact() poisons and frees them.
+    Expected<std::vector<Tensor>> runExact();
+    static void releaseExact(std::vector<Tensor> &exact);
     Expected<bool> allBitEqual(const std::vector<Tensor> &a, const std::vector<Tensor> &b) const;
     static Expected<std::vector<std::vector<double>>> sampleEach(const std::vector<TensorView> &views,
                                                                  std::int64_t maxSamples);

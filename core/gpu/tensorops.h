@@ -59,6 +59,7 @@ public:
     static constexpr std::int64_t kSliceElements = std::int64_t(1) << 26;
 
     /// Elementwise check of actual against expected. Where expected is NaN or infinite, actual must match it.
+    /// Equal dtypes, or a float64 expected (an exact answer) for floating-point actual, compared in double.
     /// Works slice by slice, so that outputs of several GiB need little memory besides themselves.
     static Expected<Comparison> compare(const TensorView &actual, const TensorView &expected, double atol, double rtol,
                                         std::int64_t sliceElements = kSliceElements);

@@ -245,6 +245,28 @@ TEST_CASE("tolerance comparison on host tensors")
     }
 }
 
+TEST_CASE("outputs compare with a float64 answer in double, and with nothing else of another type")
+{
+    if (!TensorOps::haveTorch()) {
+        MESSAGE("built without LibTorch: comparison not tested");
+        return;
+    }
+    // 1 + 2^-30 is not a float: in double the difference shows, in float it would vanish.
+    std::vector<double> exact{1.0 + std::ldexp(1.0, -30), -2.0, 1e6};
+    std::vector<float> fp32{1.0f, -2.0f, 1e6f + 1.0f};
+    const TensorView exactView{exact.data(), {3}, DType::Float64, -1};
+    const auto comparison = TensorOps::compare(hostView(fp32), exactView, 0, 1e-10);
+    REQUIRE(comparison.hasValue());
+    CHECK(comparison->mismatches == 2);
+    CHECK(comparison->firstMismatch == 0);
+    CHECK(comparison->maxAbsError == doctest::Approx(1.0));
+    // A float64 actual against a float expectation is no exact check: refused.
+    CHECK_FALSE(TensorOps::compare(exactView, hostView(fp32), 1e-4, 1e-4).hasValue());
+    std::vector<std::int32_t> integers{1, -2, 3};
+    const TensorView integerView{integers.data(), {3}, DType::Int32, -1};
+    CHECK_FALSE(TensorOps::compare(integerView, exactView, 1e-4, 1e-4).hasValue());
+}
+
 TEST_CASE("root mean square of the finite elements, slice by slice")
 {
     if (!TensorOps::haveTorch()) {
@@ -571,6 +593,25 @@ TEST_CASE("error profiles and the reduced-precision flag")
     const auto withNan = measureErrors({{1.0, std::nan(""), 1e-12}}, {{1.0, 2.0, 0.0}});
     CHECK(withNan.samples == 2);
     CHECK(withNan.maxRelError < 1e-6);
+}
+
+TEST_CASE("a trial that misses the fp32 reference passes only as close to the float64 answer as fp32 itself")
+{
+    // Within the tolerance of the exact answer: passes whatever the fp32 reference did.
+    CHECK(passesOnExactAnswer({0, 0.5}, {0, 0.1}));
+    CHECK(passesOnExactAnswer({0, 0.5}, {12, 160}));
+    // An ill-conditioned trial (attention picking other keys): eager's fp32 misses too, about as much.
+    CHECK(passesOnExactAnswer({26, 5.9}, {20, 6.2}));
+    CHECK(passesOnExactAnswer({24, 12.0}, {12, 6.0}));
+    // More than twice fp32's misses, or twice its largest error: a wrong kernel, not rounding.
+    CHECK_FALSE(passesOnExactAnswer({25, 6.0}, {12, 6.0}));
+    CHECK_FALSE(passesOnExactAnswer({12, 12.5}, {12, 6.0}));
+    // fp32 is within the tolerance of the exact answer: any miss of the candidate is its own.
+    CHECK_FALSE(passesOnExactAnswer({1, 0.01}, {0, 0.0}));
+    const auto text = describeExactMisses({26, 5.859}, {20, 6.2});
+    CHECK(text
+          == "against the float64 answer, this output misses 26 elements (largest error 5.859) and the fp32 "
+             "reference 20 elements (largest error 6.2)");
 }
 
 TEST_CASE("a correctness report keeps its inputs and precision audit through JSON")
