@@ -49,8 +49,8 @@ std::optional<long long> productValue(const std::vector<std::string> &shape, con
 // The input names as CUDA identifiers must not collide with the generated code's own.
 std::string checkNames(const Op &op)
 {
-    static const std::set<std::string> reserved{"acc", "shared", "partials", "out", "rows", "cols", "n", "row",
-                                                "lane", "in", "c", "v", "term", "dpos", "dneg"};
+    static const std::set<std::string> reserved{"acc",  "shared", "partials", "out", "rows", "cols", "n",   "row",
+                                                "lane", "in",     "c",        "v",   "term", "dpos", "dneg"};
     for (const auto &input : op.inputs) {
         if (!isIdentifier(input.name) || reserved.count(input.name) || input.name.find("__") != std::string::npos)
             return "input name " + input.name + " cannot be used in the generated code";
@@ -121,11 +121,8 @@ std::string rowTerm(const Op &op, const OpRecipe &recipe, const rows::RowLayout 
         if (online) {
             out << indent << "// One pass: a running maximum and a sum rescaled whenever the maximum grows.\n"
                 << indent << "float m = negativeInfinity(), s = 0.0f;\n"
-                << rows::forEachElement(layout, "in",
-                                        "if (v > m) { s = s * " + exp + "(m - v) + 1.0f; m = v; } else { s += " + exp
-                                            + "(v - m); }",
-                                        indent)
-                << indent << "const float rowMax = " << reduce("Max", "m") << ";\n"
+                << rows::forEachElement(layout, "in", rows::onlineLogSumExpStep(exp), indent) << indent
+                << "const float rowMax = " << reduce("Max", "m") << ";\n"
                 << indent << "s = m == negativeInfinity() ? 0.0f : s * " << exp << "(m - rowMax);\n"
                 << indent << "s = " << reduce("Sum", "s") << ";\n";
         } else {
@@ -288,13 +285,12 @@ bool LossTemplate::supports(const Op &, const OpRecipe &recipe) const
 
 std::vector<ParamDef> LossTemplate::parameters(const Op &, const OpRecipe &recipe) const
 {
-    std::vector<ParamDef> definitions{{"block", {128, 256, 512, 1024}, "block size of the partial sums"},
-                                      {"vec", {1, 4}, "vector width (floats per load)"},
-                                      {"unroll", {1, 2, 4}, "loop unrolling (loads in flight per thread)"},
-                                      {"partials",
-                                       {256, 512, 1024, 2048},
-                                       "most blocks (partial sums) of the first kernel"},
-                                      {"fastMath", {0, 1}, "fast-math intrinsics"}};
+    std::vector<ParamDef> definitions{
+        {"block", {128, 256, 512, 1024}, "block size of the partial sums"},
+        {"vec", {1, 4}, "vector width (floats per load)"},
+        {"unroll", {1, 2, 4}, "loop unrolling (loads in flight per thread)"},
+        {"partials", {256, 512, 1024, 2048}, "most blocks (partial sums) of the first kernel"},
+        {"fastMath", {0, 1}, "fast-math intrinsics"}};
     if (loss::isRowLoss(recipe))
         definitions.push_back({"mapping", {0, 1}, "rows per block (0: one warp per row, 1: one block per row)"});
     if (recipe.prologue == "cross-entropy")

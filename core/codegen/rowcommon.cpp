@@ -178,6 +178,12 @@ std::string reduceCall(const RowLayout &layout, const std::string &kind, const s
     return "block" + kind + "(" + value + ", shared)";
 }
 
+std::string onlineLogSumExpStep(const std::string &exp)
+{
+    return "if (v > m) { s = s * " + exp + "(m - v) + 1.0f; m = v; } else if (v != negativeInfinity()) { s += " + exp
+           + "(v - m); }";
+}
+
 std::string sharedBytes(const RowLayout &layout)
 {
     if (layout.warpPerRow)

@@ -36,6 +36,9 @@ std::string forEachElement(const RowLayout &layout, const std::string &pointer, 
 std::string gridExpression(const RowLayout &layout, const std::string &rows);
 /// Call of the row-wide reduction ("Sum" or "Max") of a float in the generated code.
 std::string reduceCall(const RowLayout &layout, const std::string &kind, const std::string &value);
+/// One element `v` of an online logsumexp: the running maximum `m` and the sum `s` rescaled when it grows. A -inf
+/// element adds nothing (exp(-inf - -inf) would be NaN on a row that starts with -inf); NaN still propagates.
+std::string onlineLogSumExpStep(const std::string &exp);
 /// The dynamic shared memory the block reductions need, as a plan expression.
 std::string sharedBytes(const RowLayout &layout);
 

@@ -61,9 +61,7 @@ GeneratedKernel SoftmaxTemplate::generate(const Op &op, const OpRecipe &recipe, 
     if (online) {
         out << "    // One pass keeps a running maximum and a sum rescaled whenever the maximum grows.\n"
             << "    float m = negativeInfinity(), s = 0.0f;\n"
-            << rows::forEachElement(layout, "in",
-                                    "if (v > m) { s = s * " + exp + "(m - v) + 1.0f; m = v; } else { s += " + exp
-                                        + "(v - m); }")
+            << rows::forEachElement(layout, "in", rows::onlineLogSumExpStep(exp))
             << "    const float rowMax = " << rows::reduceCall(layout, "Max", "m") << ";\n"
             << "    s = m == negativeInfinity() ? 0.0f : s * " << exp << "(m - rowMax);\n"
             << "    s = " << rows::reduceCall(layout, "Sum", "s") << ";\n"
