@@ -183,19 +183,19 @@ ShapeWorkspace::OutputCheck CandidateVerifier::checkTrialOutputs(ShapeWorkspace 
     auto check = need(workspace.checkOutputs(atol, rtol));
     if (check.mismatches == 0)
         return check;
-    auto exact = workspace.checkAgainstExact(atol, rtol);
+    const bool tf32 = allowsTf32(m_settings.precision);
+    auto exact = workspace.checkAgainstExact(atol, rtol, tf32);
     if (!exact)
         return check; // no float64 reference: the fp32 verdict stands
     const auto miss = [](const ShapeWorkspace::OutputCheck &c) { return ExactMiss{c.mismatches, c.maxAbsError}; };
-    const auto &candidate = exact->candidate;
-    const auto &fp32 = exact->fp32Reference;
-    const auto against = describeExactMisses(miss(candidate), miss(fp32));
-    if (!passesOnExactAnswer(miss(candidate), miss(fp32))) {
+    const auto against = describeExactMisses(miss(exact->candidate), miss(exact->baseline),
+                                             tf32 ? "eager with TF32" : "the fp32 reference");
+    if (!passesOnExactAnswer(miss(exact->candidate), miss(exact->baseline))) {
         check.failure += "; " + against;
         return check;
     }
     inputsText += " (ill-conditioned: " + against + ")";
-    return {candidate.maxAbsError, candidate.maxRelError, 0, {}};
+    return {exact->candidate.maxAbsError, exact->candidate.maxRelError, 0, {}};
 }
 
 void CandidateVerifier::auditPrecision(ShapeWorkspace &workspace, VerificationOutcome &outcome)

@@ -87,16 +87,16 @@ std::optional<Flag> reducedPrecisionFlag(const PrecisionAudit &audit, Precision 
     return Flag{"reduced-precision", evidence.dump()};
 }
 
-bool passesOnExactAnswer(const ExactMiss &candidate, const ExactMiss &fp32Reference)
+bool passesOnExactAnswer(const ExactMiss &candidate, const ExactMiss &eager)
 {
     constexpr double kMissRatio = 2;
     if (candidate.mismatches == 0)
         return true;
-    return fp32Reference.mismatches > 0 && double(candidate.mismatches) <= kMissRatio * double(fp32Reference.mismatches)
-           && candidate.maxAbsError <= kMissRatio * fp32Reference.maxAbsError;
+    return eager.mismatches > 0 && double(candidate.mismatches) <= kMissRatio * double(eager.mismatches)
+           && candidate.maxAbsError <= kMissRatio * eager.maxAbsError;
 }
 
-std::string describeExactMisses(const ExactMiss &candidate, const ExactMiss &fp32Reference)
+std::string describeExactMisses(const ExactMiss &candidate, const ExactMiss &eager, const std::string &eagerName)
 {
     const auto misses = [](const ExactMiss &miss) {
         std::ostringstream text;
@@ -104,8 +104,8 @@ std::string describeExactMisses(const ExactMiss &candidate, const ExactMiss &fp3
         text << miss.mismatches << " elements (largest error " << miss.maxAbsError << ")";
         return text.str();
     };
-    return "against the float64 answer, this output misses " + misses(candidate) + " and the fp32 reference "
-           + misses(fp32Reference);
+    return "against the float64 answer, this output misses " + misses(candidate) + " and " + eagerName + " "
+           + misses(eager);
 }
 
 } // namespace kx

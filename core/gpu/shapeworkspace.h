@@ -81,14 +81,15 @@ public:
     };
     /// Against the reference kept in `slot`.
     Expected<OutputCheck> checkOutputs(double atol, double rtol, int slot = 0);
-    /// The candidate's outputs and the fp32 reference's (slot 0), each against a float64 run of the reference
-    /// on the pristine inputs (an error where the reference cannot run in float64).
+    /// The candidate's outputs and eager's, each against a float64 run of the reference on the pristine inputs
+    /// (an error where the reference cannot run in float64). Eager is the fp32 reference (slot 0), or with
+    /// baselineInTf32 the reference run again with TF32 allowed, as eager runs under a policy that allows it.
     struct ExactCheck
     {
         OutputCheck candidate;
-        OutputCheck fp32Reference;
+        OutputCheck baseline;
     };
-    Expected<ExactCheck> checkAgainstExact(double atol, double rtol);
+    Expected<ExactCheck> checkAgainstExact(double atol, double rtol, bool baselineInTf32);
     /// The largest root mean square of the reference outputs: how large this trial's results are.
     double referenceScale() const { return m_referenceScale; }
     std::int64_t inputBytes() const;  ///< Of one copy of the inputs.

@@ -595,7 +595,7 @@ TEST_CASE("error profiles and the reduced-precision flag")
     CHECK(withNan.maxRelError < 1e-6);
 }
 
-TEST_CASE("a trial that misses the fp32 reference passes only as close to the float64 answer as fp32 itself")
+TEST_CASE("a trial that misses the fp32 reference passes only as close to the float64 answer as eager")
 {
     // Within the tolerance of the exact answer: passes whatever the fp32 reference did.
     CHECK(passesOnExactAnswer({0, 0.5}, {0, 0.1}));
@@ -608,7 +608,7 @@ TEST_CASE("a trial that misses the fp32 reference passes only as close to the fl
     CHECK_FALSE(passesOnExactAnswer({12, 12.5}, {12, 6.0}));
     // fp32 is within the tolerance of the exact answer: any miss of the candidate is its own.
     CHECK_FALSE(passesOnExactAnswer({1, 0.01}, {0, 0.0}));
-    const auto text = describeExactMisses({26, 5.859}, {20, 6.2});
+    const auto text = describeExactMisses({26, 5.859}, {20, 6.2}, "the fp32 reference");
     CHECK(text
           == "against the float64 answer, this output misses 26 elements (largest error 5.859) and the fp32 "
              "reference 20 elements (largest error 6.2)");
