@@ -3,6 +3,7 @@
 
 #include "core/codegen/attentionfusedtemplate.h"
 #include "core/codegen/attentiontemplate.h"
+#include "core/codegen/clusternormtemplate.h"
 #include "core/codegen/convepiloguetemplate.h"
 #include "core/codegen/elementwisetemplate.h"
 #include "core/codegen/gemmlibrarytemplate.h"
@@ -29,6 +30,7 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const NormalizeTemplate normalize;
     static const SoftmaxTemplate softmax;
     static const SplitNormTemplate splitNorm;
+    static const ClusterNormTemplate clusterNorm;
     static const NormTemplate norm;
     static const StridedNormTemplate stridedNorm;
     static const GemmTemplate gemm;
@@ -43,10 +45,12 @@ const std::vector<const KernelTemplate *> &kernelTemplates()
     static const AttentionFusedTemplate attentionFused;
     static const PipelineTemplate pipeline;
     // norm-split before norm: it supports only rows too long for one block, which it translates far better.
+    // norm-cluster after norm-split: it needs sm_90, so the portable split kernel stays the translation and the
+    // first generation tries the cluster kernel beside it (as attention-fused follows attention).
     // gemm first among the templates for gemm recipes: a translation is a generated fp32 FMA kernel; the search
     // may switch to tensor cores, or to the library GEMM with a fused epilogue where the op allows it.
     static const std::vector<const KernelTemplate *> all{&elementwise, &reduce, &stridedReduce, &normalize, &softmax, &splitNorm,
-                                                         &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
+                                                         &clusterNorm, &norm,        &stridedNorm, &gemm,         &gemmTensorCore,
                                                          &gemmWgmma,   &gemmLibrary, &transpose,   &convEpilogue,
                                                          &scan,        &attention,   &attentionFused,   &loss,        &pipeline};
     return all;
