@@ -72,6 +72,10 @@ const std::map<std::string, ReferenceFunction> &references()
             {"rms_norm_channels",
              [](const Tensors &in) { return Tensors{in[0] / at::sqrt(in[0].pow(2).mean(1, true) + 1e-5)}; }},
             {"group_norm", [](const Tensors &in) { return Tensors{at::group_norm(in[0], 4, in[1], in[2], 1e-5)}; }},
+            {"instance_norm",
+             [](const Tensors &in) {
+                 return Tensors{at::instance_norm(in[0], {}, {}, {}, {}, true, 0.1, 1e-5, false)};
+             }},
             {"smooth_l1_loss",
              [](const Tensors &in) { return Tensors{at::smooth_l1_loss(in[0], in[1], at::Reduction::Mean, 1.0)}; }},
             {"kl_div_log_target",

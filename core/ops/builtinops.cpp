@@ -122,6 +122,11 @@ ShapeSet groupNormShapes(long long n, long long c, long long h, long long w)
     return {{"N", n}, {"C", c}, {"H", h}, {"W", w}, {"R", n * 4}, {"D", c / 4 * h * w}, {"S", h * w}};
 }
 
+ShapeSet instanceNormShapes(long long n, long long c, long long h, long long w)
+{
+    return {{"N", n}, {"C", c}, {"H", h}, {"W", w}, {"R", n * c}, {"D", h * w}};
+}
+
 namespace {
 
 // A cumulative sum or product along the rows of [N, D] (the scan template).
@@ -259,6 +264,18 @@ std::vector<Op> makeBuiltInOps()
                          {tensor("out", {"N", "C", "H", "W"})},
                          {groupNormShapes(16, 64, 256, 256), groupNormShapes(3, 12, 37, 37)},
                          "8 * N * C * H * W + 8 * C", "8 * N * C * H * W", groups, 1e-4, 1e-3));
+
+    // InstanceNorm without affine transform (KernelBench's 34): a layernorm of rows R = N * C, each a channel's
+    // D = H * W elements. Rows of 1 MB (34's) by default; the second set's rows are odd and just long enough for the
+    // templates of long rows (an InstanceNorm has no one-block kernel).
+    OpRecipe instances = recipe("norm", {}, "layernorm");
+    instances.rows = "R";
+    instances.cols = "D";
+    ops.push_back(makeOp("instance_norm", "InstanceNorm of [N, C, H, W] without affine transform, eps 1e-5.",
+                         "torch.nn.functional.instance_norm(x, eps=1e-5)", {tensor("x", {"N", "C", "H", "W"})},
+                         {tensor("out", {"N", "C", "H", "W"})},
+                         {instanceNormShapes(8, 32, 512, 512), instanceNormShapes(3, 5, 129, 131)},
+                         "8 * N * C * H * W", "6 * N * C * H * W", instances, 1e-4, 1e-3));
 
     // Losses: a scalar summed in two deterministic kernels (partial sums a block, then one block adds them). Terms
     // of elements (smooth L1; KL divergence of log-probabilities, finite for any inputs) or of rows (cross entropy

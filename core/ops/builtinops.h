@@ -20,6 +20,9 @@ const std::vector<Op> &builtInOps();
 /// D = c / 4 * h * w and the channel size S = h * w bound with it.
 ShapeSet groupNormShapes(long long n, long long c, long long h, long long w);
 
+/// A shape set of the catalog's instance_norm for x [n, c, h, w]: its rows R = n * c and the row length D = h * w.
+ShapeSet instanceNormShapes(long long n, long long c, long long h, long long w);
+
 /// The built-in op with this name, or nullptr.
 const Op *findBuiltInOp(const std::string &name);
 

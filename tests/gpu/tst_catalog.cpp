@@ -1,5 +1,5 @@
-// Every built-in op's first candidate (its translation), the tensor-core variants of its gemms and the split norms
-// on long rows verify on the GPU against LibTorch.
+// Every built-in op's first candidate (its translation), the tensor-core variants of its gemms, the split norms
+// on long rows and the cluster norms (on Hopper) verify on the GPU against LibTorch.
 #include "gputestsupport.h"
 #include "templatetestsupport.h"
 
@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <string>
 
 using namespace kx;
 
@@ -278,6 +279,41 @@ TEST_CASE("the catalog's group norm verifies in both norm templates")
     op.shapeSets = {groupNormShapes(16, 64, 256, 256), groupNormShapes(3, 16, 67, 63)};
     checked += checkVariantsVerify(*split, op, 43, 4, "long rows");
     CHECK(checked == 3 * 5);
+}
+
+// A row in the shared memory of one Hopper thread-block cluster (norm-cluster, sm_90): the defaults and sampled
+// variants verify on LayerNorm with weight and bias, RMSNorm, InstanceNorm and GroupNorm, on rows of 1 MB and up to
+// the cluster's 1.6 MB, and on odd rows (not whole float4s, so not aligned alike in every row; chunks of the last
+// blocks short or empty).
+TEST_CASE("the catalog's norms verify in clusters of blocks that share a row")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    if (std::stod(test::gpuEvaluator().describe().computeCapability) < 9.0) {
+        std::printf("norm-cluster needs sm_90: skipped on %s\n", test::gpuArch().c_str());
+        return;
+    }
+    const KernelTemplate *cluster = findKernelTemplate("norm-cluster");
+    REQUIRE(cluster);
+    const std::vector<std::pair<std::string, std::vector<ShapeSet>>> shapes{
+        {"odd rows", {{{"N", 3}, {"D", 100003}}, {{"N", 2}, {"D", 16385}}}},
+        {"rows of 1 MB", {{{"N", 64}, {"D", 262144}}, {{"N", 5}, {"D", 409597}}}},
+    };
+    int checked = 0;
+    unsigned seed = 81;
+    for (const char *name : {"layer_norm", "rms_norm"}) {
+        for (const auto &[label, sets] : shapes) {
+            Op op = test::builtIn(name);
+            op.shapeSets = sets;
+            checked += checkVariantsVerify(*cluster, op, seed++, 4, label);
+        }
+    }
+    checked += checkVariantsVerify(*cluster, test::builtIn("instance_norm"), seed++, 4, "instance");
+    // GroupNorm: rows of 65536 in channels of 16384, then of 16884 in channels of 4221 (not whole float4s).
+    Op group = test::builtIn("group_norm");
+    group.shapeSets = {groupNormShapes(8, 16, 128, 128), groupNormShapes(3, 16, 67, 63)};
+    checked += checkVariantsVerify(*cluster, group, seed++, 4, "group");
+    CHECK(checked >= 6 * 4);
 }
 
 // RMSNorm over a middle dimension: sampled variants of the strided template (vector widths included) verify.
