@@ -299,6 +299,10 @@ TEST_CASE("the first generation starts every template that can make the op")
     // matmul's policy allows no library step.
     CHECK(firstGeneration("matmul") == std::vector<std::string>{"gemm", "gemm-tensorcore", "gemm-wgmma"});
     CHECK(firstGeneration("softmax") == std::vector<std::string>{"softmax"});
+    // Rows of 1 MB: the split kernel (the translation, on any GPU) and the row in a Hopper cluster's shared memory;
+    // LayerNorm's rows of 4096 fit one block.
+    CHECK(firstGeneration("instance_norm") == std::vector<std::string>{"norm-split", "norm-cluster"});
+    CHECK(firstGeneration("layer_norm") == std::vector<std::string>{"norm"});
     // Attention with head dims up to 128: the composed steps (the translation) and the fused kernel.
     CHECK(firstGeneration("attention") == std::vector<std::string>{"attention", "attention-fused"});
 
