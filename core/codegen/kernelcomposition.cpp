@@ -114,6 +114,13 @@ Status KernelComposition::add(const GeneratedKernel &part, const PartBinding &bi
     return {};
 }
 
+void KernelComposition::addOwn(const std::string &source, const nlohmann::json &steps)
+{
+    m_sources += source;
+    for (const auto &step : steps)
+        m_steps.push_back(step);
+}
+
 void KernelComposition::addScratch(const std::string &name, const std::string &bytes)
 {
     m_scratch.emplace_back(name, bytes);

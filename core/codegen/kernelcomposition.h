@@ -33,6 +33,9 @@ public:
     /// Adds a part's source and steps; an Error when its plan is not a kernel-step plan or names a tensor that the
     /// binding leaves out.
     Status add(const GeneratedKernel &part, const PartBinding &binding);
+    /// The composed candidate's own source and steps, taken as they are (its own kernels, library steps): the
+    /// steps between and around the parts.
+    void addOwn(const std::string &source, const nlohmann::json &steps);
     /// A scratch buffer of the composed plan itself (an intermediate between parts).
     void addScratch(const std::string &name, const std::string &bytes);
     /// The candidate: header (comment lines), then the parts' sources in order, and the plan.

@@ -50,6 +50,9 @@ public:
     virtual std::vector<ParamDef> parameters(const Op &op, const OpRecipe &recipe) const = 0;
     /// The translation: a safe, readable first choice.
     virtual Params defaults(const Op &op, const OpRecipe &recipe) const = 0;
+    /// Other points the first generation tries beside the defaults, each as changes to them: choices the defaults
+    /// leave out because not every GPU runs them (wgmma needs sm_90a), or that the defaults are measured against.
+    virtual std::vector<Params> alternatives(const Op &, const OpRecipe &) const { return {}; }
     /// Empty when the combination is valid, otherwise why not (e.g. "256 x 8 threads exceed 1024").
     virtual std::string check(const Op &op, const OpRecipe &recipe, const Params &params) const = 0;
     virtual GeneratedKernel generate(const Op &op, const OpRecipe &recipe, const Params &params) const = 0;

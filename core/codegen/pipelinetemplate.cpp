@@ -1,19 +1,31 @@
 #include "core/codegen/pipelinetemplate.h"
 
 #include "core/codegen/codegenutil.h"
+#include "core/codegen/kernelcomposition.h"
 #include "core/codegen/pipeline.h"
+#include "core/codegen/pipelineproducts.h"
 #include "core/codegen/reducecommon.h"
 #include "core/codegen/windowstages.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
 
 namespace kx {
 
 using namespace codegen;
+using pipelineproducts::ProductPart;
 
 namespace {
+
+// The matrix-product gene: 0 keeps each product a library call; 1 and 2 generate it with a gemm template (its
+// defaults, TF32 products per multiply as the second gene says) composed into the pipeline as a part.
+const std::string kProductGene = "product", kProductsGene = "product.products";
+constexpr int kLibraryProduct = 0, kWgmmaProduct = 1, kTensorCoreProduct = 2;
+// Multiply-adds (512^3) from which a generated product is the default: below, one library launch costs less than
+// the generated kernels' operand copies and launches.
+constexpr long long kLargeProduct = 1LL << 27;
 
 enum class Role { Input, Output, Scratch };
 
@@ -224,6 +236,47 @@ bool hasLibraryConvolution(const OpRecipe &recipe)
     });
 }
 
+const KernelTemplate *productTemplate(int choice)
+{
+    return findKernelTemplate(choice == kWgmmaProduct ? "gemm-wgmma" : "gemm-tensorcore");
+}
+
+// The part's parameters: its template's defaults, with the pipeline's choice of TF32 products.
+Params partParams(const KernelTemplate &generator, const ProductPart &part, const Params &params)
+{
+    Params partParams = generator.defaults(part.op, part.recipe);
+    partParams["products"] = param(params, kProductsGene, 3);
+    return partParams;
+}
+
+std::string productProblem(const ProductPart &part, int choice, const Params &params)
+{
+    const auto *generator = productTemplate(choice);
+    return generator->check(part.op, part.recipe, partParams(*generator, part, params));
+}
+
+bool anyLargeProduct(const std::vector<ProductPart> &parts)
+{
+    return std::any_of(parts.begin(), parts.end(),
+                       [](const ProductPart &part) { return pipelineproducts::multiplyAdds(part) >= kLargeProduct; });
+}
+
+// Whether the choice's template takes every product of the pipeline (with fp32-accurate 3xTF32).
+bool takesAll(const std::vector<ProductPart> &parts, int choice)
+{
+    const Params threeProducts{{kProductsGene, 3}};
+    return std::all_of(parts.begin(), parts.end(),
+                       [&](const ProductPart &part) { return productProblem(part, choice, threeProducts).empty(); });
+}
+
+// Generated products where one is large: mma.sync, which every GPU from sm_80 on runs (wgmma needs sm_90a, so the
+// first generation tries it beside the translation: see alternatives()); the library where the products are
+// small or mma.sync does not take them.
+int defaultProduct(const std::vector<ProductPart> &parts)
+{
+    return anyLargeProduct(parts) && takesAll(parts, kTensorCoreProduct) ? kTensorCoreProduct : kLibraryProduct;
+}
+
 windowstages::Knobs knobsOf(const Params &params)
 {
     return {param(params, "block", 256), param(params, "items", 1), param(params, "convChannels", 1),
@@ -237,7 +290,7 @@ bool PipelineTemplate::supports(const Op &, const OpRecipe &recipe) const
     return recipe.family == "pipeline";
 }
 
-std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &recipe) const
+std::vector<ParamDef> PipelineTemplate::parameters(const Op &op, const OpRecipe &recipe) const
 {
     std::vector<ParamDef> definitions{{"block", {128, 256, 512, 1024}, "block size of the generated kernels"},
                                       {"items", {1, 2, 4}, "elements per thread"},
@@ -251,6 +304,12 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &, const OpRecipe &r
         definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
     if (hasLibraryConvolution(recipe))
         definitions.push_back(cudnnBenchmarkParameter());
+    if (!pipelineproducts::productParts(op, stagesOf(recipe)).empty()) {
+        definitions.push_back(
+            {kProductGene, {0, 1, 2}, "matrix products (0: library call, 1: gemm-wgmma, sm_90a; 2: gemm-tensorcore)"});
+        definitions.push_back(
+            {kProductsGene, {3, 1}, "TF32 products per multiply of generated products (3: 3xTF32, 1: plain TF32)"});
+    }
     return definitions;
 }
 
@@ -259,6 +318,10 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
     Params params{{"block", 256}, {"items", 1}, {"fastMath", 0}};
     if (hasLibraryConvolution(recipe))
         params["cudnnBenchmark"] = 0; // cuDNN's heuristics, as eager PyTorch
+    if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
+        params[kProductGene] = defaultProduct(parts);
+        params[kProductsGene] = 3; // fp32-accurate, as the gemm templates start
+    }
     const auto stages = windowStagesOf(recipe);
     if (stages.empty())
         return params;
@@ -278,6 +341,21 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
     if (channels > 0)
         params["convChannels"] = channels;
     return params;
+}
+
+std::vector<Params> PipelineTemplate::alternatives(const Op &op, const OpRecipe &recipe) const
+{
+    // Where a product is large, the first generation holds every way to compute the products: wgmma only runs on
+    // Hopper, and the library call is the one to beat.
+    const auto parts = pipelineproducts::productParts(op, stagesOf(recipe));
+    if (parts.empty() || !anyLargeProduct(parts))
+        return {};
+    const int chosen = defaultProduct(parts);
+    std::vector<Params> others;
+    for (const int choice : {kWgmmaProduct, kTensorCoreProduct, kLibraryProduct})
+        if (choice != chosen && (choice == kLibraryProduct || takesAll(parts, choice)))
+            others.push_back({{kProductGene, choice}});
+    return others;
 }
 
 std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -302,9 +380,35 @@ std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const 
     for (const auto &input : op.inputs)
         known.insert(input.name);
     bool generates = false;
+    // Generated products replace their library stages (and the transposes they read in place).
+    const int product = param(params, kProductGene, kLibraryProduct);
+    const auto parts =
+        product == kLibraryProduct ? std::vector<ProductPart>{} : pipelineproducts::productParts(op, *stages);
+    std::map<std::size_t, const ProductPart *> generatedProducts;
+    std::set<std::size_t> folded;
+    for (const auto &part : parts) {
+        if (auto problem = productProblem(part, product, params); !problem.empty())
+            return "stage " + std::to_string(part.stage + 1) + "'s product (" + productTemplate(product)->name()
+                   + "): " + problem;
+        generatedProducts[part.stage] = &part;
+        folded.insert(part.folded.begin(), part.folded.end());
+    }
     for (std::size_t s = 0; s < stages->size(); ++s) {
         const auto &stage = (*stages)[s];
         const std::string where = "stage " + std::to_string(s + 1);
+        if (folded.count(s))
+            continue;
+        if (const auto generated = generatedProducts.find(s); generated != generatedProducts.end()) {
+            generates = true;
+            const ProductPart &part = *generated->second;
+            for (const auto &input : part.op.inputs)
+                if (!known.count(part.tensors.at(input.name)))
+                    return where + " reads " + part.tensors.at(input.name) + ", which no earlier stage writes";
+            if (roleOf(op, stage.outputs.front().name) == Role::Input)
+                return where + " writes the input " + stage.outputs.front().name;
+            known.insert(stage.outputs.front().name);
+            continue;
+        }
         std::vector<PipelineTensor> reads = stage.operands;
         if (stage.kind == PipelineStage::Kind::Library) {
             const auto &allowed = op.policy.allowedLibraryOps;
@@ -382,26 +486,56 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
     const int items = param(params, "items", 1);
     const bool fastMath = param(params, "fastMath", 0) != 0;
     const auto stages = *pipelineFromJson(nlohmann::json::parse(recipe.stages));
+    const int product = param(params, kProductGene, kLibraryProduct);
+    const auto parts =
+        product == kLibraryProduct ? std::vector<ProductPart>{} : pipelineproducts::productParts(op, stages);
+    std::map<std::size_t, const ProductPart *> generatedProducts;
+    std::map<std::size_t, std::size_t> foldedInto;
+    for (const auto &part : parts) {
+        generatedProducts[part.stage] = &part;
+        for (const auto transpose : part.folded)
+            foldedInto[transpose] = part.stage;
+    }
 
-    std::ostringstream source;
-    source << headerComment(op, *this, params, parameters(op, recipe));
+    std::string header = headerComment(op, *this, params, parameters(op, recipe));
     if (stages.size() > 1)
-        source << "// The op runs as " << stages.size()
-               << " stages; library stages run through LibTorch between the "
-                  "kernels below.\n\n";
-    else
-        source << "\n";
-    auto steps = nlohmann::json::array();
-    std::vector<std::pair<std::string, std::string>> scratch;
+        header += "// The op runs as " + std::to_string(stages.size())
+                  + " stages; library stages run through LibTorch between the kernels below.\n";
+    KernelComposition composition;
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const auto &stage = stages[s];
+        if (const auto folded = foldedInto.find(s); folded != foldedInto.end()) {
+            composition.addOwn("// Stage " + std::to_string(s + 1) + " (" + stage.op + "): none; stage "
+                                   + std::to_string(folded->second + 1) + "'s product reads "
+                                   + stage.outputs.front().name + " transposed in place.\n\n",
+                               nlohmann::json::array());
+            continue;
+        }
         for (const auto &output : stage.outputs)
             if (roleOf(op, output.name) == Role::Scratch)
-                scratch.emplace_back(output.name, "4*" + shapeProduct(output.shape));
+                composition.addScratch(output.name, "4*" + shapeProduct(output.shape));
+        if (const auto generated = generatedProducts.find(s); generated != generatedProducts.end()) {
+            const ProductPart &part = *generated->second;
+            const auto *generator = productTemplate(product);
+            const std::string prefix = "stage" + std::to_string(s + 1) + "_product";
+            composition.addOwn("// Stage " + std::to_string(s + 1) + ": " + part.formula + ", by the "
+                                   + generator->name() + " template (namespace " + prefix + ", instead of " + stage.op
+                                   + ").\n\n",
+                               nlohmann::json::array());
+            PartBinding binding{prefix, {}, part.symbols};
+            for (const auto &[partTensor, tensor] : part.tensors)
+                binding.tensors[partTensor] = tensorArg(op, {tensor, {}}, false);
+            const auto partKernel = generator->generate(part.op, part.recipe, partParams(*generator, part, params));
+            if (auto status = composition.add(partKernel, binding); !status)
+                return rejectedKernel(name(), status.error().message);
+            continue;
+        }
+        nlohmann::json steps = nlohmann::json::array();
+        std::string source;
         switch (stage.kind) {
         case PipelineStage::Kind::Library: {
-            source << "// Stage " << s + 1 << " (library): " << stage.outputs.front().name << " = " << stage.op
-                   << "\n\n";
+            source = "// Stage " + std::to_string(s + 1) + " (library): " + stage.outputs.front().name + " = "
+                     + stage.op + "\n\n";
             auto args = nlohmann::json::array();
             for (const auto &arg : stage.args) {
                 if (arg.is_object() && arg.contains("tensor"))
@@ -415,7 +549,7 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
             break;
         }
         case PipelineStage::Kind::Elementwise: {
-            source << elementwiseKernel(stage, s, block, fastMath);
+            source = elementwiseKernel(stage, s, block, fastMath);
             const auto &shape = stage.outputs.front().shape;
             auto args = nlohmann::json::array();
             bool broadcast = false;
@@ -435,7 +569,7 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
             break;
         }
         case PipelineStage::Kind::Reduce: {
-            source << reduceKernel(stage, s, block, fastMath);
+            source = reduceKernel(stage, s, block, fastMath);
             auto args = nlohmann::json::array({tensorArg(op, stage.operands.front(), false),
                                                tensorArg(op, stage.outputs.front(), false), intArg(stage.outer),
                                                intArg(stage.extent), intArg(stage.inner)});
@@ -450,7 +584,7 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
         case PipelineStage::Kind::Conv:
         case PipelineStage::Kind::Pool: {
             const auto knobs = knobsOf(params);
-            source << windowstages::kernelSource(stage, s, knobs);
+            source = windowstages::kernelSource(stage, s, knobs);
             auto args = nlohmann::json::array();
             for (const auto &operand : stage.operands)
                 args.push_back(tensorArg(op, operand, false));
@@ -464,8 +598,9 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
             break;
         }
         }
+        composition.addOwn(source, steps);
     }
-    return {source.str(), planJson(steps, scratch)};
+    return composition.result(header);
 }
 
 } // namespace kx

@@ -7,7 +7,8 @@ namespace kx {
 /**
  * Ops of several calls ("pipeline" recipes, see core/codegen/pipeline.h): each fused elementwise chain and each
  * reduction becomes a kernel of its own, library calls run through LibTorch in between, and intermediates live
- * in scratch buffers. The parameters tune the generated kernels.
+ * in scratch buffers. The parameters tune the generated kernels. A library stage that is a matrix product may run
+ * as a gemm template's kernels instead (the product gene: gemm-wgmma or gemm-tensorcore, composed as a part).
  */
 class PipelineTemplate : public KernelTemplate
 {
@@ -16,6 +17,7 @@ public:
     bool supports(const Op &op, const OpRecipe &recipe) const override;
     std::vector<ParamDef> parameters(const Op &op, const OpRecipe &recipe) const override;
     Params defaults(const Op &op, const OpRecipe &recipe) const override;
+    std::vector<Params> alternatives(const Op &op, const OpRecipe &recipe) const override;
     std::string check(const Op &op, const OpRecipe &recipe, const Params &params) const override;
     GeneratedKernel generate(const Op &op, const OpRecipe &recipe, const Params &params) const override;
 };

@@ -138,6 +138,25 @@ ProposalResult translate(const ProposalRequest &request)
     if (!valid(*context, params))
         return {{}, context->kernelTemplate->check(request.op, context->recipe, params)};
     ProposalResult result{{build(*context, params, Origin::Translated, "translate", description, {})}, {}};
+    // The first generation also holds the template's alternatives to its defaults (a pipeline's products on wgmma,
+    // which only Hopper compiles, and as library calls), so the GPU at hand decides among them from the start.
+    if (request.generation == 0)
+        for (const auto &changes : context->kernelTemplate->alternatives(request.op, context->recipe)) {
+            Params alternative = params;
+            std::string changed;
+            for (const auto &[name, value] : changes) {
+                const ParamDef *changedDefinition = definition(*context, name);
+                if (changedDefinition && alternative.count(name) && alternative.at(name) != value)
+                    changed += (changed.empty() ? "" : ", ") + change(*changedDefinition, alternative.at(name), value);
+                alternative[name] = value;
+            }
+            if (alternative != params && valid(*context, alternative))
+                result.candidates.push_back(build(*context, alternative, Origin::Translated, "translate",
+                                                  "First kernel from the " + context->kernelTemplate->name()
+                                                      + " template, its defaults with " + changed
+                                                      + ", beside the translation.",
+                                                  {}));
+        }
     // The first generation also holds the defaults of every other template that can make the op (CUDA cores,
     // tensor cores, a library product): the search compares the families from the start rather than waiting
     // for a mutation to switch.
