@@ -17,7 +17,8 @@ constexpr long long kLongRow = 16384;
 // The chunk of a row a block may stage: below the 227 KB of shared memory Hopper allows a block, with room for the
 // alignment slack and the static part.
 constexpr long long kMaxChunkBytes = 200 * 1024;
-constexpr int kLargestCluster = 8; // the portable cluster size
+// Hopper's largest cluster; past the portable 8 blocks the launcher opts the kernel in.
+constexpr int kLargestCluster = 16;
 
 // Names the generated code declares, each between spaces; a tensor of the op may not take one.
 constexpr const char *kReservedNames =
@@ -287,7 +288,7 @@ bool ClusterNormTemplate::supports(const Op &op, const OpRecipe &recipe) const
 
 std::vector<ParamDef> ClusterNormTemplate::parameters(const Op &, const OpRecipe &) const
 {
-    return {{"cluster", {2, 4, 8}, "blocks a row (a cluster)"},
+    return {{"cluster", {2, 4, 8, 16}, "blocks a row (a cluster; 16 is not portable)"},
             {"block", {256, 512, 768, 1024}, "block size"},
             {"vec", {1, 4}, "vector width"}};
 }
@@ -295,7 +296,7 @@ std::vector<ParamDef> ClusterNormTemplate::parameters(const Op &, const OpRecipe
 Params ClusterNormTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
     // The smallest cluster that holds the row: the most rows at once on the GPU.
-    for (const int cluster : {2, 4, 8}) {
+    for (const int cluster : {2, 4, 8, 16}) {
         const Params params{{"cluster", cluster}, {"block", 1024}, {"vec", 4}};
         if (check(op, recipe, params).empty())
             return params;

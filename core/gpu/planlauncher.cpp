@@ -11,6 +11,8 @@ namespace kx {
 namespace {
 
 constexpr std::size_t kDefaultSharedLimit = 48 * 1024;
+// Larger clusters (up to 16 blocks on Hopper) need the kernel's opt-in.
+constexpr unsigned kPortableClusterBlocks = 8;
 
 const char *kindText(PlanArg::Kind kind)
 {
@@ -184,6 +186,10 @@ void PlanLauncher::launchKernel(const Step &step, std::size_t index, const PlanB
         checkCuda(cudaFuncSetAttribute(step.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(step.sharedBytes)),
                   label + ": allowing " + std::to_string(step.sharedBytes) + " bytes of dynamic shared memory");
     if (step.hasCluster) {
+        if (step.cluster.x * step.cluster.y * step.cluster.z > kPortableClusterBlocks)
+            checkCuda(cudaFuncSetAttribute(step.kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1),
+                      label + ": allowing a cluster of more than " + std::to_string(kPortableClusterBlocks)
+                          + " blocks");
         cudaLaunchAttribute cluster{};
         cluster.id = cudaLaunchAttributeClusterDimension;
         cluster.val.clusterDim.x = step.cluster.x;

@@ -47,7 +47,7 @@ namespace kx {
  * given, they hold its element count (a scratch buffer's: float32 elements that fit in its bytes). The tensor is
  * contiguous in those dims (strides follow from them); out-of-bounds parts of a box read as zeros and are not
  * written. "swizzle" is none (the default), 32B, 64B or 128B. "cluster" (1 to 3 expressions) launches the grid in
- * clusters of that many blocks per dimension (at most 8 blocks; the grid a multiple of it).
+ * clusters of that many blocks per dimension (at most 16 blocks, over 8 not portable; the grid a multiple of it).
  */
 struct PlanArg
 {
@@ -133,7 +133,8 @@ struct DeviceLimits
     /// major * 10 + minor, e.g. 90; 0 where the device is not known yet (the host's check before a worker runs
     /// the plan): then what needs sm_90 (clusters, tensor maps) is left to the worker's check.
     int computeCapability = 0;
-    std::int64_t maxClusterBlocks = 8; ///< The portable cluster size.
+    /// Hopper's largest cluster: 8 blocks are portable, 16 need the kernel's opt-in, which the launcher gives.
+    std::int64_t maxClusterBlocks = 16;
 };
 
 /// A tensorMap argument resolved: what cuTensorMapEncodeTiled needs besides the tensor's address.

@@ -182,7 +182,7 @@ std::array<std::int64_t, 3> resolveCluster(const std::vector<std::string> &clust
     }
     const std::int64_t total = blocks[0] * blocks[1] * blocks[2];
     if (total > limits.maxClusterBlocks)
-        fail(where, "a cluster of " + std::to_string(total) + " blocks exceeds the portable cluster size of "
+        fail(where, "a cluster of " + std::to_string(total) + " blocks exceeds the largest cluster size of "
                         + std::to_string(limits.maxClusterBlocks));
     for (std::size_t d = 0; d < 3; ++d)
         if (grid[d] % blocks[d] != 0)

@@ -32,7 +32,8 @@ struct MappedTensor
 ResolvedTensorMap resolveTensorMap(const PlanArg &arg, const MappedTensor &tensor, const Evaluate &evaluate,
                                    const std::string &where);
 
-/// Resolves a step's cluster: positive, at most limits.maxClusterBlocks blocks, dividing the grid in each dimension.
+/// Resolves a step's cluster: positive, at most limits.maxClusterBlocks blocks (over 8: non-portable, opted in
+/// by the launcher), dividing the grid in each dimension.
 std::array<std::int64_t, 3> resolveCluster(const std::vector<std::string> &cluster,
                                            const std::array<std::int64_t, 3> &grid, const DeviceLimits &limits,
                                            const Evaluate &evaluate, const std::string &where);

@@ -101,7 +101,7 @@ TEST_CASE("is registered after norm-split, which stays the translation, and befo
     CHECK(position("norm-cluster") < position("norm"));
 }
 
-TEST_CASE("supports long rows that fit a cluster of 8 blocks, in every shape set")
+TEST_CASE("supports long rows that fit a cluster of 16 blocks, in every shape set")
 {
     for (const Op &op : clusterOps())
         CHECK_MESSAGE(kTemplate.supports(op, recipeFor(op)), op.name);
@@ -110,8 +110,8 @@ TEST_CASE("supports long rows that fit a cluster of 8 blocks, in every shape set
     const OpRecipe recipe = recipeFor(layer);
     CHECK_FALSE(kTemplate.supports(withCols(layer, 4096), recipe));   // one block's row
     CHECK(kTemplate.supports(withCols(layer, 16384), recipe));        // norm-split's shortest
-    CHECK(kTemplate.supports(withCols(layer, 409600), recipe));       // 8 blocks of 200 KB
-    CHECK_FALSE(kTemplate.supports(withCols(layer, 409601), recipe)); // a float4 more
+    CHECK(kTemplate.supports(withCols(layer, 819200), recipe));       // 16 blocks of 200 KB
+    CHECK_FALSE(kTemplate.supports(withCols(layer, 819201), recipe)); // a float4 more
     // KernelBench's 35 (GroupNorm of 64 channels of 512 x 512 in 8 groups): rows of 8 MB.
     const Op large = groupNorm({groupShapes(112, 64, 8, 512 * 512)});
     CHECK_FALSE(kTemplate.supports(large, recipeFor(large)));
@@ -135,6 +135,7 @@ TEST_CASE("the defaults take 1024 threads, float4s and the smallest cluster that
     CHECK(defaults(withCols(layerNorm(), 100003)).at("cluster") == 2);                   // chunks of 200016 bytes
     CHECK(defaults(withCols(layerNorm(), 150001)).at("cluster") == 4);
     CHECK(defaults(withCols(layerNorm(), 204801)).at("cluster") == 8);
+    CHECK(defaults(withCols(layerNorm(), 409601)).at("cluster") == 16); // past the portable 8 blocks
     for (const Op &op : clusterOps()) {
         const Params params = defaults(op);
         CHECK_MESSAGE(kTemplate.check(op, recipeFor(op), params).empty(), op.name);

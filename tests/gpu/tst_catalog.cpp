@@ -309,11 +309,18 @@ TEST_CASE("the catalog's norms verify in clusters of blocks that share a row")
         }
     }
     checked += checkVariantsVerify(*cluster, test::builtIn("instance_norm"), seed++, 4, "instance");
+    // Clusters of 16 blocks (not portable): InstanceNorm's 1 MB rows in chunks of 64 KB, and odd rows of 3 MB that
+    // only 16 blocks hold.
+    checked +=
+        checkVariantsVerify(*cluster, test::builtIn("instance_norm"), seed++, 2, "instance 16", {{"cluster", 16}});
+    Op longest = test::builtIn("layer_norm");
+    longest.shapeSets = {{{"N", 7}, {"D", 800001}}};
+    checked += checkVariantsVerify(*cluster, longest, seed++, 2, "rows of 3 MB");
     // GroupNorm: rows of 65536 in channels of 16384, then of 16884 in channels of 4221 (not whole float4s).
     Op group = test::builtIn("group_norm");
     group.shapeSets = {groupNormShapes(8, 16, 128, 128), groupNormShapes(3, 16, 67, 63)};
     checked += checkVariantsVerify(*cluster, group, seed++, 4, "group");
-    CHECK(checked >= 6 * 4);
+    CHECK(checked >= 8 * 3);
 }
 
 // RMSNorm over a middle dimension: sampled variants of the strided template (vector widths included) verify.

@@ -208,8 +208,7 @@ TEST_CASE("tensor maps the copy engine cannot use are rejected with the reason")
          "steps[0].args[0].dims[0]: 4294967300 exceeds 2^32, the largest dimension of a tensor map"},
         {"dimension of 0", tilePlan(R"js({"tensorMap": "x", "box": ["4", "1"], "dims": ["C", "R - 37"]})js"),
          "steps[0].args[0].dims[1]: must be positive, got 0"},
-        {"six dimensions",
-         tilePlan(R"js({"tensorMap": "x", "box": ["4", "1", "1", "1", "1", "1"],
+        {"six dimensions", tilePlan(R"js({"tensorMap": "x", "box": ["4", "1", "1", "1", "1", "1"],
                         "dims": ["4", "13", "37", "1", "1", "1"]})js"),
          "steps[0].args[0].dims: a tensor map has 1 to 5 dimensions, 'x' is seen with 6"},
         {"dims that do not hold the tensor",
@@ -267,6 +266,11 @@ TEST_CASE("a cluster resolves per shape set and divides the grid")
     CHECK(step.cluster == std::array<std::int64_t, 3>{2, 1, 1});
     CHECK(onlyKernel(resolve(tilePlan(map, R"js("cluster": ["1", "3"], )js"))).cluster
           == std::array<std::int64_t, 3>{1, 3, 1});
+    // Past the portable 8 blocks, up to Hopper's 16 (the launcher opts the kernel in): grid [16, 3] here.
+    const auto wide = resolve(tilePlan(map, R"js("cluster": ["16"], )js"), matrixOp(), {}, {{"R", 37}, {"C", 512}});
+    CHECK_MESSAGE(wide, errorOf(wide));
+    if (wide)
+        CHECK(onlyKernel(wide).cluster == std::array<std::int64_t, 3>{16, 1, 1});
 
     const struct
     {
@@ -275,10 +279,10 @@ TEST_CASE("a cluster resolves per shape set and divides the grid")
         const char *expected;
     } rows[] = {
         {"zero blocks", R"js("cluster": ["2", "0"], )js", "steps[0].cluster[1]: must be positive, got 0"},
-        {"more than 8 blocks in one dimension", R"js("cluster": ["16"], )js",
-         "steps[0].cluster[0]: 16 blocks exceed the cluster size of 8"},
-        {"more than 8 blocks in all", R"js("cluster": ["2", "3", "2"], )js",
-         "steps[0].cluster: a cluster of 12 blocks exceeds the portable cluster size of 8"},
+        {"more than 16 blocks in one dimension", R"js("cluster": ["32"], )js",
+         "steps[0].cluster[0]: 32 blocks exceed the cluster size of 16"},
+        {"more than 16 blocks in all", R"js("cluster": ["2", "3", "3"], )js",
+         "steps[0].cluster: a cluster of 18 blocks exceeds the largest cluster size of 16"},
         {"a grid that is no multiple", R"js("cluster": ["1", "2"], )js",
          "steps[0].cluster[1]: the grid's 3 blocks in dimension 1 are not a multiple of the cluster's 2"},
         {"an unknown symbol", R"js("cluster": ["K"], )js", "steps[0].cluster[0]: unknown symbol"},
