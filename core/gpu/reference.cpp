@@ -113,6 +113,10 @@ const std::map<std::string, ReferenceFunction> &references()
             {"matmul_upper", [](const Tensors &in) { return Tensors{at::triu(at::matmul(in[0], in[1]))}; }},
             {"bmm_lower_transposed_a",
              [](const Tensors &in) { return Tensors{at::tril(at::matmul(in[0].transpose(1, 2), in[1]), -1)}; }},
+            {"linear_sigmoid_rowsum",
+             [](const Tensors &in) {
+                 return Tensors{at::sum(at::sigmoid(at::linear(in[0], in[1], in[2])), {1}, true)};
+             }},
             {"attention", [](const Tensors &in) { return Tensors{attention(in, false)}; }},
             {"attention_causal", [](const Tensors &in) { return Tensors{attention(in, true)}; }},
             {"transpose", [](const Tensors &in) { return Tensors{in[0].t().contiguous()}; }},

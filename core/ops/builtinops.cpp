@@ -5,6 +5,7 @@
 #include "core/ops/builtinops.h"
 
 #include "core/codegen/oprecipe.h"
+#include "core/codegen/pipeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,6 +56,34 @@ Op makeOp(std::string name, std::string description, std::string reference, std:
     op.policy.rtol = rtol;
     op.recipe = toJson(how);
     return op;
+}
+
+// nn.Linear, a sigmoid and a row sum over [M, N] (KernelBench's level-2 56) as pipeline stages: the product a
+// library call the pipeline may generate instead (its product gene), then an elementwise and a reduction stage.
+OpRecipe linearSigmoidRowSum()
+{
+    PipelineStage product;
+    product.kind = PipelineStage::Kind::Library;
+    product.op = "aten::linear";
+    product.args = {{{"tensor", "x"}, {"shape", {"M", "K"}}},
+                    {{"tensor", "weight"}, {"shape", {"N", "K"}}},
+                    {{"tensor", "bias"}, {"shape", {"N"}}}};
+    product.outputs = {{"t0", {"M", "N"}}};
+    PipelineStage sigmoid;
+    sigmoid.operands = {{"t0", {"M", "N"}}};
+    sigmoid.code = "const float v0 = 1.0f / (1.0f + expf(-a0));";
+    sigmoid.results = {"v0"};
+    sigmoid.outputs = {{"t1", {"M", "N"}}};
+    PipelineStage sum;
+    sum.kind = PipelineStage::Kind::Reduce;
+    sum.reduction = "sum";
+    sum.operands = {{"t1", {"M", "N"}}};
+    sum.outer = "M";
+    sum.extent = "N";
+    sum.outputs = {{"out", {"M", "1"}}};
+    OpRecipe how = recipe("pipeline");
+    how.stages = toJson(std::vector<PipelineStage>{product, sigmoid, sum}).dump();
+    return how;
 }
 
 // Memory-bound ops move at least 256 MiB each way at their default size, as much as the copy that measures the
@@ -441,6 +470,17 @@ std::vector<Op> makeBuiltInOps()
                   {tensor("a", {"B", "K", "M"}), tensor("b", {"K", "N"})}, tensor("out", {"B", "M", "N"}),
                   {{{"B", 16}, {"M", 512}, {"N", 512}, {"K", 256}}, {{"B", 3}, {"M", 70}, {"N", 90}, {"K", 33}}},
                   "4 * (B * K * M + K * N + B * M * N)", "B * M * N * K", lower);
+
+    // A product before a row reduction, with odd sizes in the second shape set.
+    Op rowSum = makeOp(
+        "linear_sigmoid_rowsum", "nn.Linear (weight [N, K], bias [N]), a sigmoid and the sum of each row.",
+        "torch.sum(torch.sigmoid(torch.nn.functional.linear(x, weight, bias)), dim=1, keepdim=True)",
+        {tensor("x", {"M", "K"}), tensor("weight", {"N", "K"}), tensor("bias", {"N"})}, {tensor("out", {"M", "1"})},
+        {{{"M", 512}, {"N", 1024}, {"K", 1024}}, {{"M", 37}, {"N", 201}, {"K", 75}}}, "4 * (M * K + N * K + N + M)",
+        "2 * M * N * K + 6 * M * N", linearSigmoidRowSum(), 1e-3, 1e-3);
+    rowSum.policy.allowLibrarySteps = true;
+    rowSum.policy.allowedLibraryOps = {"aten::linear"};
+    ops.push_back(rowSum);
 
     // Scaled dot-product attention over [B, H, S, D] (KernelBench's 97 at a smaller size): two batched products
     // around a row softmax. Head dims of 40 and 64 (not multiples of a tile), a causal mask on the second; the

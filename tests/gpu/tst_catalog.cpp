@@ -1,5 +1,5 @@
 // Every built-in op's first candidate (its translation), the tensor-core variants of its gemms, the split norms
-// on long rows and the cluster norms (on Hopper) verify on the GPU against LibTorch.
+// on long rows, the cluster norms (on Hopper) and a pipeline's generated products verify on the GPU against LibTorch.
 #include "gputestsupport.h"
 #include "templatetestsupport.h"
 
@@ -441,4 +441,29 @@ TEST_CASE("the catalog's losses verify in sampled variants")
          {"smooth_l1_loss", "kl_div_log_target", "hinge_loss", "cross_entropy", "triplet_margin_loss"})
         checked += checkVariantsVerify(*loss, test::builtIn(name), seed++, 5, "loss");
     CHECK(checked == 5 * 6);
+}
+
+// A pipeline's library product as a generated gemm part (the product gene) on a product before a row reduction:
+// the part on mma.sync and, on Hopper, on wgmma, both in 3xTF32, in the defaults and sampled variants of the
+// pipeline's own genes, on the catalog's shapes and on odd ones of more than one tile; the library product beside.
+TEST_CASE("the catalog's pipeline products verify as generated gemm parts")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *pipeline = findKernelTemplate("pipeline");
+    REQUIRE(pipeline);
+    Op odd = test::builtIn("linear_sigmoid_rowsum");
+    odd.shapeSets = {{{"M", 1000}, {"N", 1531}, {"K", 777}}, {{"M", 129}, {"N", 67}, {"K", 33}}};
+    int checked = 0;
+    unsigned seed = 71;
+    for (const Op &op : {test::builtIn("linear_sigmoid_rowsum"), odd}) {
+        checked += checkVariantsVerify(*pipeline, op, seed++, 2, "mma.sync", {{"product", 2}, {"product.products", 3}});
+        checked += checkVariantsVerify(*pipeline, op, seed++, 1, "library", {{"product", 0}});
+        if (test::gpuArch() == "sm_90a")
+            checked +=
+                checkVariantsVerify(*pipeline, op, seed++, 2, "wgmma", {{"product", 1}, {"product.products", 3}});
+        else
+            std::printf("gemm-wgmma needs sm_90a: its pipeline products skipped on %s\n", test::gpuArch().c_str());
+    }
+    CHECK(checked >= 2 * (2 + 1 + (test::gpuArch() == "sm_90a" ? 2 : 0)));
 }
