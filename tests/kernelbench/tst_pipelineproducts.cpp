@@ -2,8 +2,8 @@
 // bmm) may run as a gemm template's kernels composed into the pipeline (1: gemm-wgmma, 2: gemm-tensorcore) instead
 // of the library call (0). The gene and its defaults, the composed plan (the part's kernel steps where the library
 // step was, the product's tensor where the library wrote it), refusals with their reasons, and NVRTC compiles of
-// small copies of KernelBench's level-2 14, 56, 76 and 99 as the real import translates them (needs Python 3 with
-// PyTorch for those; they are skipped without it).
+// small copies of KernelBench's level-2 14, 28, 30, 56, 76 and 99 as the real import translates them (needs Python 3
+// with PyTorch for those; they are skipped without it).
 #include "core/codegen/codegenutil.h"
 #include "core/codegen/oprecipe.h"
 #include "core/codegen/pipeline.h"
@@ -348,17 +348,19 @@ const Op *importedOp(const std::string &file)
 
 } // namespace
 
-TEST_CASE("KernelBench's level-2 products before reductions compile with generated products" * needsNvrtc())
+TEST_CASE("KernelBench's level-2 products before reductions and norms compile with generated products" * needsNvrtc())
 {
     const struct
     {
         const char *file;
         const char *libraryLeft; // the library step that stays, if any
     } cases[] = {
-        {"gemm_divide_sum_scaling.py", nullptr},         // 14: x @ w.T, its transpose read in place
-        {"matmul_sigmoid_sum.py", nullptr},              // 56
-        {"gemm_add_relu.py", nullptr},                   // 76: nn.Linear without bias, the bias added after
-        {"matmul_gelu_softmax.py", "aten::softmax.int"}, // 99
+        {"gemm_divide_sum_scaling.py", nullptr},                  // 14: x @ w.T, its transpose read in place
+        {"matmul_sigmoid_sum.py", nullptr},                       // 56
+        {"gemm_add_relu.py", nullptr},                            // 76: nn.Linear without bias, the bias added after
+        {"matmul_gelu_softmax.py", "aten::softmax.int"},          // 99
+        {"bmm_instance_norm_residual.py", "aten::instance_norm"}, // 28
+        {"gemm_group_norm_hardtanh.py", "aten::group_norm"},      // 30
     };
     for (const auto &c : cases) {
         CAPTURE(c.file);
