@@ -284,6 +284,58 @@ TEST_CASE("composed products compile for their architectures" * needsNvrtc())
     CHECK(elsewhere.find("wgmma needs sm_90a") != std::string::npos);
 }
 
+TEST_CASE("a transpose only the product reads is read in place; leading dimensions fold into the rows")
+{
+    // x.T @ w with x given as [K, M]: the transpose step goes, the part reads x as a transposed a.
+    const auto x = piped("x", {"K", "M"}), w = piped("w", {"K", "N"}), t0 = piped("t0", {"M", "K"});
+    const auto t1 = piped("t1", {"M", "N"}), out = piped("out", {"M", "N"});
+    const std::vector<ShapeSet> sets{{{"M", 640}, {"N", 768}, {"K", 512}}, {{"M", 45}, {"N", 91}, {"K", 37}}};
+    const Op transposedA = pipelineOp({tensor("x", {"K", "M"}), tensor("w", {"K", "N"})}, tensor("out", {"M", "N"}),
+                                      {libraryStage("aten::numpy_T", {tensorArg(x)}, t0),
+                                       libraryStage("aten::mm", {tensorArg(t0), tensorArg(w)}, t1),
+                                       elementwiseStage({t1}, "const float v0 = fmaxf(a0, 0.0f);", out)},
+                                      sets);
+    const auto plan = planOf(transposedA, withProduct(transposedA, 1));
+    CHECK(stepNames(plan)
+          == std::vector<std::string>{"stage2_product_split_transposed_kernel",
+                                      "stage2_product_split_transposed_kernel", "stage2_product_gemm_wgmma_kernel",
+                                      "stage3_elementwise"});
+    CHECK(plan["steps"][0]["args"][0] == nlohmann::json{{"input", "x"}});
+    CHECK_FALSE(hasScratch(plan, "t0"));
+
+    // A transpose that another stage reads too stays a library step, and the product reads its copy.
+    const auto a = piped("a", {"N", "N"}), b = piped("b", {"N", "N"}), bt = piped("bt", {"N", "N"});
+    const auto p = piped("p", {"N", "N"});
+    const Op shared = pipelineOp({tensor("a", {"N", "N"}), tensor("b", {"N", "N"})}, tensor("out", {"N", "N"}),
+                                 {libraryStage("aten::numpy_T", {tensorArg(b)}, bt),
+                                  libraryStage("aten::mm", {tensorArg(a), tensorArg(bt)}, p),
+                                  elementwiseStage({p, bt}, "const float v0 = a0 + a1;", piped("out", {"N", "N"}))},
+                                 {{{"N", 1024}}, {{"N", 77}}});
+    const auto sharedPlan = planOf(shared, withProduct(shared, 2));
+    CHECK(stepNames(sharedPlan)
+          == std::vector<std::string>{"library aten::numpy_T", "stage2_product_gemm_tc_kernel", "stage3_elementwise"});
+    CHECK(sharedPlan["steps"][1]["args"][1] == nlohmann::json{{"scratch", "bt"}});
+
+    // nn.Linear of x [B, S, K]: the part multiplies B * S rows.
+    const auto x3 = piped("x", {"B", "S", "K"}), weight = piped("weight", {"N", "K"});
+    const auto y = piped("y", {"B", "S", "N"});
+    const Op folded =
+        pipelineOp({tensor("x", {"B", "S", "K"}), tensor("weight", {"N", "K"})}, tensor("out", {"B", "S", "N"}),
+                   {libraryStage("aten::linear", {tensorArg(x3), tensorArg(weight), {{"none", nullptr}}}, y),
+                    elementwiseStage({y}, "const float v0 = fmaxf(a0, 0.0f);", piped("out", {"B", "S", "N"}))},
+                   {{{"B", 8}, {"S", 128}, {"N", 512}, {"K", 256}}, {{"B", 3}, {"S", 29}, {"N", 70}, {"K", 33}}});
+    const auto foldedPlan = planOf(folded, withProduct(folded, 1));
+    CHECK(foldedPlan["steps"][2]["grid"][0] == "ceil_div((B * S), 64) * ceil_div(N, 64)");
+
+    if (!NvrtcCompiler::available())
+        return;
+    for (const Op *op : {&transposedA, &shared, &folded}) {
+        CAPTURE(op->name);
+        CHECK(verifyCandidate(pipelineTemplate(), *op, withProduct(*op, 1), "sm_90a").empty());
+        CHECK(verifyCandidate(pipelineTemplate(), *op, withProduct(*op, 2), "sm_80").empty());
+    }
+}
+
 TEST_CASE("products the gemm templates cannot take are refused with the reason, or stay library calls")
 {
     const Op batched = bmmRelu(8, 512, 512, 256);
