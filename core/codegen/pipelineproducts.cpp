@@ -1,13 +1,18 @@
 #include "core/codegen/pipelineproducts.h"
 
 #include "core/codegen/codegenutil.h"
+#include "core/codegen/kernelcomposition.h"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
+#include <sstream>
 
 namespace kx::pipelineproducts {
 
 using codegen::dimensionValue;
+using codegen::isIdentifier;
+using codegen::replaceIdentifiers;
 
 namespace {
 
@@ -159,6 +164,92 @@ TensorSpec floats(const std::string &name, std::vector<std::string> shape)
     return {name, std::move(shape), "float32"};
 }
 
+// An epilogue past this length is left to its own stage (chains that use a value many times grow when inlined).
+constexpr std::size_t kMaxEpilogue = 2000;
+
+// Whether every identifier of expression is acc or a function's name (in the gemm epilogue's scope, m, n and the
+// part's tensors have other meanings).
+bool readsOnlyAcc(const std::string &expression)
+{
+    for (std::size_t i = 0; i < expression.size();) {
+        const char c = expression[i];
+        if (std::isdigit(static_cast<unsigned char>(c))) { // a literal, its suffix and exponent included
+            while (i < expression.size()
+                   && (std::isalnum(static_cast<unsigned char>(expression[i])) || expression[i] == '.'))
+                ++i;
+            continue;
+        }
+        if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '_')) {
+            ++i;
+            continue;
+        }
+        const std::size_t start = i;
+        while (i < expression.size()
+               && (std::isalnum(static_cast<unsigned char>(expression[i])) || expression[i] == '_'))
+            ++i;
+        std::size_t next = i;
+        while (next < expression.size() && expression[next] == ' ')
+            ++next;
+        if (expression.compare(start, i - start, "acc") != 0 && (next == expression.size() || expression[next] != '('))
+            return false;
+    }
+    return true;
+}
+
+// An elementwise stage's chain ("const float v0 = ...;" lines over a0, a1 ...) as one expression of acc, every
+// operand being the product; nothing where the code is not of that form.
+std::optional<std::string> epilogueExpression(const PipelineStage &stage)
+{
+    std::map<std::string, std::string> values;
+    for (std::size_t i = 0; i < stage.operands.size(); ++i)
+        values["a" + std::to_string(i)] = "acc";
+    std::istringstream lines(stage.code);
+    const std::string declaration = "const float ";
+    for (std::string line; std::getline(lines, line);) {
+        line.erase(0, line.find_first_not_of(" \t"));
+        line.erase(line.find_last_not_of(" \t\r") + 1);
+        if (line.empty())
+            continue;
+        const auto equals = line.find(" = ");
+        if (line.rfind(declaration, 0) != 0 || line.back() != ';' || equals == std::string::npos)
+            return std::nullopt;
+        const auto name = line.substr(declaration.size(), equals - declaration.size());
+        const auto expression = line.substr(equals + 3, line.size() - equals - 4);
+        if (!isIdentifier(name) || expression.find_first_of(";{}#") != std::string::npos)
+            return std::nullopt;
+        values[name] = "(" + replaceIdentifiers(expression, values) + ")";
+        if (values[name].size() > kMaxEpilogue)
+            return std::nullopt;
+    }
+    const auto result = values.find(stage.results.front());
+    if (result == values.end() || !readsOnlyAcc(result->second))
+        return std::nullopt;
+    return result->second;
+}
+
+// The elementwise stage right after the product that reads the product alone (and is its only reader), if any.
+std::optional<std::size_t> fusableEpilogue(const Op &op, const std::vector<PipelineStage> &stages, std::size_t product)
+{
+    const auto &written = stages[product].outputs.front();
+    const std::size_t next = product + 1;
+    if (next >= stages.size() || stages[next].kind != PipelineStage::Kind::Elementwise
+        || stages[next].outputs.size() != 1 || stages[next].results.size() != 1)
+        return std::nullopt;
+    if (std::any_of(op.outputs.begin(), op.outputs.end(), [&](const TensorSpec &t) { return t.name == written.name; }))
+        return std::nullopt;
+    for (const auto &operand : stages[next].operands)
+        if (operand.name != written.name || operand.shape != written.shape)
+            return std::nullopt;
+    if (stages[next].outputs.front().shape != written.shape)
+        return std::nullopt;
+    for (std::size_t s = next + 1; s < stages.size(); ++s) {
+        const auto reads = readsOf(stages[s]);
+        if (std::find(reads.begin(), reads.end(), written.name) != reads.end())
+            return std::nullopt;
+    }
+    return next;
+}
+
 std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage> &stages, std::size_t s)
 {
     const auto &stage = stages[s];
@@ -265,6 +356,15 @@ std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage>
     part.recipe.expression = "acc";
     part.formula = out.name + " = " + operands->a.name + (operands->transposeA ? "^T" : "") + " @ " + operands->b.name
                    + (operands->transposeB ? "^T" : "") + (operands->bias ? " + " + operands->bias->name : "");
+    // The elementwise chain after it runs on the sums in registers: the product is never stored.
+    if (const auto next = fusableEpilogue(op, stages, s))
+        if (const auto expression = epilogueExpression(stages[*next])) {
+            part.epilogue = next;
+            part.recipe.expression = *expression;
+            part.tensors[kProduct] = stages[*next].outputs.front().name;
+            part.formula += ", then stage " + std::to_string(*next + 1) + "'s chain in its epilogue, into "
+                            + part.tensors[kProduct];
+        }
     return part;
 }
 

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,17 @@ struct ProductPart
 {
     std::size_t stage = 0;           ///< The product's library stage.
     std::vector<std::size_t> folded; ///< Transpose stages only the product reads: it reads their source instead.
-    Op op;                           ///< Inputs lhs, rhs (and addend, the bias), output product.
-    OpRecipe recipe;                 ///< family "gemm", in the part's own shape symbols.
+    /// The elementwise stage right after it, of the product alone, whose chain became the part's epilogue (its
+    /// output is what the part writes; the product itself is never stored).
+    std::optional<std::size_t> epilogue;
+    Op op;                                      ///< Inputs lhs, rhs (and addend, the bias), output product.
+    OpRecipe recipe;                            ///< family "gemm", in the part's own shape symbols.
     std::map<std::string, std::string> tensors; ///< Each tensor of the part's op -> the pipeline tensor it is.
     std::map<std::string, std::string> symbols; ///< Each shape symbol of the part's op -> a pipeline expression.
     std::string formula;                        ///< "t0 = x @ w^T + b", for the source's comments.
+
+    /// The pipeline tensor the part writes: the product's, or its epilogue stage's.
+    const std::string &written() const { return tensors.at(op.outputs.front().name); }
 };
 
 /// Every library stage of the pipeline that maps onto a gemm recipe (others, and products of shapes the mapping

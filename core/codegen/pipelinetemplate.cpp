@@ -255,6 +255,19 @@ std::string productProblem(const ProductPart &part, int choice, const Params &pa
     return generator->check(part.op, part.recipe, partParams(*generator, part, params));
 }
 
+// The products the pipeline generates under params (none for the library choice), their epilogues in fast math
+// where the fastMath gene says so, as the pipeline's own kernels are.
+std::vector<ProductPart> generatedParts(const Op &op, const std::vector<PipelineStage> &stages, const Params &params)
+{
+    if (param(params, kProductGene, kLibraryProduct) == kLibraryProduct)
+        return {};
+    auto parts = pipelineproducts::productParts(op, stages);
+    if (param(params, "fastMath", 0) != 0)
+        for (auto &part : parts)
+            part.recipe.expression = withFastMath(part.recipe.expression);
+    return parts;
+}
+
 bool anyLargeProduct(const std::vector<ProductPart> &parts)
 {
     return std::any_of(parts.begin(), parts.end(),
@@ -382,16 +395,17 @@ std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const 
     bool generates = false;
     // Generated products replace their library stages (and the transposes they read in place).
     const int product = param(params, kProductGene, kLibraryProduct);
-    const auto parts =
-        product == kLibraryProduct ? std::vector<ProductPart>{} : pipelineproducts::productParts(op, *stages);
+    const auto parts = generatedParts(op, *stages, params);
     std::map<std::size_t, const ProductPart *> generatedProducts;
-    std::set<std::size_t> folded;
+    std::set<std::size_t> folded; // transposes read in place, chains run in a product's epilogue
     for (const auto &part : parts) {
         if (auto problem = productProblem(part, product, params); !problem.empty())
             return "stage " + std::to_string(part.stage + 1) + "'s product (" + productTemplate(product)->name()
                    + "): " + problem;
         generatedProducts[part.stage] = &part;
         folded.insert(part.folded.begin(), part.folded.end());
+        if (part.epilogue)
+            folded.insert(*part.epilogue);
     }
     for (std::size_t s = 0; s < stages->size(); ++s) {
         const auto &stage = (*stages)[s];
@@ -404,9 +418,9 @@ std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const 
             for (const auto &input : part.op.inputs)
                 if (!known.count(part.tensors.at(input.name)))
                     return where + " reads " + part.tensors.at(input.name) + ", which no earlier stage writes";
-            if (roleOf(op, stage.outputs.front().name) == Role::Input)
-                return where + " writes the input " + stage.outputs.front().name;
-            known.insert(stage.outputs.front().name);
+            if (roleOf(op, part.written()) == Role::Input)
+                return where + " writes the input " + part.written();
+            known.insert(part.written());
             continue;
         }
         std::vector<PipelineTensor> reads = stage.operands;
@@ -487,14 +501,15 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
     const bool fastMath = param(params, "fastMath", 0) != 0;
     const auto stages = *pipelineFromJson(nlohmann::json::parse(recipe.stages));
     const int product = param(params, kProductGene, kLibraryProduct);
-    const auto parts =
-        product == kLibraryProduct ? std::vector<ProductPart>{} : pipelineproducts::productParts(op, stages);
+    const auto parts = generatedParts(op, stages, params);
     std::map<std::size_t, const ProductPart *> generatedProducts;
-    std::map<std::size_t, std::size_t> foldedInto;
+    std::map<std::size_t, std::size_t> foldedInto, fusedInto;
     for (const auto &part : parts) {
         generatedProducts[part.stage] = &part;
         for (const auto transpose : part.folded)
             foldedInto[transpose] = part.stage;
+        if (part.epilogue)
+            fusedInto[*part.epilogue] = part.stage;
     }
 
     std::string header = headerComment(op, *this, params, parameters(op, recipe));
@@ -511,10 +526,21 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
                                nlohmann::json::array());
             continue;
         }
-        for (const auto &output : stage.outputs)
+        if (const auto fused = fusedInto.find(s); fused != fusedInto.end()) {
+            composition.addOwn("// Stage " + std::to_string(s + 1) + ": none; its chain runs in stage "
+                                   + std::to_string(fused->second + 1) + "'s product epilogue.\n\n",
+                               nlohmann::json::array());
+            continue;
+        }
+        const auto generated = generatedProducts.find(s);
+        // A product with its epilogue writes what the epilogue's stage wrote.
+        const auto &written = generated != generatedProducts.end() && generated->second->epilogue
+                                  ? stages[*generated->second->epilogue]
+                                  : stage;
+        for (const auto &output : written.outputs)
             if (roleOf(op, output.name) == Role::Scratch)
                 composition.addScratch(output.name, "4*" + shapeProduct(output.shape));
-        if (const auto generated = generatedProducts.find(s); generated != generatedProducts.end()) {
+        if (generated != generatedProducts.end()) {
             const ProductPart &part = *generated->second;
             const auto *generator = productTemplate(product);
             const std::string prefix = "stage" + std::to_string(s + 1) + "_product";

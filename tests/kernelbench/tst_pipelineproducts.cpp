@@ -239,21 +239,39 @@ TEST_CASE("a generated product puts the gemm part's kernel steps where the libra
     CHECK(stepNames(library)
           == std::vector<std::string>{"library aten::linear", "stage2_elementwise", "stage3_reduce"});
 
+    // The sigmoid after the product runs in its epilogue: the part writes t1, the sigmoid's scratch buffer, and
+    // reads x, w and the bias where they are; the product itself is never stored.
     const auto wgmma = planOf(op, withProduct(op, 1));
     CHECK(stepNames(wgmma)
           == std::vector<std::string>{"stage1_product_split_rows_kernel", "stage1_product_split_rows_kernel",
-                                      "stage1_product_gemm_wgmma_kernel", "stage2_elementwise", "stage3_reduce"});
-    // The product writes t0, the scratch buffer the library wrote, and reads x, w and the bias where they are.
-    const auto &gemm = wgmma["steps"][2];
-    const auto args = gemm["args"];
-    CHECK(std::find(args.begin(), args.end(), nlohmann::json{{"scratch", "t0"}}) != args.end());
+                                      "stage1_product_gemm_wgmma_kernel", "stage3_reduce"});
+    const auto args = wgmma["steps"][2]["args"];
+    CHECK(std::find(args.begin(), args.end(), nlohmann::json{{"scratch", "t1"}}) != args.end());
     CHECK(std::find(args.begin(), args.end(), nlohmann::json{{"input", "b"}}) != args.end());
     CHECK(wgmma["steps"][0]["args"][0] == nlohmann::json{{"input", "x"}});
     CHECK(wgmma["steps"][1]["args"][0] == nlohmann::json{{"input", "w"}});
-    CHECK(wgmma["steps"][3]["args"][0] == nlohmann::json{{"scratch", "t0"}});
-    CHECK(hasScratch(wgmma, "t0"));
+    CHECK(wgmma["steps"][3]["args"][0] == nlohmann::json{{"scratch", "t1"}});
+    CHECK(hasScratch(wgmma, "t1"));
+    CHECK_FALSE(hasScratch(wgmma, "t0"));
     CHECK(hasScratch(wgmma, "stage1_product_aBig"));
     CHECK(hasScratch(wgmma, "stage1_product_bSmall")); // 3xTF32's remainders
+    const auto recipe = test::recipeFor(op);
+    CHECK(pipelineTemplate().generate(op, recipe, withProduct(op, 1)).source.find("(1.0f / (1.0f + expf(-acc)))")
+          != std::string::npos);
+    const auto fast = test::with(withProduct(op, 1), {{"fastMath", 1}});
+    CHECK(pipelineTemplate().generate(op, recipe, fast).source.find("__expf(-acc)") != std::string::npos);
+
+    // Without an elementwise stage after it, the product writes t0 where the library wrote it.
+    const auto x = piped("x", {"M", "K"}), w = piped("w", {"N", "K"}), t0 = piped("t0", {"M", "N"});
+    const Op rowSumOnly =
+        pipelineOp({tensor("x", {"M", "K"}), tensor("w", {"N", "K"})}, tensor("out", {"M", "1"}),
+                   {libraryStage("aten::linear", {tensorArg(x), tensorArg(w), {{"none", nullptr}}}, t0),
+                    rowSum(t0, "M", "N", piped("out", {"M", "1"}))},
+                   {{{"M", 1024}, {"N", 2048}, {"K", 1024}}});
+    const auto plain = planOf(rowSumOnly, withProduct(rowSumOnly, 1));
+    CHECK(plain["steps"][2]["args"][4] == nlohmann::json{{"scratch", "t0"}}); // after the four operand copies
+    CHECK(plain["steps"][3]["args"][0] == nlohmann::json{{"scratch", "t0"}});
+    CHECK(hasScratch(plain, "t0"));
 
     const auto tensorCores = planOf(op, withProduct(op, 2));
     const auto names = stepNames(tensorCores);
@@ -298,10 +316,11 @@ TEST_CASE("a transpose only the product reads is read in place; leading dimensio
     const auto plan = planOf(transposedA, withProduct(transposedA, 1));
     CHECK(stepNames(plan)
           == std::vector<std::string>{"stage2_product_split_transposed_kernel",
-                                      "stage2_product_split_transposed_kernel", "stage2_product_gemm_wgmma_kernel",
-                                      "stage3_elementwise"});
+                                      "stage2_product_split_transposed_kernel", "stage2_product_gemm_wgmma_kernel"});
     CHECK(plan["steps"][0]["args"][0] == nlohmann::json{{"input", "x"}});
+    CHECK(plan["steps"][2]["args"][4] == nlohmann::json{{"output", "out"}}); // the ReLU in its epilogue
     CHECK_FALSE(hasScratch(plan, "t0"));
+    CHECK_FALSE(hasScratch(plan, "t1"));
 
     // A transpose that another stage reads too stays a library step, and the product reads its copy.
     const auto a = piped("a", {"N", "N"}), b = piped("b", {"N", "N"}), bt = piped("bt", {"N", "N"});
@@ -406,13 +425,15 @@ TEST_CASE("KernelBench's level-2 products before reductions and norms compile wi
     {
         const char *file;
         const char *libraryLeft; // the library step that stays, if any
+        int kernels;             // the pipeline's own kernels beside the part's
     } cases[] = {
-        {"gemm_divide_sum_scaling.py", nullptr},                  // 14: x @ w.T, its transpose read in place
-        {"matmul_sigmoid_sum.py", nullptr},                       // 56
-        {"gemm_add_relu.py", nullptr},                            // 76: nn.Linear without bias, the bias added after
-        {"matmul_gelu_softmax.py", "aten::softmax.int"},          // 99
-        {"bmm_instance_norm_residual.py", "aten::instance_norm"}, // 28
-        {"gemm_group_norm_hardtanh.py", "aten::group_norm"},      // 30
+        // 14: x @ w.T, its transpose read in place, the division in the epilogue; the sum and the scaling after
+        {"gemm_divide_sum_scaling.py", nullptr, 2},
+        {"matmul_sigmoid_sum.py", nullptr, 1},                       // 56: the sigmoid in the epilogue, the sum
+        {"gemm_add_relu.py", nullptr, 1},                            // 76: bias and ReLU after nn.Linear without bias
+        {"matmul_gelu_softmax.py", "aten::softmax.int", 0},          // 99: GELU in the epilogue
+        {"bmm_instance_norm_residual.py", "aten::instance_norm", 1}, // 28: the residual after the norm
+        {"gemm_group_norm_hardtanh.py", "aten::group_norm", 1},      // 30: Hardtanh after the norm
     };
     for (const auto &c : cases) {
         CAPTURE(c.file);
@@ -433,6 +454,12 @@ TEST_CASE("KernelBench's level-2 products before reductions and norms compile wi
                 if (name.rfind("library ", 0) == 0)
                     libraries.push_back(name.substr(8));
             CHECK(libraries == (c.libraryLeft ? std::vector<std::string>{c.libraryLeft} : std::vector<std::string>{}));
+            CHECK(std::count_if(names.begin(), names.end(),
+                                [](const std::string &name) {
+                                    return name.find("_product_") == std::string::npos
+                                           && name.rfind("library ", 0) != 0;
+                                })
+                  == c.kernels);
             const auto source = pipelineTemplate().generate(*op, test::recipeFor(*op), params).source;
             CHECK(checkDeviceOnly(source));
         }
