@@ -443,9 +443,10 @@ TEST_CASE("the catalog's losses verify in sampled variants")
     CHECK(checked == 5 * 6);
 }
 
-// A pipeline's library product as a generated gemm part (the product gene) on a product before a row reduction:
-// the part on mma.sync and, on Hopper, on wgmma, both in 3xTF32, in the defaults and sampled variants of the
-// pipeline's own genes, on the catalog's shapes and on odd ones of more than one tile; the library product beside.
+// A pipeline's library product as a generated gemm part (the product gene) on a product before a row reduction,
+// the sigmoid between them in the part's epilogue: the part on mma.sync and, on Hopper, on wgmma, both in 3xTF32, in
+// the defaults and sampled variants of the pipeline's own genes (fast math included), on the catalog's shapes and on
+// odd ones of more than one tile; the library product beside.
 TEST_CASE("the catalog's pipeline products verify as generated gemm parts")
 {
     if (!test::skipWithoutGpu())
