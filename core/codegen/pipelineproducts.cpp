@@ -250,7 +250,8 @@ std::optional<std::size_t> fusableEpilogue(const Op &op, const std::vector<Pipel
     return next;
 }
 
-std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage> &stages, std::size_t s)
+std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage> &stages, std::size_t s,
+                                  bool fuseEpilogue)
 {
     const auto &stage = stages[s];
     auto operands = operandsOf(stage);
@@ -357,7 +358,7 @@ std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage>
     part.formula = out.name + " = " + operands->a.name + (operands->transposeA ? "^T" : "") + " @ " + operands->b.name
                    + (operands->transposeB ? "^T" : "") + (operands->bias ? " + " + operands->bias->name : "");
     // The elementwise chain after it runs on the sums in registers: the product is never stored.
-    if (const auto next = fusableEpilogue(op, stages, s))
+    if (const auto next = fuseEpilogue ? fusableEpilogue(op, stages, s) : std::nullopt)
         if (const auto expression = epilogueExpression(stages[*next])) {
             part.epilogue = next;
             part.recipe.expression = *expression;
@@ -370,12 +371,12 @@ std::optional<ProductPart> partOf(const Op &op, const std::vector<PipelineStage>
 
 } // namespace
 
-std::vector<ProductPart> productParts(const Op &op, const std::vector<PipelineStage> &stages)
+std::vector<ProductPart> productParts(const Op &op, const std::vector<PipelineStage> &stages, bool fuseEpilogues)
 {
     std::vector<ProductPart> parts;
     for (std::size_t s = 0; s < stages.size(); ++s)
         if (stages[s].kind == PipelineStage::Kind::Library)
-            if (auto part = partOf(op, stages, s))
+            if (auto part = partOf(op, stages, s, fuseEpilogues))
                 parts.push_back(std::move(*part));
     return parts;
 }

@@ -34,8 +34,10 @@ struct ProductPart
 };
 
 /// Every library stage of the pipeline that maps onto a gemm recipe (others, and products of shapes the mapping
-/// does not cover, such as vectors or broadcast batches, are left out and stay library calls).
-std::vector<ProductPart> productParts(const Op &op, const std::vector<PipelineStage> &stages);
+/// does not cover, such as vectors or broadcast batches, are left out and stay library calls). With fuseEpilogues,
+/// the elementwise chain right after a product that reads it alone becomes the part's epilogue.
+std::vector<ProductPart> productParts(const Op &op, const std::vector<PipelineStage> &stages,
+                                      bool fuseEpilogues = true);
 
 /// Multiply-adds of a part's product in the op's first shape set (0 without shape sets).
 long long multiplyAdds(const ProductPart &part);

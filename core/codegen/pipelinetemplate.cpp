@@ -21,7 +21,7 @@ namespace {
 
 // The matrix-product gene: 0 keeps each product a library call; 1 and 2 generate it with a gemm template (its
 // defaults, TF32 products per multiply as the second gene says) composed into the pipeline as a part.
-const std::string kProductGene = "product", kProductsGene = "product.products";
+const std::string kProductGene = "product", kProductsGene = "product.products", kEpilogueGene = "product.epilogue";
 constexpr int kLibraryProduct = 0, kWgmmaProduct = 1, kTensorCoreProduct = 2;
 // Multiply-adds (512^3) from which a generated product is the default: below, one library launch costs less than
 // the generated kernels' operand copies and launches.
@@ -261,7 +261,7 @@ std::vector<ProductPart> generatedParts(const Op &op, const std::vector<Pipeline
 {
     if (param(params, kProductGene, kLibraryProduct) == kLibraryProduct)
         return {};
-    auto parts = pipelineproducts::productParts(op, stages);
+    auto parts = pipelineproducts::productParts(op, stages, param(params, kEpilogueGene, 1) != 0);
     if (param(params, "fastMath", 0) != 0)
         for (auto &part : parts)
             part.recipe.expression = withFastMath(part.recipe.expression);
@@ -288,6 +288,13 @@ bool takesAll(const std::vector<ProductPart> &parts, int choice)
 int defaultProduct(const std::vector<ProductPart> &parts)
 {
     return anyLargeProduct(parts) && takesAll(parts, kTensorCoreProduct) ? kTensorCoreProduct : kLibraryProduct;
+}
+
+// Whether some product of the pipeline can take the elementwise chain after it into its epilogue.
+bool anyFusedEpilogue(const Op &op, const OpRecipe &recipe)
+{
+    const auto parts = pipelineproducts::productParts(op, stagesOf(recipe));
+    return std::any_of(parts.begin(), parts.end(), [](const ProductPart &part) { return part.epilogue.has_value(); });
 }
 
 windowstages::Knobs knobsOf(const Params &params)
@@ -322,6 +329,11 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &op, const OpRecipe 
             {kProductGene, {0, 1, 2}, "matrix products (0: library call, 1: gemm-wgmma, sm_90a; 2: gemm-tensorcore)"});
         definitions.push_back(
             {kProductsGene, {3, 1}, "TF32 products per multiply of generated products (3: 3xTF32, 1: plain TF32)"});
+        if (anyFusedEpilogue(op, recipe))
+            definitions.push_back({kEpilogueGene,
+                                   {1, 0},
+                                   "the elementwise chain after a generated product (1: in its epilogue, 0: a stage "
+                                   "of its own)"});
     }
     return definitions;
 }
@@ -334,6 +346,8 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
     if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
         params[kProductGene] = defaultProduct(parts);
         params[kProductsGene] = 3; // fp32-accurate, as the gemm templates start
+        if (anyFusedEpilogue(op, recipe))
+            params[kEpilogueGene] = 1;
     }
     const auto stages = windowStagesOf(recipe);
     if (stages.empty())
@@ -368,6 +382,16 @@ std::vector<Params> PipelineTemplate::alternatives(const Op &op, const OpRecipe 
     for (const int choice : {kWgmmaProduct, kTensorCoreProduct, kLibraryProduct})
         if (choice != chosen && (choice == kLibraryProduct || takesAll(parts, choice)))
             others.push_back({{kProductGene, choice}});
+    // Generated products with their chains as stages of their own too: the first generation weighs the fused
+    // epilogue against the separate stage.
+    if (anyFusedEpilogue(op, recipe)) {
+        const auto generated = others.size();
+        if (chosen != kLibraryProduct)
+            others.push_back({{kEpilogueGene, 0}});
+        for (std::size_t i = 0; i < generated; ++i)
+            if (others[i].at(kProductGene) != kLibraryProduct)
+                others.push_back({{kProductGene, others[i].at(kProductGene)}, {kEpilogueGene, 0}});
+    }
     return others;
 }
 

@@ -179,9 +179,17 @@ TEST_CASE("the product gene is offered where a library stage is a matrix product
     CHECK(defaults.at("product") == 2); // mma.sync, which every GPU from sm_80 on runs
     CHECK(defaults.at("product.products") == 3);
     CHECK(pipelineTemplate().check(large, test::recipeFor(large), defaults).empty());
-    // The first generation tries wgmma (Hopper only) and the library call beside it.
-    CHECK(pipelineTemplate().alternatives(large, test::recipeFor(large))
-          == std::vector<Params>{{{"product", 1}}, {{"product", 0}}});
+    // The sigmoid after the product may run in its epilogue (the default) or as a stage of its own.
+    const ParamDef *epilogue = definition(large, "product.epilogue");
+    REQUIRE(epilogue != nullptr);
+    CHECK(epilogue->values == std::vector<int>{1, 0});
+    CHECK(defaults.at("product.epilogue") == 1);
+    // The first generation tries wgmma (Hopper only) and the library call beside it, and the generated products
+    // with the chain as a stage of its own.
+    CHECK(
+        pipelineTemplate().alternatives(large, test::recipeFor(large))
+        == std::vector<Params>{
+            {{"product", 1}}, {{"product", 0}}, {{"product.epilogue", 0}}, {{"product", 1}, {"product.epilogue", 0}}});
 
     // A small product stays with the library: one launch beats the operand copies and the kernels.
     const Op small = linearSigmoidSum(64, 128, 64);
@@ -191,7 +199,8 @@ TEST_CASE("the product gene is offered where a library stage is a matrix product
     // gemm-wgmma refuses batches: a large batched product has no wgmma alternative.
     const Op batched = bmmRelu(8, 512, 512, 256);
     CHECK(pipelineTemplate().defaults(batched, test::recipeFor(batched)).at("product") == 2);
-    CHECK(pipelineTemplate().alternatives(batched, test::recipeFor(batched)) == std::vector<Params>{{{"product", 0}}});
+    CHECK(pipelineTemplate().alternatives(batched, test::recipeFor(batched))
+          == std::vector<Params>{{{"product", 0}}, {{"product.epilogue", 0}}});
 
     // Without a product stage there is no gene (the genomes of other pipelines stay as they were).
     const auto t0 = piped("t0", {"R", "C"});
@@ -220,8 +229,10 @@ TEST_CASE("a search's first generation holds the pipeline's products on mma.sync
         CHECK(genome->templateName == "pipeline");
         products.push_back(genome->params.at("product"));
     }
-    CHECK(products == std::vector<int>{2, 1, 0}); // the translation first
-    REQUIRE(result.candidates.size() == 3);
+    CHECK(products == std::vector<int>{2, 1, 0, 2, 1}); // the translation first, then the unfused epilogues
+    REQUIRE(result.candidates.size() == 5);
+    CHECK(result.candidates[3].launchPlan.find("stage2_elementwise") != std::string::npos);
+    CHECK(result.candidates[0].launchPlan.find("stage2_elementwise") == std::string::npos);
     CHECK(result.candidates[1].description.find("product") != std::string::npos);
     CHECK(result.candidates[1].source.find("gemm_wgmma_kernel") != std::string::npos);
     CHECK(result.candidates[2].launchPlan.find("aten::linear") != std::string::npos);
@@ -260,6 +271,17 @@ TEST_CASE("a generated product puts the gemm part's kernel steps where the libra
           != std::string::npos);
     const auto fast = test::with(withProduct(op, 1), {{"fastMath", 1}});
     CHECK(pipelineTemplate().generate(op, recipe, fast).source.find("__expf(-acc)") != std::string::npos);
+
+    // With the epilogue gene off, the sigmoid stays a stage of its own, reading the product from t0.
+    const auto unfused = planOf(op, test::with(withProduct(op, 1), {{"product.epilogue", 0}}));
+    CHECK(stepNames(unfused)
+          == std::vector<std::string>{"stage1_product_split_rows_kernel", "stage1_product_split_rows_kernel",
+                                      "stage1_product_gemm_wgmma_kernel", "stage2_elementwise", "stage3_reduce"});
+    CHECK(hasScratch(unfused, "t0"));
+    CHECK(pipelineTemplate()
+              .generate(op, recipe, test::with(withProduct(op, 1), {{"product.epilogue", 0}}))
+              .source.find("expf(-acc)")
+          == std::string::npos);
 
     // Without an elementwise stage after it, the product writes t0 where the library wrote it.
     const auto x = piped("x", {"M", "K"}), w = piped("w", {"N", "K"}), t0 = piped("t0", {"M", "N"});
