@@ -2,6 +2,7 @@
 
 #include "core/codegen/channelweights.h"
 #include "core/codegen/codegenutil.h"
+#include "core/codegen/rowcommon.h"
 
 #include <climits>
 #include <sstream>
@@ -357,11 +358,7 @@ GeneratedKernel ClusterNormTemplate::generate(const Op &op, const OpRecipe &reci
     if (const auto problem = check(op, recipe, params); !problem.empty())
         return rejectedKernel(name(), problem);
     const auto layout = layoutOf(recipe, params);
-    const auto &input = op.inputs[0].name;
-    const bool affine = op.inputs.size() > 1; // LayerNorm without weight and bias: InstanceNorm
-    const std::string weight = affine ? op.inputs[1].name : std::string();
-    const std::string bias = layout.layerNorm && affine ? op.inputs[2].name : std::string();
-    const auto &output = op.outputs.front().name;
+    const auto [input, weight, bias, output, affine] = rows::normTensors(op, layout.layerNorm);
     const PassWriter writer(layout, input, output);
 
     std::ostringstream out;

@@ -178,6 +178,19 @@ std::string reduceCall(const RowLayout &layout, const std::string &kind, const s
     return "block" + kind + "(" + value + ", shared)";
 }
 
+NormTensors normTensors(const Op &op, bool layerNorm)
+{
+    NormTensors tensors;
+    tensors.input = op.inputs.at(0).name;
+    tensors.output = op.outputs.at(0).name;
+    tensors.affine = op.inputs.size() > 1;
+    if (tensors.affine)
+        tensors.weight = op.inputs[1].name;
+    if (tensors.affine && layerNorm)
+        tensors.bias = op.inputs.at(2).name;
+    return tensors;
+}
+
 std::string onlineLogSumExpStep(const std::string &exp)
 {
     return "if (v > m) { s = s * " + exp + "(m - v) + 1.0f; m = v; } else if (v != negativeInfinity()) { s += " + exp

@@ -39,6 +39,14 @@ std::string reduceCall(const RowLayout &layout, const std::string &kind, const s
 /// One element `v` of an online logsumexp: the running maximum `m` and the sum `s` rescaled when it grows. A -inf
 /// element adds nothing (exp(-inf - -inf) would be NaN on a row that starts with -inf); NaN still propagates.
 std::string onlineLogSumExpStep(const std::string &exp);
+/// The tensors of a LayerNorm or RMSNorm op: x, and its weight (and bias for LayerNorm) where it has an affine
+/// transform (LayerNorm of x alone is InstanceNorm); empty names where it has none.
+struct NormTensors
+{
+    std::string input, weight, bias, output;
+    bool affine = false;
+};
+NormTensors normTensors(const Op &op, bool layerNorm);
 /// The dynamic shared memory the block reductions need, as a plan expression.
 std::string sharedBytes(const RowLayout &layout);
 
