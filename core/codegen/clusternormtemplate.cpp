@@ -309,15 +309,8 @@ std::string ClusterNormTemplate::check(const Op &op, const OpRecipe &recipe, con
 {
     if (recipe.family != "norm" || recipe.inner != "1")
         return "the cluster norm template needs a norm recipe over the last dimensions";
-    if (recipe.reduction == "layernorm") {
-        if (op.inputs.size() != 3 && op.inputs.size() != 1)
-            return "layernorm takes x, weight and bias, or x alone (no affine transform: InstanceNorm)";
-    } else if (recipe.reduction == "rmsnorm") {
-        if (op.inputs.size() != 2)
-            return "rmsnorm takes 2 inputs";
-    } else {
-        return "unknown normalisation '" + recipe.reduction + "'";
-    }
+    if (auto problem = rows::checkNormTensors(op, recipe); !problem.empty())
+        return problem;
     if (op.outputs.size() != 1)
         return "the cluster norm template writes one output";
     if (const auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())

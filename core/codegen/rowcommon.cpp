@@ -191,6 +191,20 @@ NormTensors normTensors(const Op &op, bool layerNorm)
     return tensors;
 }
 
+std::string checkNormTensors(const Op &op, const OpRecipe &recipe)
+{
+    if (recipe.reduction == "layernorm") {
+        if (op.inputs.size() != 3 && op.inputs.size() != 1)
+            return "layernorm takes x, weight and bias, or x alone (no affine transform: InstanceNorm)";
+    } else if (recipe.reduction == "rmsnorm") {
+        if (op.inputs.size() != 2)
+            return "rmsnorm takes 2 inputs";
+    } else {
+        return "unknown normalisation '" + recipe.reduction + "'";
+    }
+    return {};
+}
+
 std::string onlineLogSumExpStep(const std::string &exp)
 {
     return "if (v > m) { s = s * " + exp + "(m - v) + 1.0f; m = v; } else if (v != negativeInfinity()) { s += " + exp

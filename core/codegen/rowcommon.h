@@ -47,6 +47,8 @@ struct NormTensors
     bool affine = false;
 };
 NormTensors normTensors(const Op &op, bool layerNorm);
+/// Why the op's inputs do not fit its layernorm or rmsnorm recipe (empty when they do).
+std::string checkNormTensors(const Op &op, const OpRecipe &recipe);
 /// The dynamic shared memory the block reductions need, as a plan expression.
 std::string sharedBytes(const RowLayout &layout);
 

@@ -113,15 +113,8 @@ std::string SplitNormTemplate::check(const Op &op, const OpRecipe &recipe, const
 {
     if (recipe.family != "norm" || recipe.inner != "1")
         return "the split norm template needs a norm recipe over the last dimensions";
-    if (recipe.reduction == "layernorm") {
-        if (op.inputs.size() != 3 && op.inputs.size() != 1)
-            return "layernorm takes x, weight and bias, or x alone (no affine transform: InstanceNorm)";
-    } else if (recipe.reduction == "rmsnorm") {
-        if (op.inputs.size() != 2)
-            return "rmsnorm takes 2 inputs";
-    } else {
-        return "unknown normalisation '" + recipe.reduction + "'";
-    }
+    if (auto problem = rows::checkNormTensors(op, recipe); !problem.empty())
+        return problem;
     if (const auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
     if (const auto problem = channelweights::check(op, recipe); !problem.empty())
