@@ -7,6 +7,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <iostream>
+#include <map>
+
 namespace kx::test {
 
 std::string translationProblem(const Op &op, const std::string &arch)
@@ -73,6 +77,45 @@ OpRecipe recipeOfTranslation(const Expected<Op> &op)
     const auto recipe = recipeOf(*op);
     REQUIRE(recipe);
     return *recipe;
+}
+
+const Expected<ImportedProblem> *importOnce(const std::string &path)
+{
+    static const bool haveTorch = static_cast<bool>(ProblemImporter().findPython());
+    if (!haveTorch)
+        return nullptr;
+    static const bool sandbox = [] {
+        const bool found = ProblemImporter::sandboxAvailable();
+        if (!found)
+            std::cout << "note: bubblewrap is not installed here: importing unconfined (--no-sandbox)\n";
+        return found;
+    }();
+    static std::map<std::string, Expected<ImportedProblem>> cache;
+    auto it = cache.find(path);
+    if (it == cache.end()) {
+        ImportOptions options;
+        options.sandbox = sandbox;
+        it = cache.emplace(path, ProblemImporter(options).importFile(path)).first;
+    }
+    return &it->second;
+}
+
+const Expected<ImportedProblem> &importOnceOrSkip(const std::string &path)
+{
+    const auto *imported = importOnce(path);
+    if (!imported) {
+        std::cout << "skipped: " << ProblemImporter().findPython().error().message << '\n';
+        std::exit(77);
+    }
+    return *imported;
+}
+
+const Op &importedOp(const std::string &path)
+{
+    const auto &result = importOnceOrSkip(path);
+    REQUIRE_MESSAGE(result, (result ? "" : result.error().message));
+    REQUIRE_MESSAGE(result->translated(), result->translationError);
+    return result->op;
 }
 
 } // namespace kx::test

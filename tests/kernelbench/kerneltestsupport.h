@@ -3,6 +3,7 @@
 #include "core/codegen/oprecipe.h"
 #include "core/codegen/pipeline.h"
 #include "core/domain/op.h"
+#include "core/kernelbench/problemimporter.h"
 #include "core/util/expected.h"
 
 #include <string>
@@ -25,5 +26,13 @@ OpRecipe recipeOfTranslation(const Expected<Op> &op);
 
 /// The stages of a translation that must be a pipeline (fails the test otherwise).
 std::vector<PipelineStage> pipelineStages(const Expected<Op> &op);
+
+/// A problem file imported once per test process (each import starts PyTorch), unconfined where bubblewrap is
+/// missing (the files are the project's own); nullptr where no Python with PyTorch is found.
+const Expected<ImportedProblem> *importOnce(const std::string &path);
+/// The same for suites that import nothing else: without a Python with PyTorch the suite is skipped (exit 77).
+const Expected<ImportedProblem> &importOnceOrSkip(const std::string &path);
+/// The translated op of importOnceOrSkip(path) (fails the test where the import or the translation failed).
+const Op &importedOp(const std::string &path);
 
 } // namespace kx::test

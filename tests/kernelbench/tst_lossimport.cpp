@@ -20,35 +20,16 @@ namespace {
 
 const std::string kData = std::string(KX_TEST_DATA_DIR) + "/kernelbench/losses/";
 
-// Each import starts PyTorch: each file is imported once for all test cases. This suite tests the translation, not
-// the sandbox (tst_importsandbox does): without bubblewrap the files, all our own, are imported unconfined.
+// Each file is imported once for all test cases (unconfined where bubblewrap is missing: the sandbox is
+// tst_importsandbox's).
 const Expected<ImportedProblem> &imported(const std::string &file)
 {
-    static std::map<std::string, Expected<ImportedProblem>> cache;
-    static const bool haveTorch = [] {
-        const auto python = ProblemImporter().findPython();
-        if (!python) {
-            std::cout << "skipped: " << python.error().message << '\n';
-            std::exit(77);
-        }
-        return true;
-    }();
-    (void)haveTorch;
-    auto it = cache.find(file);
-    if (it == cache.end()) {
-        ImportOptions options;
-        options.sandbox = ProblemImporter::sandboxAvailable();
-        it = cache.emplace(file, ProblemImporter(options).importFile(kData + file)).first;
-    }
-    return it->second;
+    return test::importOnceOrSkip(kData + file);
 }
 
 const Op &importedOp(const std::string &file)
 {
-    const auto &result = imported(file);
-    REQUIRE_MESSAGE(result, (result ? "" : result.error().message));
-    REQUIRE_MESSAGE(result->translated(), result->translationError);
-    return result->op;
+    return test::importedOp(kData + file);
 }
 
 OpRecipe recipeFor(const Op &op)

@@ -420,23 +420,12 @@ TEST_CASE("products the gemm templates cannot take are refused with the reason, 
 
 namespace {
 
-// Each import starts PyTorch: each file is imported once for all test cases (unconfined where bubblewrap is
-// missing: the files are our own).
+// Each file is imported once for all test cases; nullptr where no Python with PyTorch is found.
 const Op *importedOp(const std::string &file)
 {
-    static std::map<std::string, Expected<ImportedProblem>> cache;
-    static const bool haveTorch = static_cast<bool>(ProblemImporter().findPython());
-    if (!haveTorch)
+    if (!test::importOnce(kData + file))
         return nullptr;
-    auto it = cache.find(file);
-    if (it == cache.end()) {
-        ImportOptions options;
-        options.sandbox = ProblemImporter::sandboxAvailable();
-        it = cache.emplace(file, ProblemImporter(options).importFile(kData + file)).first;
-    }
-    REQUIRE_MESSAGE(it->second, (it->second ? "" : it->second.error().message));
-    REQUIRE_MESSAGE(it->second->translated(), it->second->translationError);
-    return &it->second->op;
+    return &test::importedOp(kData + file);
 }
 
 } // namespace

@@ -54,20 +54,7 @@ ImportOptions optionsHere()
 // Imports are slow (PyTorch starts for each), so each file is imported once for all test cases.
 const Expected<ImportedProblem> &imported(const std::string &file)
 {
-    static std::map<std::string, Expected<ImportedProblem>> cache;
-    static const bool haveTorch = [] {
-        const auto python = ProblemImporter().findPython();
-        if (!python) {
-            std::cout << "skipped: " << python.error().message << '\n';
-            std::exit(77);
-        }
-        return true;
-    }();
-    (void)haveTorch;
-    auto it = cache.find(file);
-    if (it == cache.end())
-        it = cache.emplace(file, ProblemImporter(optionsHere()).importFile(kData + file)).first;
-    return it->second;
+    return test::importOnceOrSkip(kData + file);
 }
 
 const ImportedProblem &importedOk(const std::string &file)
@@ -161,7 +148,8 @@ TEST_CASE("single ops import with symbols, two shape sets and the recipe of thei
     // Over the middle dimension, into int64 indices: the strided reduce template's recipe.
     const Op &argmin = importedOk("argmin_dim.py").op;
     CHECK(argmin.outputs.front().dtype == "int64");
-    CHECK(argmin.recipe == R"({"cols":"dim1","family":"reduce","inner":"dim2","reduction":"argmin","rows":"batch_size"})");
+    CHECK(argmin.recipe
+          == R"({"cols":"dim1","family":"reduce","inner":"dim2","reduction":"argmin","rows":"batch_size"})");
 }
 
 TEST_CASE("convolutions and poolings import as generated window stages that compile for sm_80 and sm_90")
