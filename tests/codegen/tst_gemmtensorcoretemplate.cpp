@@ -15,6 +15,16 @@ using namespace kx::test;
 
 namespace {
 const GemmTensorCoreTemplate kTemplate;
+
+// The kernel's plan resolved on the op's second shape set (B 37, IN 300, OUT 130: no dimension a tile's multiple).
+ResolvedPlan resolvedOnOddShapes(const Op &op, const GeneratedKernel &kernel)
+{
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE(plan);
+    auto resolved = resolveLaunchPlan(*plan, op, op.shapeSets[1], parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    return *resolved;
+}
 } // namespace
 
 TEST_CASE("is registered after the CUDA-core gemm template")
@@ -93,13 +103,9 @@ TEST_CASE("the plan covers the output with one block per tile and sizes shared m
         withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,bk=16,warpsM=4,warpsN=2,stages=3");
     REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
-    const auto plan = parseLaunchPlan(kernel.launchPlan);
-    REQUIRE(plan);
-    const ShapeSet &odd = op.shapeSets[1]; // B 37, IN 300, OUT 130
-    const auto resolved = resolveLaunchPlan(*plan, op, odd, parseKernelSignatures(kernel.source));
-    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
-    REQUIRE(resolved->steps.size() == std::size_t(1));
-    const auto &step = std::get<ResolvedKernelStep>(resolved->steps.front());
+    const ResolvedPlan resolved = resolvedOnOddShapes(op, kernel);
+    REQUIRE(resolved.steps.size() == std::size_t(1));
+    const auto &step = std::get<ResolvedKernelStep>(resolved.steps.front());
     CHECK(step.kernel == std::string("gemm_tc_kernel"));
     // One block per 128 x 64 tile in a 1-D grid (the kernel walks the tiles in groups of row tiles).
     CHECK(step.grid[0] == std::int64_t(((37 + 127) / 128) * ((130 + 63) / 64)));
@@ -206,23 +212,19 @@ TEST_CASE("split-K: one block per tile and k range, a scratch copy of the output
     const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=64,bn=64,warpsM=2,warpsN=2,splitK=4");
     REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
-    const auto plan = parseLaunchPlan(kernel.launchPlan);
-    REQUIRE(plan);
-    const ShapeSet &odd = op.shapeSets[1]; // B 37, IN 300, OUT 130
-    const auto resolved = resolveLaunchPlan(*plan, op, odd, parseKernelSignatures(kernel.source));
-    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
-    REQUIRE(resolved->steps.size() == std::size_t(2));
-    const auto &product = std::get<ResolvedKernelStep>(resolved->steps[0]);
+    const ResolvedPlan resolved = resolvedOnOddShapes(op, kernel);
+    REQUIRE(resolved.steps.size() == std::size_t(2));
+    const auto &product = std::get<ResolvedKernelStep>(resolved.steps[0]);
     CHECK(product.kernel == std::string("gemm_tc_kernel"));
     CHECK(product.grid[0] == std::int64_t(((37 + 63) / 64) * ((130 + 63) / 64)));
     CHECK(product.grid[1] == std::int64_t(1));
     CHECK(product.grid[2] == std::int64_t(4));
     CHECK(product.args.back().intValue == std::int64_t(37 * 130)); // the stride between the copies
-    const auto &reduce = std::get<ResolvedKernelStep>(resolved->steps[1]);
+    const auto &reduce = std::get<ResolvedKernelStep>(resolved.steps[1]);
     CHECK(reduce.kernel == std::string("gemm_splitk_reduce"));
     CHECK(reduce.grid[0] == std::int64_t((37 * 130 + 255) / 256));
-    REQUIRE(plan->scratch.size() == std::size_t(1));
-    CHECK(plan->scratch.front().name == std::string("partial"));
+    REQUIRE(resolved.scratchBytes.size() == std::size_t(1));
+    CHECK(resolved.scratchBytes.front().first == std::string("partial"));
     // The product writes raw sums into the copies; the bias and the ReLU come once, after the sum of the ranges.
     CHECK(kernel.source.find("y += (size_t)blockIdx.z * splitStride;") != std::string::npos);
     CHECK(kernel.source.find("sum += partial[(size_t)s * elements + idx];") != std::string::npos);
