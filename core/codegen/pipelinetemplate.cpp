@@ -291,9 +291,8 @@ int defaultProduct(const std::vector<ProductPart> &parts)
 }
 
 // Whether some product of the pipeline can take the elementwise chain after it into its epilogue.
-bool anyFusedEpilogue(const Op &op, const OpRecipe &recipe)
+bool anyFusedEpilogue(const std::vector<ProductPart> &parts)
 {
-    const auto parts = pipelineproducts::productParts(op, stagesOf(recipe));
     return std::any_of(parts.begin(), parts.end(), [](const ProductPart &part) { return part.epilogue.has_value(); });
 }
 
@@ -324,12 +323,12 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &op, const OpRecipe 
         definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
     if (hasLibraryConvolution(recipe))
         definitions.push_back(cudnnBenchmarkParameter());
-    if (!pipelineproducts::productParts(op, stagesOf(recipe)).empty()) {
+    if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
         definitions.push_back(
             {kProductGene, {0, 1, 2}, "matrix products (0: library call, 1: gemm-wgmma, sm_90a; 2: gemm-tensorcore)"});
         definitions.push_back(
             {kProductsGene, {3, 1}, "TF32 products per multiply of generated products (3: 3xTF32, 1: plain TF32)"});
-        if (anyFusedEpilogue(op, recipe))
+        if (anyFusedEpilogue(parts))
             definitions.push_back({kEpilogueGene,
                                    {1, 0},
                                    "the elementwise chain after a generated product (1: in its epilogue, 0: a stage "
@@ -346,7 +345,7 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
     if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
         params[kProductGene] = defaultProduct(parts);
         params[kProductsGene] = 3; // fp32-accurate, as the gemm templates start
-        if (anyFusedEpilogue(op, recipe))
+        if (anyFusedEpilogue(parts))
             params[kEpilogueGene] = 1;
     }
     const auto stages = windowStagesOf(recipe);
@@ -384,7 +383,7 @@ std::vector<Params> PipelineTemplate::alternatives(const Op &op, const OpRecipe 
             others.push_back({{kProductGene, choice}});
     // Generated products with their chains as stages of their own too: the first generation weighs the fused
     // epilogue against the separate stage.
-    if (anyFusedEpilogue(op, recipe)) {
+    if (anyFusedEpilogue(parts)) {
         const auto generated = others.size();
         if (chosen != kLibraryProduct)
             others.push_back({{kEpilogueGene, 0}});
