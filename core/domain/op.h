@@ -37,6 +37,19 @@ struct OpPolicy
     bool operator==(const OpPolicy &) const = default;
 };
 
+/// Whether an ATen op ("aten::conv2d", an overload such as "aten::conv2d.padding" too) is a convolution, which
+/// cuDNN runs on the GPU: the library steps that may take their operands channels-last (see LibraryStep).
+inline bool isConvolutionOp(const std::string &atenOp)
+{
+    const std::string name = atenOp.substr(0, atenOp.find('.'));
+    for (const char *convolution :
+         {"aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d",
+          "aten::conv_transpose3d", "aten::_convolution", "aten::convolution"})
+        if (name == convolution)
+            return true;
+    return false;
+}
+
 /// A PyTorch op to be turned into CUDA kernels.
 struct Op
 {

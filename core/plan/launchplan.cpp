@@ -178,6 +178,7 @@ private:
         ResolvedLibraryStep resolved;
         resolved.op = step.op;
         resolved.cudnnBenchmark = step.cudnnBenchmark;
+        resolved.channelsLast = step.channelsLast;
         for (std::size_t i = 0; i < step.args.size(); ++i)
             resolved.args.push_back(resolveArg(step.args[i], index(where + ".args", i), nullptr, i));
         // The result goes to the last output, else to the last scratch buffer: that one is written, not viewed.

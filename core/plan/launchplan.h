@@ -33,7 +33,10 @@ namespace kx {
  * input or output keeps its element count). A shape [] is a scalar. An input (or a scratch buffer the step reads)
  * may be passed as the transpose of its last two dimensions, {"input": "a", "transposed": true}: a strided view of
  * the same memory, no copy (aten::mm(a.T, b) for an a given as [k, m]). A library step with "cudnnBenchmark": true
- * lets cuDNN time its algorithms for the call's shapes and keep the fastest, for that step only.
+ * lets cuDNN time its algorithms for the call's shapes and keep the fastest, for that step only. A convolution step
+ * (aten::conv1d/2d/3d, conv_transpose1d/2d/3d, _convolution, convolution) with "channelsLast": true passes its
+ * tensors of rank 4 or 5 (input and weight) as channels-last copies (NHWC, NDHWC), where cuDNN runs its tensor-core
+ * kernels; the result is written to the step's destination in its usual layout. Other library steps may not ask for it.
  *
  * Kernel steps for the Hopper copy engine (TMA) and thread-block clusters (sm_90 and later):
  * @code{.json}
@@ -95,6 +98,9 @@ struct LibraryStep
     /// "cudnnBenchmark": true: cuDNN times its algorithms for the step's shapes on the first call and keeps the
     /// fastest (torch.backends.cudnn.benchmark, for this step only; eager PyTorch runs without it).
     bool cudnnBenchmark = false;
+    /// "channelsLast": true (convolutions only): input and weight are passed as channels-last copies, the memory
+    /// format whose implicit-GEMM tensor-core kernels cuDNN picks (as Inductor's layout does; eager runs NCHW).
+    bool channelsLast = false;
 
     bool operator==(const LibraryStep &) const = default;
 };
@@ -180,6 +186,7 @@ struct ResolvedLibraryStep
     std::string op;
     std::vector<ResolvedArg> args;
     bool cudnnBenchmark = false;
+    bool channelsLast = false; ///< A convolution: input and weight passed as channels-last copies.
 };
 
 struct ResolvedPlan

@@ -175,6 +175,16 @@ std::vector<PlanArg> argsAt(const Json &step, const std::string &where)
     return result;
 }
 
+// An optional true/false key of a step; absent is false.
+bool flagAt(const Json &step, const char *key, const std::string &where)
+{
+    if (!step.contains(key))
+        return false;
+    if (!step[key].is_boolean())
+        fail(where + "." + key, "must be true or false");
+    return step[key].get<bool>();
+}
+
 std::variant<KernelStep, LibraryStep> stepAt(const Json &value, const std::string &where)
 {
     if (!value.is_object())
@@ -184,15 +194,14 @@ std::variant<KernelStep, LibraryStep> stepAt(const Json &value, const std::strin
     if (kernel == library)
         fail(where, kernel ? "has both \"kernel\" and \"library\"" : "needs \"kernel\" or \"library\"");
     if (library) {
-        checkKeys(value, where, {"library", "args", "cudnnBenchmark"});
+        checkKeys(value, where, {"library", "args", "cudnnBenchmark", "channelsLast"});
         LibraryStep step;
         step.op = nameAt(value["library"], where + ".library");
         step.args = argsAt(value, where);
-        if (value.contains("cudnnBenchmark")) {
-            if (!value["cudnnBenchmark"].is_boolean())
-                fail(where + ".cudnnBenchmark", "must be true or false");
-            step.cudnnBenchmark = value["cudnnBenchmark"].get<bool>();
-        }
+        step.cudnnBenchmark = flagAt(value, "cudnnBenchmark", where);
+        step.channelsLast = flagAt(value, "channelsLast", where);
+        if (step.channelsLast && !isConvolutionOp(step.op))
+            fail(where + ".channelsLast", "applies to convolutions only, not to " + quote(step.op));
         return step;
     }
     checkKeys(value, where, {"kernel", "grid", "block", "shared", "cluster", "args"});
@@ -332,6 +341,8 @@ std::string toJson(const LaunchPlan &plan)
             nlohmann::ordered_json json{{"library", library.op}};
             if (library.cudnnBenchmark)
                 json["cudnnBenchmark"] = true;
+            if (library.channelsLast)
+                json["channelsLast"] = true;
             json["args"] = argsJson(library.args);
             steps.push_back(std::move(json));
         }

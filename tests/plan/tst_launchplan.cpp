@@ -135,7 +135,11 @@ TEST_CASE("round-trips through canonical JSON")
     LibraryStep convolution{"aten::conv2d",
                             {{PlanArg::Kind::Input, "x", "", 0}, {PlanArg::Kind::Output, "out", "", 0}}};
     convolution.cudnnBenchmark = true;
-    plan.steps = {kernel, library, pooling, product, convolution};
+    // And one on channels-last copies of its operands.
+    LibraryStep channelsLast{"aten::conv3d",
+                             {{PlanArg::Kind::Input, "x", "", 0}, {PlanArg::Kind::Output, "out", "", 0}}};
+    channelsLast.channelsLast = true;
+    plan.steps = {kernel, library, pooling, product, convolution, channelsLast};
 
     const std::string json = toJson(plan);
     const auto parsed = parseLaunchPlan(json);
@@ -224,6 +228,14 @@ TEST_CASE("malformed plans are refused with the place of the fault")
          "steps[0].args[0]: must be an object with one key"},
         {"library with grid", R"({"steps": [{"library": "aten::relu", "grid": ["1"], "args": []}]})",
          "steps[0]: unknown key 'grid'"},
+        {"channelsLast not a boolean", R"({"steps": [{"library": "aten::conv2d", "channelsLast": 1, "args": []}]})",
+         "steps[0].channelsLast: must be true or false"},
+        {"channelsLast on a pooling",
+         R"({"steps": [{"library": "aten::max_pool2d", "channelsLast": true, "args": []}]})",
+         "steps[0].channelsLast: applies to convolutions only, not to 'aten::max_pool2d'"},
+        {"channelsLast on a kernel", R"({"steps": [{"kernel": "k", "grid": ["1"], "block": ["1"],
+         "channelsLast": true, "args": []}]})",
+         "steps[0]: unknown key 'channelsLast'"},
         {"library name empty", R"({"steps": [{"library": "", "args": []}]})",
          "steps[0].library: must be a non-empty string"},
         {"scratch not array", R"({"scratch": {}, "steps": [)" + step + "]}", "scratch: must be an array"},
@@ -299,6 +311,51 @@ TEST_CASE("resolves scratch buffers, floats and several steps")
     CHECK_FALSE(parseLaunchPlan(R"json({"steps": [{"library": "aten::relu", "cudnnBenchmark": 1, "args": []}]})json"));
     CHECK_FALSE(parseLaunchPlan(R"json({"steps": [{"kernel": "k", "grid": ["1"], "block": ["1"],
                                                    "cudnnBenchmark": true, "args": []}]})json"));
+}
+
+TEST_CASE("a convolution step may take channels-last copies of its operands")
+{
+    Op op;
+    op.name = "conv";
+    op.inputs = {{"x", {"B", "C", "H", "W"}, "float32"}, {"w", {"K", "C", "3", "3"}, "float32"}};
+    op.outputs = {{"out", {"B", "K", "H", "W"}, "float32"}};
+    op.shapeSets = {{{"B", 2}, {"C", 3}, {"K", 4}, {"H", 8}, {"W", 8}}};
+    op.policy.allowLibrarySteps = true;
+    op.policy.allowedLibraryOps = {"aten::conv2d", "aten::relu"};
+    const auto planFor = [](const std::string &library, const std::string &flags) {
+        return R"json({"steps": [{"library": ")json" + library + "\"" + flags
+               + R"json(, "args": [{"input": "x"}, {"input": "w"}, {"ints": [1, 1]}, {"ints": [1, 1]},
+                                    {"output": "out"}]}]})json";
+    };
+    const auto plan = parseLaunchPlan(planFor("aten::conv2d", R"(, "channelsLast": true)"));
+    REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+    CHECK(std::get<LibraryStep>(plan->steps[0]).channelsLast);
+    const auto resolved = resolveLaunchPlan(*plan, op, op.shapeSets[0], {});
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    CHECK(std::get<ResolvedLibraryStep>(resolved->steps[0]).channelsLast);
+    CHECK_FALSE(std::get<ResolvedLibraryStep>(resolved->steps[0]).cudnnBenchmark);
+
+    // Without the key, or with false, the operands stay as they are (eager PyTorch's NCHW).
+    for (const std::string &flags : {std::string(), std::string(R"(, "channelsLast": false)")}) {
+        const auto plain = parseLaunchPlan(planFor("aten::conv2d", flags));
+        REQUIRE(plain);
+        CHECK_FALSE(std::get<LibraryStep>(plain->steps[0]).channelsLast);
+        CHECK(toJson(*plain).find("channelsLast") == std::string::npos);
+    }
+    // Every convolution ATen names takes it, overloads included; other library ops refuse it.
+    for (const char *convolution :
+         {"aten::conv1d", "aten::conv3d", "aten::conv_transpose1d", "aten::conv_transpose2d", "aten::conv_transpose3d",
+          "aten::_convolution", "aten::convolution", "aten::conv2d.padding"}) {
+        CAPTURE(convolution);
+        CHECK(parseLaunchPlan(planFor(convolution, R"(, "channelsLast": true)")));
+    }
+    for (const char *other : {"aten::relu", "aten::conv_tbc", "aten::max_pool2d", "aten::mm"}) {
+        CAPTURE(other);
+        const auto refused = parseLaunchPlan(planFor(other, R"(, "channelsLast": true)"));
+        REQUIRE_FALSE(refused);
+        CHECK(refused.error().message
+              == "steps[0].channelsLast: applies to convolutions only, not to '" + std::string(other) + "'");
+    }
 }
 
 TEST_CASE("invalid plans are refused when resolved against the op, the kernels and the device")
