@@ -12,8 +12,11 @@ namespace kx {
  * copies with cp.async into 128-byte-swizzled shared tiles, which the wgmma instructions read directly, and
  * ends with the fused epilogue on the accumulators in registers. Under 3xTF32 each slice's three products
  * (small * big, big * small, big * big) go into a fresh sum that the CUDA cores add to the accumulators, rounded
- * to nearest. Tunes the block tile (one or two warpgroups of 64 rows), its width, the pipeline depth and the
- * order in which blocks walk the output.
+ * to nearest. The slices reach shared memory either by cp.async from every thread, or (loader 1) by the copy
+ * engine's tile copies (TMA), which one producer warpgroup issues into an mbarrier-tracked ring while the others
+ * only multiply; plain TF32 then reads k-contiguous operands in place, without copies. Tunes the block tile (one to
+ * three warpgroups of 64 rows), its width, the ring's depth, the loader and the order in which blocks walk the
+ * output. The source is written by gemmwgmmasource.h.
  */
 class GemmWgmmaTemplate : public KernelTemplate
 {

@@ -27,6 +27,32 @@ std::map<std::string, std::string> parenthesized(const std::map<std::string, std
     return wrapped;
 }
 
+// A part's tensorMap argument in the composed plan: the map names the buffer its tensor is bound to (or its
+// renamed scratch buffer), with dims and box over the composed op's symbols. Empty, or why it cannot be bound.
+template <typename Bound>
+std::string bindTensorMap(nlohmann::json &arg, const PartBinding &binding,
+                          const std::map<std::string, std::string> &scratchNames, const Bound &bound)
+{
+    const auto name = arg["tensorMap"].get<std::string>();
+    if (const auto buffer = scratchNames.find(name); buffer != scratchNames.end()) {
+        arg["tensorMap"] = buffer->second;
+    } else {
+        const auto tensor = binding.tensors.find(name);
+        if (tensor == binding.tensors.end())
+            return "the part's tensor " + name + " is not bound";
+        // A map reads memory as it lies: a transposed view or a reshaped library argument has no map of its own.
+        const nlohmann::json &target = tensor->second;
+        if (target.contains("transposed") || target.contains("shape") || target.size() != 1)
+            return "the part's tensor map over " + name + " is bound to a view, which a tensor map cannot read";
+        arg["tensorMap"] = target.begin().value();
+    }
+    for (const char *key : {"dims", "box"})
+        if (arg.contains(key))
+            for (auto &expression : arg[key])
+                expression = bound(expression);
+    return {};
+}
+
 } // namespace
 
 std::string replaceIdentifiers(const std::string &text, const std::map<std::string, std::string> &replacements)
@@ -96,6 +122,9 @@ Status KernelComposition::add(const GeneratedKernel &part, const PartBinding &bi
                 if (buffer == scratchNames.end())
                     return Error{binding.prefix + ": the part's plan reads an undeclared scratch buffer"};
                 arg["scratch"] = buffer->second;
+            } else if (arg.contains("tensorMap")) {
+                if (auto problem = bindTensorMap(arg, binding, scratchNames, bound); !problem.empty())
+                    return Error{binding.prefix + ": " + problem};
             } else if (arg.contains("input") || arg.contains("output")) {
                 const auto tensor = (arg.contains("input") ? arg["input"] : arg["output"]).get<std::string>();
                 const auto argument = binding.tensors.find(tensor);

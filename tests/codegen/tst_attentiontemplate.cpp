@@ -23,12 +23,13 @@ Op attentionOp(bool causal = false, double scale = 0.125)
 {
     Op op;
     op.name = "attention_test";
-    op.inputs = {tensor("Q", {"B", "H", "L", "E"}), tensor("K", {"B", "H", "S", "E"}), tensor("V", {"B", "H", "S", "EV"})};
+    op.inputs = {tensor("Q", {"B", "H", "L", "E"}), tensor("K", {"B", "H", "S", "E"}),
+                 tensor("V", {"B", "H", "S", "EV"})};
     op.outputs = {tensor("out", {"B", "H", "L", "EV"})};
     op.shapeSets = {{{"B", 2}, {"H", 3}, {"L", 77}, {"S", 50}, {"E", 40}, {"EV", 24}},
                     {{"B", 1}, {"H", 5}, {"L", 33}, {"S", 129}, {"E", 64}, {"EV", 72}}};
-    nlohmann::json recipe{{"family", "attention"}, {"leading", {"B", "H"}}, {"m", "L"}, {"n", "S"},
-                          {"k", "E"},              {"scale", scale},        {"causal", causal}};
+    nlohmann::json recipe{{"family", "attention"}, {"leading", {"B", "H"}}, {"m", "L"}, {"n", "S"}, {"k", "E"},
+                          {"scale", scale},        {"causal", causal}};
     op.recipe = recipe.dump();
     return op;
 }
@@ -91,9 +92,15 @@ TEST_CASE("a composition prefixes each part's kernels and scratch buffers and bi
         "extern \"C\" __global__ void second_kernel(const float *partial, float *y) {}\n",
         nlohmann::json{{"scratch", {{{"name", "partial"}, {"bytes", "4 * N"}}}},
                        {"steps",
-                        {{{"kernel", "first_kernel"}, {"grid", {"ceil_div(N, 256)"}}, {"block", {"256"}},
-                          {"shared", "0"}, {"args", {{{"input", "x"}}, {{"scratch", "partial"}}, {{"int", "N"}}}}},
-                         {{"kernel", "second_kernel"}, {"grid", {"1"}}, {"block", {"32"}}, {"shared", "4 * N"},
+                        {{{"kernel", "first_kernel"},
+                          {"grid", {"ceil_div(N, 256)"}},
+                          {"block", {"256"}},
+                          {"shared", "0"},
+                          {"args", {{{"input", "x"}}, {{"scratch", "partial"}}, {{"int", "N"}}}}},
+                         {{"kernel", "second_kernel"},
+                          {"grid", {"1"}},
+                          {"block", {"32"}},
+                          {"shared", "4 * N"},
                           {"args", {{{"scratch", "partial"}}, {{"output", "y"}}}}}}}}
             .dump()};
     codegen::KernelComposition composition;
@@ -103,9 +110,10 @@ TEST_CASE("a composition prefixes each part's kernels and scratch buffers and bi
     REQUIRE(composition.add(part, {"two", {{"x", {{"scratch", "mid"}}}, {"y", {{"output", "out"}}}}, symbols}));
     const auto composed = composition.result("// composed\n");
     const auto plan = nlohmann::json::parse(composed.launchPlan);
-    CHECK(plan["scratch"] == nlohmann::json{{{"name", "mid"}, {"bytes", "4 * B * H"}},
-                                            {{"name", "one_partial"}, {"bytes", "4 * (B * H)"}},
-                                            {{"name", "two_partial"}, {"bytes", "4 * (B * H)"}}});
+    CHECK(plan["scratch"]
+          == nlohmann::json{{{"name", "mid"}, {"bytes", "4 * B * H"}},
+                            {{"name", "one_partial"}, {"bytes", "4 * (B * H)"}},
+                            {{"name", "two_partial"}, {"bytes", "4 * (B * H)"}}});
     REQUIRE(plan["steps"].size() == 4);
     CHECK(plan["steps"][0]["kernel"] == "one_first_kernel");
     CHECK(plan["steps"][0]["grid"][0] == "ceil_div((B * H), 256)");
@@ -128,6 +136,40 @@ TEST_CASE("a composition prefixes each part's kernels and scratch buffers and bi
     const auto refused = codegen::KernelComposition().add(library, {"lib", {}, {}});
     REQUIRE_FALSE(refused);
     CHECK(refused.error().message == "lib: library steps do not compose (only generated kernels)");
+}
+
+TEST_CASE("a composition binds a part's tensor maps to the buffers their tensors became, over the op's symbols")
+{
+    // A part reading x through the copy engine, and its own scratch copy of it through a second map.
+    const GeneratedKernel part{
+        "extern \"C\" __global__ void tile_kernel(const __grid_constant__ CUtensorMap a, "
+        "const __grid_constant__ CUtensorMap b, float *y, int N) {}\n",
+        nlohmann::json{{"scratch", {{{"name", "copy"}, {"bytes", "4 * N * 32"}}}},
+                       {"steps",
+                        {{{"kernel", "tile_kernel"},
+                          {"grid", {"1"}},
+                          {"block", {"256"}},
+                          {"shared", "0"},
+                          {"args",
+                           {{{"tensorMap", "x"}, {"dims", {"32", "N"}}, {"box", {"32", "N / 2"}}, {"swizzle", "128B"}},
+                            {{"tensorMap", "copy"}, {"dims", {"32", "N"}}, {"box", {"32", "64"}}},
+                            {{"output", "y"}},
+                            {{"int", "N"}}}}}}}}
+            .dump()};
+    codegen::KernelComposition composition;
+    REQUIRE(composition.add(part, {"p", {{"x", {{"scratch", "mid"}}}, {"y", {{"output", "out"}}}}, {{"N", "B * H"}}}));
+    const auto plan = nlohmann::json::parse(composition.result("").launchPlan);
+    CHECK(plan["steps"][0]["args"][0]
+          == nlohmann::json{
+              {"tensorMap", "mid"}, {"dims", {"32", "(B * H)"}}, {"box", {"32", "(B * H) / 2"}}, {"swizzle", "128B"}});
+    CHECK(plan["steps"][0]["args"][1]["tensorMap"] == "p_copy");
+
+    // A map over a transposed view would read the wrong memory: refused.
+    const auto refused = codegen::KernelComposition().add(
+        part, {"q", {{"x", {{"input", "in"}, {"transposed", true}}}, {"y", {{"output", "out"}}}}, {}});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().message
+          == "q: the part's tensor map over x is bound to a view, which a tensor map cannot read");
 }
 
 TEST_CASE("is registered and its defaults pass check()")
@@ -196,8 +238,7 @@ TEST_CASE("causal attention masks the scores above the diagonal in the scores' e
     const auto recipe = recipeFor(op);
     CHECK(recipe.causal);
     const auto kernel = kTemplate.generate(op, recipe, kTemplate.defaults(op, recipe));
-    CHECK(kernel.source.find("n > m ? __int_as_float(int(0xff800000u)) : acc * 1.581138830e-01f")
-          != std::string::npos);
+    CHECK(kernel.source.find("n > m ? __int_as_float(int(0xff800000u)) : acc * 1.581138830e-01f") != std::string::npos);
 }
 
 TEST_CASE("on tensor cores both products come from the gemm-tensorcore template, with the TF32 products chosen")
@@ -230,8 +271,7 @@ TEST_CASE("check() refuses what the steps cannot compute, naming the tensor or t
 
     Op halves = op;
     halves.inputs[0].dtype = "float16";
-    CHECK(kTemplate.check(halves, recipe, defaults)
-          == "tensor Q is float16: the attention template handles float32");
+    CHECK(kTemplate.check(halves, recipe, defaults) == "tensor Q is float16: the attention template handles float32");
 
     OpRecipe negative = recipe;
     negative.scale = -1;

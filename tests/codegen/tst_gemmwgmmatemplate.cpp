@@ -59,12 +59,14 @@ TEST_CASE("the valid space follows the register and shared-memory rules")
         deep += params.at("stages") == 6;
     }
     // A stage holds (bm + bn) rows of 128 bytes per TF32 part; 227 KiB hold 2-6 stages of 64 x 64 tiles but
-    // only 2-3 of 128 x 128 and 2 of 192 x 128 under 3xTF32; plain TF32 needs 3 stages or more. Per row order
-    // (4 values): 3xTF32 16 combinations (bn 256 holds too many sums), TF32 30.
-    CHECK(valid == 4 * (16 + 30));
-    CHECK(plainTf32 == 4 * 30);
-    CHECK(wide == 4 * (3 + 2 + 2));
-    CHECK(deep == 4 * (1 + 5)); // 3xTF32 64 x 64; TF32 64 x 64, 64 x 128, 128 x 64, 128 x 128, 192 x 64
+    // only 2-3 of 128 x 128 and 2 of 192 x 128 under 3xTF32; plain TF32 with cp.async needs 3 stages or more.
+    // Per row order (4 values) and cp.async: 3xTF32 16 combinations (bn 256 holds too many sums), TF32 30. The
+    // TMA loader's barriers take 16 bytes a stage, which no combination misses; its plain TF32 also runs with 2
+    // stages (9 tiles more).
+    CHECK(valid == 4 * (16 + 30) + 4 * (16 + 30 + 9));
+    CHECK(plainTf32 == 4 * 30 + 4 * 39);
+    CHECK(wide == 4 * (3 + 2 + 2) + 4 * (4 + 3 + 3));
+    CHECK(deep == 2 * 4 * (1 + 5)); // 3xTF32 64 x 64; TF32 64 x 64, 64 x 128, 128 x 64, 128 x 128, 192 x 64
 }
 
 TEST_CASE("random combinations compile for sm_90a and resolve" * needsNvrtc())
@@ -121,6 +123,80 @@ TEST_CASE("the plan rounds the operands into padded copies, then runs one block 
     REQUIRE(linearPlan);
     REQUIRE(linearPlan->steps.size() == std::size_t(3));
     CHECK(std::get<KernelStep>(linearPlan->steps[1]).kernel == std::string("split_rows_kernel"));
+}
+
+// The main kernel's arguments that are tensor maps, resolved on the op's odd shape set.
+std::vector<ResolvedArg> resolvedMaps(const Op &op, const Params &params, std::size_t &steps)
+{
+    const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+    const auto plan = parseLaunchPlan(kernel.launchPlan);
+    REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+    const auto resolved = resolveLaunchPlan(*plan, op, op.shapeSets.back(), parseKernelSignatures(kernel.source));
+    REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+    steps = resolved->steps.size();
+    std::vector<ResolvedArg> maps;
+    for (const auto &arg : std::get<ResolvedKernelStep>(resolved->steps.back()).args)
+        if (arg.kind == PlanArg::Kind::TensorMap)
+            maps.push_back(arg);
+    return maps;
+}
+
+TEST_CASE("with the TMA loader, plain TF32 reads k-contiguous operands in place and copies the others")
+{
+    const auto tma = [](const Op &op, const std::string &changes) {
+        return withChanges(kTemplate.defaults(op, recipeFor(op)), changes);
+    };
+    std::size_t steps = 0;
+    // nn.Linear: x [B, IN] and weight [OUT, IN] are k-contiguous and IN is a multiple of 4: no copy at all.
+    const Op &linear = gemmTestOp("linear_bias_relu");
+    auto maps = resolvedMaps(linear, tma(linear, "loader=1,products=1,bm=128,bn=256"), steps);
+    CHECK(steps == std::size_t(1));
+    REQUIRE(maps.size() == std::size_t(2));
+    const ShapeSet &odd = linear.shapeSets.back();
+    CHECK(maps[0].tensorMap.tensorKind == PlanArg::Kind::Input);
+    CHECK(maps[0].tensorMap.dims == std::vector<std::int64_t>{odd.at("IN"), odd.at("B")});
+    CHECK(maps[0].tensorMap.box == std::vector<std::int64_t>{32, 128});
+    CHECK(maps[0].tensorMap.swizzleBytes == 128);
+    CHECK(maps[1].tensorMap.dims == std::vector<std::int64_t>{odd.at("IN"), odd.at("OUT")});
+    CHECK(maps[1].tensorMap.box == std::vector<std::int64_t>{32, 256});
+
+    // b given as [k, n] is transposed into a copy; a is still read in place.
+    const Op &square = gemmTestOp("matmul_square");
+    maps = resolvedMaps(square, tma(square, "loader=1,products=1,bm=128,bn=128"), steps);
+    CHECK(steps == std::size_t(2));
+    REQUIRE(maps.size() == std::size_t(2));
+    CHECK(maps[0].tensorMap.tensorKind == PlanArg::Kind::Input);
+    CHECK(maps[1].tensorMap.tensorKind == PlanArg::Kind::Scratch);
+    const long long k = square.shapeSets.back().at("K"), n = square.shapeSets.back().at("N");
+    CHECK(maps[1].tensorMap.dims == std::vector<std::int64_t>{(k + 31) / 32 * 32, (n + 127) / 128 * 128});
+
+    // A k of 77 leaves rows off 16-byte boundaries: both operands go through copies; 3xTF32 always does.
+    const Op &residual = gemmTestOp("matmul_scale_residual_clamp");
+    maps = resolvedMaps(residual, tma(residual, "loader=1,products=1"), steps);
+    CHECK(steps == std::size_t(3));
+    CHECK(std::all_of(maps.begin(), maps.end(),
+                      [](const ResolvedArg &map) { return map.tensorMap.tensorKind == PlanArg::Kind::Scratch; }));
+    maps = resolvedMaps(linear, tma(linear, "loader=1,products=3,bm=128,bn=128"), steps);
+    CHECK(steps == std::size_t(3));
+    CHECK(maps.size() == std::size_t(4));
+}
+
+TEST_CASE("the TMA loader adds a producer warpgroup and compiles for sm_90a" * needsNvrtc())
+{
+    for (const auto &op : gemmTestOps())
+        for (const char *changes : {"loader=1,products=1,bm=128,bn=256,stages=4", "loader=1,bm=128,bn=128,stages=3",
+                                    "loader=1,products=1,bm=64,bn=128,stages=2", "loader=1,products=1,bm=192,bn=128"}) {
+            const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), changes);
+            REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
+            const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+            CHECK(kernel.source.find("cp.async.bulk.tensor.2d") != std::string::npos);
+            const auto plan = parseLaunchPlan(kernel.launchPlan);
+            REQUIRE(plan);
+            const int threads = 128 * (params.at("bm") / 64 + 1);
+            CHECK(std::get<KernelStep>(plan->steps.back()).block.front() == std::to_string(threads));
+            const std::string problem = verifyCandidate(kTemplate, op, params, "sm_90a");
+            CHECK_MESSAGE(problem.empty(), op.name << " " << changes << ": " << problem);
+        }
 }
 
 TEST_CASE("the source states its parameters and its precision")
