@@ -63,7 +63,7 @@ Expected<double> TensorOps::rootMeanSquare(const TensorView &, std::int64_t)
     return noTorch();
 }
 Status TensorOps::runLibraryStep(const std::string &, const std::vector<ResolvedArg> &, const std::vector<TensorView> &,
-                                 bool)
+                                 bool, bool)
 {
     return noTorch();
 }

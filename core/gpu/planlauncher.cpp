@@ -51,6 +51,7 @@ Expected<PlanLauncher> PlanLauncher::prepare(const CudaModule &module, const Res
         if (const auto *library = std::get_if<ResolvedLibraryStep>(&plan.steps[index])) {
             step.library = true;
             step.cudnnBenchmark = library->cudnnBenchmark;
+            step.channelsLast = library->channelsLast;
             step.name = library->op;
             for (const auto &arg : library->args)
                 step.args.push_back({arg, 0});
@@ -237,7 +238,7 @@ void PlanLauncher::runLibrary(const Step &step, std::size_t index, const PlanBin
         }
         views.push_back(view);
     }
-    const auto status = TensorOps::runLibraryStep(step.name, args, views, step.cudnnBenchmark);
+    const auto status = TensorOps::runLibraryStep(step.name, args, views, step.cudnnBenchmark, step.channelsLast);
     checkCuda(cudaPeekAtLastError(), stepLabel(index, step.name) + ": after the library call");
     if (!status)
         throw LibraryStepFailure(stepLabel(index, step.name) + ": " + status.error().message);

@@ -58,6 +58,7 @@ private:
     {
         bool library = false;
         bool cudnnBenchmark = false; ///< A library step: cuDNN picks its algorithm by timing them.
+        bool channelsLast = false;   ///< A library convolution: its operands passed as channels-last copies.
         std::string name;            ///< Kernel or ATen op.
         const void *kernel = nullptr;
         dim3 grid;

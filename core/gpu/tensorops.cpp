@@ -406,6 +406,17 @@ private:
     bool m_previous;
 };
 
+// A convolution operand in the memory format cuDNN runs its tensor-core kernels on: a channels-last copy of an
+// input or weight of rank 4 (NHWC) or 5 (NDHWC); other tensors (bias, 1-D convolutions) as they are.
+at::Tensor channelsLastOperand(const at::Tensor &tensor)
+{
+    if (tensor.dim() == 4)
+        return tensor.contiguous(at::MemoryFormat::ChannelsLast);
+    if (tensor.dim() == 5)
+        return tensor.contiguous(at::MemoryFormat::ChannelsLast3d);
+    return tensor;
+}
+
 } // namespace
 
 bool TensorOps::cudnnBenchmark()
@@ -414,10 +425,12 @@ bool TensorOps::cudnnBenchmark()
 }
 
 Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
-                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark)
+                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark, bool channelsLast)
 {
     if (args.size() != tensorArgs.size())
         return Error{"library step " + atenOp + ": internal argument mismatch"};
+    if (channelsLast && !isConvolutionOp(atenOp))
+        return Error{"library step " + atenOp + ": channels-last operands are for convolutions only"};
     // The result goes to the last output argument, or else to the last scratch buffer (a later kernel step
     // reads it, e.g. a fused epilogue after a convolution).
     int destination = -1;
@@ -470,7 +483,8 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
                 if (auto usable = checkUsable(tensorArgs[i]); !usable)
                     return usable;
                 // A transposed argument is a strided view of the same memory: the library reads it in place.
-                stack.emplace_back(args[i].transposed ? wrap(tensorArgs[i]).transpose(-2, -1) : wrap(tensorArgs[i]));
+                const auto tensor = args[i].transposed ? wrap(tensorArgs[i]).transpose(-2, -1) : wrap(tensorArgs[i]);
+                stack.emplace_back(channelsLast ? channelsLastOperand(tensor) : tensor);
             }
         }
         if (stack.size() > parameters.size())
@@ -492,7 +506,7 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
         if (result.numel() != out.numel())
             return Error{atenOp + " returned " + std::to_string(result.numel()) + " elements, '"
                          + args[std::size_t(destination)].name + "' holds " + std::to_string(out.numel())};
-        out.copy_(result.reshape(out.sizes()));
+        out.copy_(result.reshape(out.sizes())); // copy_ lays a channels-last result out as the destination is
         return {};
     } catch (const std::exception &error) {
         return Error{"library step " + atenOp + ": " + errorText(error)};

@@ -83,10 +83,13 @@ public:
      * Runs one ATen op of a launch plan: every argument but the last Output is passed positionally
      * (tensors, ints, floats; the op's remaining arguments take their defaults), and the op's first result
      * is copied into the last Output argument. With cudnnBenchmark, cuDNN times its algorithms for the call's
-     * shapes (once, then cached) and takes the fastest; the setting is restored after the call.
+     * shapes (once, then cached) and takes the fastest; the setting is restored after the call. With channelsLast
+     * (convolutions only, an Error for other ops), tensor arguments of rank 4 or 5 are passed as channels-last
+     * copies; the result is copied into the destination's own layout all the same.
      */
     static Status runLibraryStep(const std::string &atenOp, const std::vector<ResolvedArg> &args,
-                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark = false);
+                                 const std::vector<TensorView> &tensorArgs, bool cudnnBenchmark = false,
+                                 bool channelsLast = false);
     /// Whether cuDNN picks algorithms by timing them now: off, as in eager PyTorch, outside a step that asks.
     static bool cudnnBenchmark();
 };
