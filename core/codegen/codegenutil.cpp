@@ -36,11 +36,13 @@ nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::stri
     return {{"kernel", kernel}, {"grid", grid}, {"block", block}, {"shared", sharedBytes}, {"args", args}};
 }
 
-nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark)
+nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark, bool channelsLast)
 {
     nlohmann::json step{{"library", op}, {"args", args}};
     if (cudnnBenchmark)
         step["cudnnBenchmark"] = true;
+    if (channelsLast)
+        step["channelsLast"] = true;
     return step;
 }
 
@@ -48,6 +50,13 @@ ParamDef cudnnBenchmarkParameter()
 {
     return {
         "cudnnBenchmark", {0, 1}, "cuDNN picks the convolution's algorithm by timing them (1) or by heuristics (0)"};
+}
+
+ParamDef convChannelsLastParameter()
+{
+    return {"convChannelsLast",
+            {0, 1},
+            "memory format of library convolutions (1: channels-last copies, where cuDNN's tensor-core kernels run)"};
 }
 
 std::string planJson(const nlohmann::json &steps, const std::vector<std::pair<std::string, std::string>> &scratch)

@@ -22,10 +22,14 @@ nlohmann::json kernelStep(const std::string &kernel, const std::vector<std::stri
                           const std::vector<std::string> &block, const nlohmann::json &args,
                           const std::string &sharedBytes = "0");
 /// {"library": op, "args": args}
-/// With cudnnBenchmark, cuDNN times its algorithms for the step (see LibraryStep).
-nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark = false);
+/// With cudnnBenchmark, cuDNN times its algorithms for the step; with channelsLast (a convolution), the step takes
+/// channels-last copies of its operands (see LibraryStep).
+nlohmann::json libraryStep(const std::string &op, const nlohmann::json &args, bool cudnnBenchmark = false,
+                           bool channelsLast = false);
 /// The gene of templates whose library steps run cuDNN convolutions: 1 lets cuDNN time its algorithms.
 ParamDef cudnnBenchmarkParameter();
+/// The gene of templates whose library steps run cuDNN convolutions: 1 passes them channels-last operands.
+ParamDef convChannelsLastParameter();
 /// {"scratch": [{"name": n, "bytes": b}...], "steps": steps} pretty-printed (the canonical plan text).
 std::string planJson(const nlohmann::json &steps, const std::vector<std::pair<std::string, std::string>> &scratch = {});
 

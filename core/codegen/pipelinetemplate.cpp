@@ -226,13 +226,12 @@ std::vector<PipelineStage> windowStagesOf(const OpRecipe &recipe)
 }
 
 // Whether a library stage runs a convolution, which cuDNN computes with an algorithm it picks by heuristics or by
-// timing them (the cudnnBenchmark knob).
+// timing them (the cudnnBenchmark knob), on NCHW operands or channels-last copies (the convChannelsLast knob).
 bool hasLibraryConvolution(const OpRecipe &recipe)
 {
     const auto stages = stagesOf(recipe);
     return std::any_of(stages.begin(), stages.end(), [](const PipelineStage &stage) {
-        return stage.kind == PipelineStage::Kind::Library
-               && (stage.op.rfind("aten::conv", 0) == 0 || stage.op == "aten::_convolution");
+        return stage.kind == PipelineStage::Kind::Library && isConvolutionOp(stage.op);
     });
 }
 
@@ -296,6 +295,32 @@ bool anyFusedEpilogue(const std::vector<ProductPart> &parts)
     return std::any_of(parts.begin(), parts.end(), [](const ProductPart &part) { return part.epilogue.has_value(); });
 }
 
+// The first generation's ways to compute a pipeline's products besides the defaults'.
+std::vector<Params> productAlternatives(const Op &op, const OpRecipe &recipe)
+{
+    // Where a product is large, the first generation holds every way to compute the products: wgmma only runs on
+    // Hopper, and the library call is the one to beat.
+    const auto parts = pipelineproducts::productParts(op, stagesOf(recipe));
+    if (parts.empty() || !anyLargeProduct(parts))
+        return {};
+    const int chosen = defaultProduct(parts);
+    std::vector<Params> others;
+    for (const int choice : {kWgmmaProduct, kTensorCoreProduct, kLibraryProduct})
+        if (choice != chosen && (choice == kLibraryProduct || takesAll(parts, choice)))
+            others.push_back({{kProductGene, choice}});
+    // Generated products with their chains as stages of their own too: the first generation weighs the fused
+    // epilogue against the separate stage.
+    if (anyFusedEpilogue(parts)) {
+        const auto generated = others.size();
+        if (chosen != kLibraryProduct)
+            others.push_back({{kEpilogueGene, 0}});
+        for (std::size_t i = 0; i < generated; ++i)
+            if (others[i].at(kProductGene) != kLibraryProduct)
+                others.push_back({{kProductGene, others[i].at(kProductGene)}, {kEpilogueGene, 0}});
+    }
+    return others;
+}
+
 windowstages::Knobs knobsOf(const Params &params)
 {
     return {param(params, "block", 256), param(params, "items", 1), param(params, "convChannels", 1),
@@ -321,8 +346,10 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &op, const OpRecipe 
         definitions.push_back({"convChannels", {1, 2, 4, 8}, "output channels per thread of the convolutions"});
     if (!stages.empty())
         definitions.push_back({"tapUnroll", {1, 2, 4, 8}, "unrolling of the kernel-tap loop"});
-    if (hasLibraryConvolution(recipe))
+    if (hasLibraryConvolution(recipe)) {
         definitions.push_back(cudnnBenchmarkParameter());
+        definitions.push_back(convChannelsLastParameter());
+    }
     if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
         definitions.push_back(
             {kProductGene, {0, 1, 2}, "matrix products (0: library call, 1: gemm-wgmma, sm_90a; 2: gemm-tensorcore)"});
@@ -340,8 +367,10 @@ std::vector<ParamDef> PipelineTemplate::parameters(const Op &op, const OpRecipe 
 Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
     Params params{{"block", 256}, {"items", 1}, {"fastMath", 0}};
-    if (hasLibraryConvolution(recipe))
-        params["cudnnBenchmark"] = 0; // cuDNN's heuristics, as eager PyTorch
+    if (hasLibraryConvolution(recipe)) {
+        params["cudnnBenchmark"] = 0;   // cuDNN's heuristics, as eager PyTorch
+        params["convChannelsLast"] = 0; // NCHW, as eager PyTorch
+    }
     if (const auto parts = pipelineproducts::productParts(op, stagesOf(recipe)); !parts.empty()) {
         params[kProductGene] = defaultProduct(parts);
         params[kProductsGene] = 3; // fp32-accurate, as the gemm templates start
@@ -371,26 +400,13 @@ Params PipelineTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 
 std::vector<Params> PipelineTemplate::alternatives(const Op &op, const OpRecipe &recipe) const
 {
-    // Where a product is large, the first generation holds every way to compute the products: wgmma only runs on
-    // Hopper, and the library call is the one to beat.
-    const auto parts = pipelineproducts::productParts(op, stagesOf(recipe));
-    if (parts.empty() || !anyLargeProduct(parts))
-        return {};
-    const int chosen = defaultProduct(parts);
+    // Library convolutions on channels-last copies: cuDNN's tensor-core kernels there may win by several times (under
+    // TF32, as Inductor's layout does) or lose to the copies, which only the GPU at hand tells.
     std::vector<Params> others;
-    for (const int choice : {kWgmmaProduct, kTensorCoreProduct, kLibraryProduct})
-        if (choice != chosen && (choice == kLibraryProduct || takesAll(parts, choice)))
-            others.push_back({{kProductGene, choice}});
-    // Generated products with their chains as stages of their own too: the first generation weighs the fused
-    // epilogue against the separate stage.
-    if (anyFusedEpilogue(parts)) {
-        const auto generated = others.size();
-        if (chosen != kLibraryProduct)
-            others.push_back({{kEpilogueGene, 0}});
-        for (std::size_t i = 0; i < generated; ++i)
-            if (others[i].at(kProductGene) != kLibraryProduct)
-                others.push_back({{kProductGene, others[i].at(kProductGene)}, {kEpilogueGene, 0}});
-    }
+    if (hasLibraryConvolution(recipe))
+        others.push_back({{"convChannelsLast", 1}});
+    const auto products = productAlternatives(op, recipe);
+    others.insert(others.end(), products.begin(), products.end());
     return others;
 }
 
@@ -594,7 +610,8 @@ GeneratedKernel PipelineTemplate::generate(const Op &op, const OpRecipe &recipe,
                     args.push_back(arg);
             }
             args.push_back(tensorArg(op, stage.outputs.front(), true)); // the destination comes last
-            steps.push_back(libraryStep(stage.op, args, param(params, "cudnnBenchmark", 0) != 0));
+            steps.push_back(libraryStep(stage.op, args, param(params, "cudnnBenchmark", 0) != 0,
+                                        isConvolutionOp(stage.op) && param(params, "convChannelsLast", 0) != 0));
             break;
         }
         case PipelineStage::Kind::Elementwise: {

@@ -255,7 +255,10 @@ TEST_CASE("a pipeline's max and min reductions let NaN win, as torch.max and tor
     }
 }
 
-TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its algorithms as a knob")
+namespace {
+
+// conv2d of x and weight as a library stage, a tanh as another (where asked) and a ReLU kernel after them.
+Op libraryConvolutionOp(bool libraryTanh = false)
 {
     PipelineStage convolution;
     convolution.kind = PipelineStage::Kind::Library;
@@ -263,8 +266,13 @@ TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its a
     convolution.args = nlohmann::json::array({{{"tensor", "x"}, {"shape", {"B", "CI", "H", "W"}}},
                                               {{"tensor", "weight"}, {"shape", {"CO", "CI", "3", "3"}}}});
     convolution.outputs = {{"t", {"B", "CO", "OH", "OW"}}};
+    PipelineStage tanh;
+    tanh.kind = PipelineStage::Kind::Library;
+    tanh.op = "aten::tanh";
+    tanh.args = nlohmann::json::array({{{"tensor", "t"}, {"shape", {"B", "CO", "OH", "OW"}}}});
+    tanh.outputs = {{"u", {"B", "CO", "OH", "OW"}}};
     PipelineStage relu;
-    relu.operands = {{"t", {"B", "CO", "OH", "OW"}}};
+    relu.operands = {{libraryTanh ? "u" : "t", {"B", "CO", "OH", "OW"}}};
     relu.code = "const float r = a0 > 0.0f ? a0 : 0.0f;";
     relu.results = {"r"};
     relu.outputs = {{"out", {"B", "CO", "OH", "OW"}}};
@@ -274,12 +282,21 @@ TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its a
     op.outputs = {tensor("out", {"B", "CO", "OH", "OW"})};
     op.shapeSets = {{{"B", 2}, {"CI", 3}, {"CO", 5}, {"H", 9}, {"W", 11}, {"OH", 7}, {"OW", 9}}};
     op.policy.allowLibrarySteps = true;
-    op.policy.allowedLibraryOps = {"aten::conv2d"};
+    op.policy.allowedLibraryOps = {"aten::conv2d", "aten::tanh"};
     OpRecipe recipe;
     recipe.family = "pipeline";
-    recipe.stages = toJson(std::vector<PipelineStage>{convolution, relu}).dump();
+    recipe.stages = toJson(libraryTanh ? std::vector<PipelineStage>{convolution, tanh, relu}
+                                       : std::vector<PipelineStage>{convolution, relu})
+                        .dump();
     op.recipe = toJson(recipe);
+    return op;
+}
 
+} // namespace
+
+TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its algorithms as a knob")
+{
+    const Op op = libraryConvolutionOp();
     const Params defaults = kTemplate.defaults(op, recipeFor(op));
     CHECK(defaults.at("cudnnBenchmark") == 0); // cuDNN's heuristics, as eager PyTorch's
     REQUIRE(kTemplate.check(op, recipeFor(op), defaults) == std::string());
@@ -292,4 +309,48 @@ TEST_CASE("a pipeline whose library stage is a convolution lets cuDNN time its a
     // Pipelines without a library convolution have no such knob.
     const Op pooling = windowOps()[3];
     CHECK(kTemplate.defaults(pooling, recipeFor(pooling)).count("cudnnBenchmark") == 0);
+}
+
+TEST_CASE("a pipeline's library convolutions may take channels-last copies, tried from the first generation")
+{
+    const Op op = libraryConvolutionOp(true);
+    const Params defaults = kTemplate.defaults(op, recipeFor(op));
+    CHECK(defaults.at("convChannelsLast") == 0); // NCHW, as eager PyTorch's
+    const auto definitions = kTemplate.parameters(op, recipeFor(op));
+    const auto gene = std::find_if(definitions.begin(), definitions.end(),
+                                   [](const ParamDef &definition) { return definition.name == "convChannelsLast"; });
+    REQUIRE(gene != definitions.end());
+    CHECK(gene->values == std::vector<int>{0, 1});
+    // The first generation holds the channels-last variant beside the defaults.
+    const auto alternatives = kTemplate.alternatives(op, recipeFor(op));
+    CHECK(std::find(alternatives.begin(), alternatives.end(), Params{{"convChannelsLast", 1}}) != alternatives.end());
+    for (const int channelsLast : {0, 1}) {
+        CAPTURE(channelsLast);
+        const Params params = with(defaults, {{"convChannelsLast", channelsLast}});
+        REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
+        const auto generated = kTemplate.generate(op, recipeFor(op), params);
+        const auto plan = parseLaunchPlan(generated.launchPlan);
+        REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+        std::vector<LibraryStep> libraries;
+        for (const auto &step : plan->steps)
+            if (const auto *library = std::get_if<LibraryStep>(&step))
+                libraries.push_back(*library);
+        REQUIRE(libraries.size() == 2);
+        CHECK(libraries[0].op == "aten::conv2d");
+        CHECK(libraries[0].channelsLast == (channelsLast == 1));
+        CHECK(libraries[1].op == "aten::tanh");
+        CHECK_FALSE(libraries[1].channelsLast); // the flag is the convolutions' alone
+        CHECK((generated.launchPlan.find("channelsLast") != std::string::npos) == (channelsLast == 1));
+        if (NvrtcCompiler::available())
+            CHECK(verifyCandidate(kTemplate, op, params, "sm_80") == "");
+    }
+    // Pipelines without a library convolution (a generated one, a pooling) have no such gene, nor alternative.
+    for (const Op &other : {windowOps()[0], windowOps()[3]}) {
+        CAPTURE(other.recipe);
+        CHECK(kTemplate.defaults(other, recipeFor(other)).count("convChannelsLast") == 0);
+        const auto otherDefinitions = kTemplate.parameters(other, recipeFor(other));
+        CHECK(std::none_of(otherDefinitions.begin(), otherDefinitions.end(),
+                           [](const ParamDef &definition) { return definition.name == "convChannelsLast"; }));
+        CHECK(kTemplate.alternatives(other, recipeFor(other)).empty());
+    }
 }

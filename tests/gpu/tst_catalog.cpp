@@ -1,9 +1,11 @@
 // Every built-in op's first candidate (its translation), the tensor-core variants of its gemms, the split norms
-// on long rows, the cluster norms (on Hopper) and a pipeline's generated products verify on the GPU against LibTorch.
+// on long rows, the cluster norms (on Hopper), a pipeline's generated products and its library convolution on
+// channels-last copies verify on the GPU against LibTorch.
 #include "gputestsupport.h"
 #include "templatetestsupport.h"
 
 #include "core/codegen/kerneltemplate.h"
+#include "core/codegen/pipeline.h"
 #include "core/gpu/tensorops.h"
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
@@ -236,6 +238,67 @@ TEST_CASE("the catalog's convolution verifies with cuDNN timing its algorithms")
                                             {{"cudnnBenchmark", 1}});
     CHECK(checked >= 2);
     CHECK_FALSE(TensorOps::cudnnBenchmark());
+}
+
+namespace {
+
+// The catalog's conv2d_bias_relu as a pipeline: the convolution a library stage, the bias and ReLU a kernel after it
+// (as KernelBench's level-2 convolutions are translated).
+Op convolutionPipeline()
+{
+    Op op = test::builtIn("conv2d_bias_relu");
+    PipelineStage convolution;
+    convolution.kind = PipelineStage::Kind::Library;
+    convolution.op = "aten::conv2d";
+    convolution.args = nlohmann::json::array({{{"tensor", "x"}, {"shape", {"B", "CI", "H", "W"}}},
+                                              {{"tensor", "weight"}, {"shape", {"CO", "CI", "KH", "KW"}}}});
+    convolution.outputs = {{"conv", {"B", "CO", "OH", "OW"}}};
+    PipelineStage epilogue;
+    epilogue.operands = {{"conv", {"B", "CO", "OH", "OW"}}, {"bias", {"CO", "1", "1"}}};
+    epilogue.code = "const float r = fmaxf(a0 + a1, 0.0f);";
+    epilogue.results = {"r"};
+    epilogue.outputs = {{"out", {"B", "CO", "OH", "OW"}}};
+    OpRecipe recipe;
+    recipe.family = "pipeline";
+    recipe.stages = toJson(std::vector<PipelineStage>{convolution, epilogue}).dump();
+    op.recipe = toJson(recipe);
+    return op;
+}
+
+} // namespace
+
+// A pipeline's library convolution on channels-last copies of its input and weight (convChannelsLast), where cuDNN
+// runs its tensor-core kernels: the defaults and sampled variants verify on the catalog's shapes and odd ones, in
+// fp32 and under TF32 (where those kernels pay); NCHW beside it for the timings.
+TEST_CASE("the catalog's convolution verifies on channels-last copies")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    const KernelTemplate *pipeline = findKernelTemplate("pipeline");
+    REQUIRE(pipeline);
+    const Op op = convolutionPipeline();
+    const auto recipe = recipeOf(op);
+    REQUIRE(recipe);
+    const Params channelsLast = test::with(pipeline->defaults(op, *recipe), {{"convChannelsLast", 1}});
+    const auto plan = parseLaunchPlan(pipeline->generate(op, *recipe, channelsLast).launchPlan);
+    REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+    REQUIRE(std::get<LibraryStep>(plan->steps.front()).channelsLast); // the layout under test is the one run
+    CHECK(checkVariantsVerify(*pipeline, op, 73, 3, "channels-last", {{"convChannelsLast", 1}}) >= 2);
+    checkVariantsVerify(*pipeline, op, 79, 0, "NCHW", {{"convChannelsLast", 0}}); // eager's layout, for the timings
+    EvalSettings tf32 = test::quickSettings();
+    tf32.precision = Precision::Tf32; // eager's cuDNN with TF32 too
+    for (const int layout : {1, 0}) {
+        const auto generated =
+            pipeline->generate(op, *recipe, test::with(channelsLast, {{"convChannelsLast", layout}}));
+        const auto outcome =
+            test::gpuEvaluator().evaluate(test::makeRequest(op, generated.source, generated.launchPlan, tf32));
+        const auto &evaluation = outcome.evaluation;
+        std::printf("%-18s %-14s %-50s %-10s %8.4f ms vs %8.4f ms eager  %6.2fx  %s\n", op.name.c_str(), "TF32",
+                    layout ? "channels-last" : "NCHW", test::statusText(evaluation.status).c_str(),
+                    evaluation.timing.medianMs, evaluation.baseline.medianMs, evaluation.speedup,
+                    evaluation.message.c_str());
+        test::requireCorrect(outcome);
+    }
 }
 
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
