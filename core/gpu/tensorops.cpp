@@ -417,6 +417,20 @@ at::Tensor channelsLastOperand(const at::Tensor &tensor)
     return tensor;
 }
 
+// aten::_convolution takes cuDNN's switches as arguments, which a traced graph fixed when it was recorded (an imported
+// problem is traced with TF32 off, so that its reference does not round). A library step runs them as the run says
+// instead, as aten::conv2d and eager PyTorch's Python do: TF32 where the precision policy allows it, algorithms timed
+// where the step asks (cudnnBenchmark).
+void useRunSwitches(const std::vector<c10::Argument> &parameters, std::vector<c10::IValue> &stack)
+{
+    for (std::size_t i = 0; i < parameters.size() && i < stack.size(); ++i) {
+        if (parameters[i].name() == "allow_tf32" && stack[i].isBool())
+            stack[i] = at::globalContext().allowTF32CuDNN();
+        else if (parameters[i].name() == "benchmark" && stack[i].isBool())
+            stack[i] = at::globalContext().benchmarkCuDNN();
+    }
+}
+
 } // namespace
 
 bool TensorOps::cudnnBenchmark()
@@ -497,6 +511,8 @@ Status TensorOps::runLibraryStep(const std::string &atenOp, const std::vector<Re
         }
         {
             const CudnnBenchmarkScope benchmark(cudnnBenchmark);
+            if (isConvolutionOp(atenOp))
+                useRunSwitches(parameters, stack);
             handle->callBoxed(&stack);
         }
         if (stack.empty() || !stack.front().isTensor())

@@ -10,6 +10,10 @@
 #include "core/ops/builtinops.h"
 #include "core/search/templateproposer.h"
 
+#if KX_HAVE_CUDA
+#include "core/gpu/devicebuffer.h"
+#endif
+
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -300,6 +304,69 @@ TEST_CASE("the catalog's convolution verifies on channels-last copies")
         test::requireCorrect(outcome);
     }
 }
+
+#if KX_HAVE_CUDA
+// An imported convolution is a traced aten::_convolution whose arguments fix cuDNN's switches as the trace found them
+// (TF32 off, for the reference): a library step runs it with the run's switches instead, so under TF32 it rounds as
+// aten::conv2d does (bit for bit, the same cuDNN call) and in fp32 it does not; the two results differ, which shows
+// that the comparison can tell them apart.
+TEST_CASE("a library _convolution follows the run's TF32 switch, not the one its trace fixed")
+{
+    if (!test::skipWithoutGpu())
+        return;
+    if (std::stod(test::gpuEvaluator().describe().computeCapability) < 8.0) {
+        std::printf("TF32 needs sm_80: skipped on %s\n", test::gpuArch().c_str());
+        return;
+    }
+    // 8 images of 64 x 32 x 32, 64 filters of 64 x 3 x 3: sums of 576 products, where TF32's rounding shows.
+    const std::vector<std::vector<std::int64_t>> shapes{{8, 64, 32, 32}, {64, 64, 3, 3}, {8, 64, 30, 30}};
+    std::vector<DeviceBuffer> buffers;
+    std::vector<TensorView> views;
+    for (std::size_t i = 0; i < 2 + 4; ++i) {
+        TensorView view{nullptr, shapes[std::min<std::size_t>(i, 2)], DType::Float32, 0};
+        buffers.emplace_back(view.byteCount());
+        view.data = buffers.back().data();
+        views.push_back(view);
+        if (i < 2)
+            REQUIRE(TensorOps::fillRandom(view, 11 + i, Distribution::Normal).isOk());
+    }
+    const auto arg = [](PlanArg::Kind kind, std::vector<std::int64_t> ints = {}, bool flag = false) {
+        ResolvedArg resolved;
+        resolved.kind = kind;
+        resolved.ints = std::move(ints);
+        resolved.flag = flag;
+        resolved.intValue = 1;
+        return resolved;
+    };
+    using Kind = PlanArg::Kind;
+    const auto convolve = [&](bool traced, bool tf32, const TensorView &out) {
+        const Tf32Scope scope(tf32);
+        std::vector<ResolvedArg> args{arg(Kind::Input), arg(Kind::Input)};
+        std::vector<TensorView> tensors{views[0], views[1]};
+        if (traced) {
+            // bias, stride, padding, dilation, transposed, output padding, groups, then the switches as traced:
+            // benchmark, deterministic, cudnn_enabled, allow_tf32 (off).
+            for (const auto &extra : {arg(Kind::None), arg(Kind::Ints, {1, 1}), arg(Kind::Ints, {0, 0}),
+                                      arg(Kind::Ints, {1, 1}), arg(Kind::Bool), arg(Kind::Ints, {0, 0}), arg(Kind::Int),
+                                      arg(Kind::Bool), arg(Kind::Bool), arg(Kind::Bool, {}, true), arg(Kind::Bool)}) {
+                args.push_back(extra);
+                tensors.emplace_back();
+            }
+        }
+        args.push_back(arg(Kind::Output));
+        tensors.push_back(out);
+        const auto ran = TensorOps::runLibraryStep(traced ? "aten::_convolution" : "aten::conv2d", args, tensors);
+        REQUIRE_MESSAGE(ran.isOk(), (ran.isOk() ? "" : ran.error().message));
+    };
+    convolve(true, true, views[2]);
+    convolve(false, true, views[3]);
+    convolve(true, false, views[4]);
+    convolve(false, false, views[5]);
+    CHECK(TensorOps::bitEqual(views[2], views[3]).value()); // under TF32, as aten::conv2d under TF32
+    CHECK(TensorOps::bitEqual(views[4], views[5]).value()); // in fp32, as aten::conv2d in fp32
+    CHECK_FALSE(TensorOps::bitEqual(views[3], views[5]).value());
+}
+#endif
 
 // LayerNorm and RMSNorm over rows too long for one block: every sampled variant of the split template verifies on
 // odd row lengths (not multiples of a chunk) and on rows of 4 Mi elements.
