@@ -87,7 +87,8 @@ std::vector<ParamDef> GemmWgmmaTemplate::parameters(const Op &, const OpRecipe &
 Params GemmWgmmaTemplate::defaults(const Op &op, const OpRecipe &recipe) const
 {
     const TileShape tile = defaultTile(gemmSizes(op, recipe));
-    return {{"bm", tile.bm}, {"bn", tile.bn}, {"stages", 3}, {"products", 3}, {"groupM", 8}, {"loader", 0}};
+    // The copy engine's loader: 1.6x faster than cp.async under 3xTF32 and 2.2x under TF32 at 4096^3 (H200).
+    return {{"bm", tile.bm}, {"bn", tile.bn}, {"stages", 3}, {"products", 3}, {"groupM", 8}, {"loader", 1}};
 }
 
 std::string GemmWgmmaTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
@@ -110,6 +111,11 @@ std::string GemmWgmmaTemplate::check(const Op &op, const OpRecipe &recipe, const
         return "a 64 x " + text(config.bn) + " warpgroup tile with " + (config.products == 3 ? "3xTF32" : "TF32")
                + " holds " + text(config.sums()) + " sums a thread, more than " + text(kMaxSums)
                + " fit in registers beside the operands";
+    // ptxas gives every thread the same registers whatever setmaxnreg moves later: four warpgroups (three
+    // multiplying, one copying) have 128 each, room for 64 sums beside the operands.
+    if (config.loader == WgmmaLoader::Tma && config.warpgroups() == 3 && config.sums() > kMaxSums / 2)
+        return "with a producer warpgroup, three warpgroups of 64 x " + text(config.bn) + " hold " + text(config.sums())
+               + " sums a thread, more than the " + text(kMaxSums / 2) + " that fit in 128 registers";
     if (config.loader == WgmmaLoader::CpAsync && config.products == 1 && config.stages < 3)
         return "plain TF32 keeps a slice's products running while the next slice is issued: it needs at least 3 "
                "stages";

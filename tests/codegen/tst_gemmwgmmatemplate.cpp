@@ -62,10 +62,11 @@ TEST_CASE("the valid space follows the register and shared-memory rules")
     // only 2-3 of 128 x 128 and 2 of 192 x 128 under 3xTF32; plain TF32 with cp.async needs 3 stages or more.
     // Per row order (4 values) and cp.async: 3xTF32 16 combinations (bn 256 holds too many sums), TF32 30. The
     // TMA loader's barriers take 16 bytes a stage, which no combination misses; its plain TF32 also runs with 2
-    // stages (9 tiles more).
-    CHECK(valid == 4 * (16 + 30) + 4 * (16 + 30 + 9));
-    CHECK(plainTf32 == 4 * 30 + 4 * 39);
-    CHECK(wide == 4 * (3 + 2 + 2) + 4 * (4 + 3 + 3));
+    // stages (9 tiles more), but three multiplying warpgroups hold at most 64 sums a thread (192 x 128 in 3xTF32
+    // and 192 x 256 in TF32 are refused: 1 and 3 combinations).
+    CHECK(valid == 4 * (16 + 30) + 4 * (15 + 36));
+    CHECK(plainTf32 == 4 * 30 + 4 * 36);
+    CHECK(wide == 4 * (3 + 2 + 2) + 4 * (4 + 3));
     CHECK(deep == 2 * 4 * (1 + 5)); // 3xTF32 64 x 64; TF32 64 x 64, 64 x 128, 128 x 64, 128 x 128, 192 x 64
 }
 
@@ -89,7 +90,7 @@ TEST_CASE("random combinations compile for sm_90a and resolve" * needsNvrtc())
 TEST_CASE("the plan rounds the operands into padded copies, then runs one block per tile")
 {
     const Op &op = gemmTestOp("matmul_square");
-    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,stages=4");
+    const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), "bm=128,bn=64,stages=4,loader=0");
     REQUIRE(kTemplate.check(op, recipeFor(op), params) == std::string());
     const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
     const auto plan = parseLaunchPlan(kernel.launchPlan);
@@ -229,11 +230,17 @@ TEST_CASE("rejects invalid combinations")
         {"too many sums for 3xTF32", "bn=256",
          "a 64 x 256 warpgroup tile with 3xTF32 holds 256 sums a thread, more than 128 fit in registers beside the "
          "operands"},
-        {"shared memory", "bm=128,bn=128,stages=4", "263168 bytes of shared memory (4 stages of 65536) exceed 232448"},
+        {"shared memory", "bm=128,bn=128,stages=4,loader=0",
+         "263168 bytes of shared memory (4 stages of 65536) exceed 232448"},
+        {"shared memory with the TMA loader's barriers", "bm=128,bn=128,stages=4,loader=1",
+         "263232 bytes of shared memory (4 stages of 65536) exceed 232448"},
         {"value not allowed", "bm=256", "block tile rows (64 per warpgroup) 256 is not one of the allowed values"},
-        {"plain TF32 with 2 stages", "products=1,stages=2",
+        {"plain TF32 with 2 stages", "products=1,stages=2,loader=0",
          "plain TF32 keeps a slice's products running while the next slice is issued: it needs at least 3 stages"},
-        {"three warpgroups, 3 stages", "bm=192,bn=128,stages=3",
+        {"three warpgroups with a producer", "bm=192,bn=128,stages=2,loader=1",
+         "with a producer warpgroup, three warpgroups of 64 x 128 hold 128 sums a thread, more than the 64 that fit "
+         "in 128 registers"},
+        {"three warpgroups, 3 stages", "bm=192,bn=128,stages=3,loader=0",
          "246784 bytes of shared memory (3 stages of 81920) exceed 232448"},
         {"missing", "-stages", "missing parameter stages"},
     };
