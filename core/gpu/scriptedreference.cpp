@@ -7,6 +7,7 @@
 #include "core/eval/protocol.h"
 #include "core/util/hash.h"
 
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/script.h>
 
@@ -36,6 +37,40 @@ ModuleCache &moduleCache()
     return cache;
 }
 
+// A traced convolution is aten::_convolution with cuDNN's switches as constants, TF32 off as the trace ran. As
+// aten::convolution (the same first nine arguments) it reads them from the context instead, as eager PyTorch's Python
+// does: the reference still computes in full fp32 (it runs under Tf32Scope(false)), and the eager baseline rounds to
+// TF32 where the run's precision policy allows it, as the candidates' library convolutions and Inductor do.
+void convolutionsReadTheContext(torch::jit::Module &module)
+{
+    const auto traced = c10::Symbol::fromQualString("aten::_convolution");
+    const auto general = c10::Symbol::fromQualString("aten::convolution");
+    for (const auto &owner : module.modules()) {
+        for (const auto &method : owner.get_methods()) {
+            const auto graph = method.graph();
+            std::vector<torch::jit::Node *> convolutions;
+            std::vector<torch::jit::Block *> blocks{graph->block()};
+            while (!blocks.empty()) {
+                auto *block = blocks.back();
+                blocks.pop_back();
+                for (auto *node : block->nodes()) {
+                    if (node->kind() == traced && node->inputs().size() == 13)
+                        convolutions.push_back(node);
+                    for (auto *inner : node->blocks())
+                        blocks.push_back(inner);
+                }
+            }
+            for (auto *node : convolutions) {
+                auto *convolution = graph->create(general, node->inputs().slice(0, 9));
+                convolution->insertBefore(node);
+                convolution->output()->setType(node->output()->type());
+                node->output()->replaceAllUsesWith(convolution->output());
+                node->destroy();
+            }
+        }
+    }
+}
+
 Expected<std::shared_ptr<torch::jit::Module>> loadModule(const Op &op, int device)
 {
     if (op.referenceModule.empty())
@@ -54,6 +89,7 @@ Expected<std::shared_ptr<torch::jit::Module>> loadModule(const Op &op, int devic
         module->eval();
         if (!module->find_method("forward"))
             return Error{"reference module of op '" + op.name + "' has no forward method"};
+        convolutionsReadTheContext(*module);
         cache.modules.emplace(key, module);
         return module;
     } catch (const std::exception &error) {

@@ -9,7 +9,7 @@ namespace kx::test {
 
 /**
  * Base64 TorchScript modules by name ("relu", "scale_shift", "sum_and_max", "raises", "returns_number",
- * "matmul_fp64", "exp_times_zero"),
+ * "matmul_fp64", "exp_times_zero", "conv2d"),
  * made once per process by tests/data/torchscript/make_reference_modules.py with the first Python that has
  * PyTorch: $KX_PYTHON, python3, then the system's python3 (where Debian's python3-torch lives). Prints why
  * and exits 77 (skipped) when none has it.

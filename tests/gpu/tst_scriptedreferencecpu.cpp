@@ -110,6 +110,33 @@ TEST_CASE("a traced module takes the model's parameters as inputs")
     }
 }
 
+// An imported convolution is a traced aten::_convolution whose last arguments fix cuDNN's switches (TF32 off); the
+// loaded module reads them from the context instead, and still computes the same convolution, in full and eagerly.
+TEST_CASE("a traced convolution computes the convolution")
+{
+    const Op op =
+        importedOp("conv2d", referenceModule("conv2d"), {{"x", {"1", "2", "4", "4"}}, {"w", {"3", "2", "3", "3"}}},
+                   {{"out", {"1", "3", "2", "2"}}});
+    auto reference = load(op);
+    auto x = ramp(2 * 4 * 4, -1.0f, 0.125f);
+    auto w = ramp(3 * 2 * 3 * 3, 0.5f, -0.0625f);
+    std::vector<float> out(3 * 2 * 2, -7.0f);
+    const std::vector<TensorView> inputs{hostView(x, {1, 2, 4, 4}), hostView(w, {3, 2, 3, 3})};
+    const auto status = reference->run(inputs, {hostView(out, {1, 3, 2, 2})});
+    REQUIRE_MESSAGE(status.isOk(), failure(status));
+    for (std::size_t k = 0; k < 3; ++k)
+        for (std::size_t i = 0; i < 2; ++i)
+            for (std::size_t j = 0; j < 2; ++j) {
+                double sum = 0;
+                for (std::size_t c = 0; c < 2; ++c)
+                    for (std::size_t r = 0; r < 3; ++r)
+                        for (std::size_t t = 0; t < 3; ++t)
+                            sum += double(x[(c * 4 + i + r) * 4 + j + t]) * double(w[((k * 2 + c) * 3 + r) * 3 + t]);
+                CHECK(out[(k * 2 + i) * 2 + j] == doctest::Approx(sum).epsilon(1e-5));
+            }
+    CHECK(reference->runEager(inputs).isOk());
+}
+
 TEST_CASE("a tuple result fills the outputs in order")
 {
     const auto module = referenceModule("sum_and_max");

@@ -62,6 +62,13 @@ class ExpTimesZero(torch.nn.Module):
         return torch.exp(x) * 0.0
 
 
+class Conv2d(torch.nn.Module):
+    """conv2d of x with weight (stride 1, no padding): traced, an aten::_convolution with cuDNN's switches fixed."""
+
+    def forward(self, x, weight):
+        return torch.nn.functional.conv2d(x, weight)
+
+
 class ReturnsNumber(torch.nn.Module):
     def forward(self, x) -> float:
         return float(x.sum().item())
@@ -89,6 +96,10 @@ def main():
     save(torch.jit.script(ReturnsNumber()), os.path.join(outdir, "returns_number.b64"))
     save(torch.jit.script(MatmulFp64()), os.path.join(outdir, "matmul_fp64.b64"))
     save(torch.jit.script(ExpTimesZero()), os.path.join(outdir, "exp_times_zero.b64"))
+    # Traced with TF32 off, as the importer traces: the switch becomes a constant argument of the convolution.
+    torch.backends.cudnn.allow_tf32 = False
+    save(torch.jit.trace(Conv2d(), (torch.ones(1, 2, 4, 4), torch.ones(3, 2, 3, 3))),
+         os.path.join(outdir, "conv2d.b64"))
     return 0
 
 
