@@ -492,6 +492,11 @@ Params GemmTensorCoreTemplate::defaults(const Op &op, const OpRecipe &recipe) co
             {"stages", 3},   {"products", 3}, {"groupM", 8}, {"splitK", splitK}};
 }
 
+Params GemmTensorCoreTemplate::tf32Changes(const Op &, const OpRecipe &) const
+{
+    return {{"products", 1}};
+}
+
 std::string GemmTensorCoreTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const
 {
     if (!supports(op, recipe))

@@ -25,6 +25,7 @@ public:
     bool supports(const Op &op, const OpRecipe &recipe) const override;
     std::vector<ParamDef> parameters(const Op &op, const OpRecipe &recipe) const override;
     Params defaults(const Op &op, const OpRecipe &recipe) const override;
+    Params tf32Changes(const Op &op, const OpRecipe &recipe) const override;
     std::string check(const Op &op, const OpRecipe &recipe, const Params &params) const override;
     GeneratedKernel generate(const Op &op, const OpRecipe &recipe, const Params &params) const override;
 };

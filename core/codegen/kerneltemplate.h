@@ -53,6 +53,9 @@ public:
     /// Other points the first generation tries beside the defaults, each as changes to them: choices the defaults
     /// leave out because not every GPU runs them (wgmma needs sm_90a), or that the defaults are measured against.
     virtual std::vector<Params> alternatives(const Op &, const OpRecipe &) const { return {}; }
+    /// The changes that make a point of the template run its products in plain TF32 (with the tile that suits
+    /// it), for runs whose precision policy allows TF32; empty where the template has no such choice.
+    virtual Params tf32Changes(const Op &, const OpRecipe &) const { return {}; }
     /// Empty when the combination is valid, otherwise why not (e.g. "256 x 8 threads exceed 1024").
     virtual std::string check(const Op &op, const OpRecipe &recipe, const Params &params) const = 0;
     virtual GeneratedKernel generate(const Op &op, const OpRecipe &recipe, const Params &params) const = 0;

@@ -244,6 +244,9 @@ const KernelTemplate *productTemplate(int choice)
 Params partParams(const KernelTemplate &generator, const ProductPart &part, const Params &params)
 {
     Params partParams = generator.defaults(part.op, part.recipe);
+    if (param(params, kProductsGene, 3) == 1)
+        for (const auto &[name, value] : generator.tf32Changes(part.op, part.recipe)) // plain TF32's tile, too
+            partParams[name] = value;
     partParams["products"] = param(params, kProductsGene, 3);
     return partParams;
 }
@@ -408,6 +411,13 @@ std::vector<Params> PipelineTemplate::alternatives(const Op &op, const OpRecipe 
     const auto products = productAlternatives(op, recipe);
     others.insert(others.end(), products.begin(), products.end());
     return others;
+}
+
+Params PipelineTemplate::tf32Changes(const Op &op, const OpRecipe &recipe) const
+{
+    if (pipelineproducts::productParts(op, stagesOf(recipe)).empty())
+        return {};
+    return {{kProductsGene, 1}};
 }
 
 std::string PipelineTemplate::check(const Op &op, const OpRecipe &recipe, const Params &params) const

@@ -45,6 +45,8 @@ struct ProposalRequest
     std::vector<ScoredCandidate> steppingStones; ///< Good kernels of earlier runs (the innovation archive).
     std::uint64_t seed = 0;                      ///< Derived from the run's seed, generation and slot.
     int generation = 0;                          ///< 0: the run's first translation.
+    /// The run's precision policy: where it allows TF32, the first generation also tries plain TF32 products.
+    Precision precision = Precision::Fp32;
     /// Whether a candidate of this id is in the run already (or earlier in this generation). A proposer that
     /// can choose looks past such children instead of handing back a duplicate. Empty: nothing is known.
     std::function<bool(const std::string &candidateId)> isKnown;

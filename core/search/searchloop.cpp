@@ -320,6 +320,7 @@ private:
         request.steppingStones = m_steppingStones;
         request.seed = deriveSeed(settings.seed, generation, slot);
         request.generation = generation;
+        request.precision = settings.eval.precision;
         if (generation == 0) {
             request.kind = ProposalKind::Translate;
             return request;

@@ -113,6 +113,34 @@ std::vector<Context> otherContexts(const Op &op, const std::string &templateName
     return contexts;
 }
 
+Params tf32Changes(const Context &context)
+{
+    return context.kernelTemplate->tf32Changes(context.op, context.recipe);
+}
+
+Params withChanges(Params params, const Params &changes)
+{
+    for (const auto &[name, value] : changes)
+        params[name] = value;
+    return params;
+}
+
+// The changes to the defaults that the first generation tries beside them: the template's alternatives and, where
+// the run's policy allows TF32, the defaults and each alternative in plain TF32.
+std::vector<Params> firstAlternatives(const Context &context, Precision precision)
+{
+    auto alternatives = context.kernelTemplate->alternatives(context.op, context.recipe);
+    const Params tf32 = allowsTf32(precision) ? tf32Changes(context) : Params{};
+    if (tf32.empty())
+        return alternatives;
+    std::vector<Params> all{tf32};
+    for (const auto &changes : alternatives) {
+        all.push_back(changes);
+        all.push_back(withChanges(changes, tf32));
+    }
+    return all;
+}
+
 ProposalResult translate(const ProposalRequest &request)
 {
     auto context = contextFor(request.op);
@@ -141,7 +169,7 @@ ProposalResult translate(const ProposalRequest &request)
     // The first generation also holds the template's alternatives to its defaults (a pipeline's products on wgmma,
     // which only Hopper compiles, and as library calls), so the GPU at hand decides among them from the start.
     if (request.generation == 0)
-        for (const auto &changes : context->kernelTemplate->alternatives(request.op, context->recipe)) {
+        for (const auto &changes : firstAlternatives(*context, request.precision)) {
             Params alternative = params;
             std::string changed;
             for (const auto &[name, value] : changes) {
@@ -161,12 +189,22 @@ ProposalResult translate(const ProposalRequest &request)
     // tensor cores, a library product): the search compares the families from the start rather than waiting
     // for a mutation to switch.
     if (request.generation == 0)
-        for (const auto &other : otherContexts(request.op, context->kernelTemplate->name()))
-            result.candidates.push_back(
-                build(other, other.kernelTemplate->defaults(request.op, other.recipe), Origin::Translated, "translate",
-                      "First kernel from the " + other.kernelTemplate->name() + " template (its defaults), beside the "
-                          + context->kernelTemplate->name() + " translation.",
-                      {}));
+        for (const auto &other : otherContexts(request.op, context->kernelTemplate->name())) {
+            const Params defaults = other.kernelTemplate->defaults(request.op, other.recipe);
+            result.candidates.push_back(build(other, defaults, Origin::Translated, "translate",
+                                              "First kernel from the " + other.kernelTemplate->name()
+                                                  + " template (its defaults), beside the "
+                                                  + context->kernelTemplate->name() + " translation.",
+                                              {}));
+            const Params tf32 = allowsTf32(request.precision) ? withChanges(defaults, tf32Changes(other)) : defaults;
+            if (tf32 != defaults && valid(other, tf32))
+                result.candidates.push_back(build(other, tf32, Origin::Translated, "translate",
+                                                  "First kernel from the " + other.kernelTemplate->name()
+                                                      + " template, its defaults in plain TF32 (the run allows it), "
+                                                        "beside the "
+                                                      + context->kernelTemplate->name() + " translation.",
+                                                  {}));
+        }
     return result;
 }
 

@@ -295,6 +295,19 @@ TEST_CASE("a generated product puts the gemm part's kernel steps where the libra
     CHECK(plain["steps"][3]["args"][0] == nlohmann::json{{"scratch", "t0"}});
     CHECK(hasScratch(plain, "t0"));
 
+    // Plain TF32 on wgmma (where the run allows TF32), on the wide tile: with k a multiple of 4 in every shape set
+    // the copy engine reads x and w in place; the odd k of 75 needs the copies.
+    const auto tf32 = test::with(withProduct(op, 1), pipelineTemplate().tf32Changes(op, recipe));
+    CHECK(tf32.at("product.products") == 1);
+    CHECK(pipelineTemplate().generate(op, recipe, tf32).source.find("m64n256k8") != std::string::npos);
+    CHECK(stepNames(planOf(op, tf32)).size() == 4);
+    Op aligned = op;
+    aligned.shapeSets.back()["K"] = 76;
+    const auto inPlace = planOf(aligned, tf32);
+    CHECK(stepNames(inPlace) == std::vector<std::string>{"stage1_product_gemm_wgmma_kernel", "stage3_reduce"});
+    CHECK(inPlace["steps"][0]["args"][0]["tensorMap"] == "x");
+    CHECK(inPlace["steps"][0]["args"][1]["tensorMap"] == "w");
+
     const auto tensorCores = planOf(op, withProduct(op, 2));
     const auto names = stepNames(tensorCores);
     CHECK(std::find(names.begin(), names.end(), "stage1_product_gemm_tc_kernel") != names.end());

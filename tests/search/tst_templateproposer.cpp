@@ -315,6 +315,39 @@ TEST_CASE("the first generation starts every template that can make the op")
     CHECK(TemplateProposer().propose(later, {}).candidates.size() == 1);
 }
 
+TEST_CASE("where the run allows TF32, the first generation also holds each tensor-core template in plain TF32")
+{
+    const auto firstGeneration = [](const char *opName, Precision precision) {
+        ProposalRequest request;
+        request.op = *findBuiltInOp(opName);
+        request.kind = ProposalKind::Translate;
+        request.precision = precision;
+        const auto result = TemplateProposer().propose(request, {});
+        REQUIRE_MESSAGE(!result.candidates.empty(), result.failure);
+        std::vector<std::pair<std::string, Params>> genomes;
+        for (const auto &candidate : result.candidates) {
+            const auto genome = genomeFromJson(candidate.genome);
+            genomes.emplace_back(genome->templateName, genome->params);
+            CHECK_MESSAGE(compileAndResolve(request.op, candidate).empty(), candidate.genome);
+        }
+        return genomes;
+    };
+    const auto plainTf32 = [](const std::vector<std::pair<std::string, Params>> &genomes) {
+        std::vector<std::string> templates;
+        for (const auto &[name, params] : genomes)
+            if (params.count("products") && params.at("products") == 1)
+                templates.push_back(name);
+        return templates;
+    };
+    CHECK(plainTf32(firstGeneration("linear_bias_relu", Precision::Fp32)).empty());
+    const auto tf32 = firstGeneration("linear_bias_relu", Precision::Tf32);
+    CHECK(plainTf32(tf32) == std::vector<std::string>{"gemm-tensorcore", "gemm-wgmma"});
+    // gemm-wgmma's plain TF32 takes its wide tile.
+    for (const auto &[name, params] : tf32)
+        if (name == "gemm-wgmma" && params.at("products") == 1)
+            CHECK((params.at("bm") == 128 && params.at("bn") == 256 && params.at("stages") == 4));
+}
+
 TEST_CASE("a mutation looks past the children the run has already")
 {
     // A search keeps breeding from its best few kernels: once a parent's single changes are all in the run,
