@@ -742,6 +742,10 @@
         <source>Relative error against the reference computed in float64, on trial 0&apos;s inputs, beside the error of the fp32 reference itself</source>
         <translation>Relativer Fehler gegenüber der in float64 berechneten Referenz, auf den Eingaben von Versuch 0, neben dem Fehler der fp32-Referenz selbst</translation>
     </message>
+    <message>
+        <source>eager with TF32: p99 rel %1, max rel %2</source>
+        <translation>Eager mit TF32: p99 rel. %1, max. rel. %2</translation>
+    </message>
 </context>
 <context>
     <name>kx::ui::Format</name>
@@ -2464,6 +2468,10 @@ Trotzdem öffnen (für einen Sprachmodell-Vorschlagsgeber)?</translation>
     <message>
         <source>%1, fp32 reference %2</source>
         <translation>%1, fp32-Referenz %2</translation>
+    </message>
+    <message>
+        <source>Eager with TF32 vs float64 (p99 relative)</source>
+        <translation>Eager mit TF32 gegenüber float64 (p99 relativ)</translation>
     </message>
 </context>
 <context>

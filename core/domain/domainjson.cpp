@@ -177,12 +177,16 @@ void from_json(const nlohmann::json &j, ErrorProfile &v)
 
 void to_json(nlohmann::json &j, const PrecisionAudit &v)
 {
-    j = {{"candidate", v.candidate}, {"fp32Reference", v.fp32Reference}, {"unavailable", v.unavailable}};
+    j = {{"candidate", v.candidate},
+         {"fp32Reference", v.fp32Reference},
+         {"policyReference", v.policyReference},
+         {"unavailable", v.unavailable}};
 }
 void from_json(const nlohmann::json &j, PrecisionAudit &v)
 {
     read(j, "candidate", v.candidate);
     read(j, "fp32Reference", v.fp32Reference);
+    read(j, "policyReference", v.policyReference); // absent in archives from before TF32 audits: empty
     read(j, "unavailable", v.unavailable);
 }
 

@@ -53,6 +53,9 @@ struct PrecisionAudit
 {
     ErrorProfile candidate;
     ErrorProfile fp32Reference;
+    /// Eager as the policy lets it run, where that differs from the fp32 reference: the reference with TF32
+    /// allowed under `tf32`. Empty (no samples) under `fp32`.
+    ErrorProfile policyReference;
     std::string unavailable; ///< Why there is no audit (the reference cannot run in float64 ...).
 
     bool operator==(const PrecisionAudit &) const = default;

@@ -206,6 +206,11 @@ void CandidateVerifier::auditPrecision(ShapeWorkspace &workspace, VerificationOu
     if (auto exact = workspace.exactSample(kAuditSamples)) {
         audit.candidate = measureErrors(candidate, *exact);
         audit.fp32Reference = measureErrors(fp32, *exact);
+        // Eager's own TF32 products are what the policy admits: the flag measures the candidate against them too.
+        // Where eager cannot run again, the fp32 reference and the arithmetic alone set the limit.
+        if (allowsTf32(m_settings.precision))
+            if (auto eager = workspace.tf32EagerSample(kAuditSamples))
+                audit.policyReference = measureErrors(*eager, *exact);
     } else {
         audit.unavailable = exact.error().message;
     }

@@ -88,6 +88,10 @@ Status Reference::runEager(const std::string &, const std::vector<TensorView> &)
 {
     return noTorch();
 }
+Status Reference::runEagerInto(const std::string &, const std::vector<TensorView> &, const std::vector<TensorView> &)
+{
+    return noTorch();
+}
 bool Reference::has(const Op &)
 {
     return false;
@@ -112,6 +116,10 @@ Status ScriptedReference::run(const std::vector<TensorView> &, const std::vector
     return noTorch();
 }
 Status ScriptedReference::runEager(const std::vector<TensorView> &)
+{
+    return noTorch();
+}
+Status ScriptedReference::runEagerInto(const std::vector<TensorView> &, const std::vector<TensorView> &)
 {
     return noTorch();
 }

@@ -20,8 +20,9 @@ ErrorProfile measureErrors(const std::vector<std::vector<double>> &actual,
 /**
  * The "reduced-precision" flag: a candidate within the tolerance whose typical error is far above what an fp32
  * implementation shows on the same inputs (its 99th-percentile relative error above 8 times the fp32
- * reference's, and above what the policy's own arithmetic explains: 64 fp32 units in the last place under
- * `fp32`, 32 TF32 units under `tf32`). Nothing under `kernelbench`, whose tolerance admits lower precision.
+ * reference's, above 8 times that of eager with TF32 under `tf32` (the audit's policyReference), and above what
+ * the policy's own arithmetic explains: 64 fp32 units in the last place under `fp32`, 32 TF32 units under
+ * `tf32`). Nothing under `kernelbench`, whose tolerance admits lower precision.
  */
 std::optional<Flag> reducedPrecisionFlag(const PrecisionAudit &audit, Precision precision);
 

@@ -95,9 +95,9 @@ const std::map<std::string, ReferenceFunction> &references()
             {"cumsum_reverse_exclusive",
              [](const Tensors &in) {
                  const auto &x = in[0];
-                 return Tensors{at::cat({x.flip({1}).cumsum(1).flip({1}).narrow(1, 1, x.size(1) - 1),
-                                         at::zeros_like(x.narrow(1, 0, 1))},
-                                        1)};
+                 return Tensors{at::cat(
+                     {x.flip({1}).cumsum(1).flip({1}).narrow(1, 1, x.size(1) - 1), at::zeros_like(x.narrow(1, 0, 1))},
+                     1)};
              }},
             {"cumprod", [](const Tensors &in) { return Tensors{at::cumprod(in[0], 1)}; }},
             {"cumsum_channels", [](const Tensors &in) { return Tensors{at::cumsum(in[0], 1)}; }},
@@ -162,6 +162,10 @@ public:
         return Reference::run(m_opName, inputs, outputs);
     }
     Status runEager(const std::vector<TensorView> &inputs) override { return Reference::runEager(m_opName, inputs); }
+    Status runEagerInto(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override
+    {
+        return Reference::runEagerInto(m_opName, inputs, outputs);
+    }
     Status runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override;
 
 private:
@@ -219,6 +223,12 @@ Status Reference::run(const std::string &opName, const std::vector<TensorView> &
 {
     // Full fp32 in cuBLAS and cuDNN (PyTorch's cuDNN default is TF32): candidates are checked against fp32.
     const Tf32Scope fp32(false);
+    return runEagerInto(opName, inputs, outputs);
+}
+
+Status Reference::runEagerInto(const std::string &opName, const std::vector<TensorView> &inputs,
+                               const std::vector<TensorView> &outputs)
+{
     auto results = call(opName, inputs);
     if (!results)
         return results.error();

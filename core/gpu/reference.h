@@ -35,6 +35,10 @@ public:
 
     /// Runs the reference as eager PyTorch does, results allocated and dropped: what timing measures.
     static Status runEager(const std::string &opName, const std::vector<TensorView> &inputs);
+
+    /// Runs the reference under the context's TF32 switches, as eager does, and copies its results into outputs.
+    static Status runEagerInto(const std::string &opName, const std::vector<TensorView> &inputs,
+                               const std::vector<TensorView> &outputs);
 };
 
 } // namespace kx

@@ -174,6 +174,11 @@ Status ScriptedReference::run(const std::vector<TensorView> &inputs, const std::
 {
     // Full fp32 in cuBLAS and cuDNN, as for the built-in references: candidates are checked against fp32.
     const Tf32Scope fp32(false);
+    return runEagerInto(inputs, outputs);
+}
+
+Status ScriptedReference::runEagerInto(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs)
+{
     auto results = d->forward(inputs);
     if (!results)
         return results.error();

@@ -24,6 +24,7 @@ public:
 
     Status run(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override;
     Status runEager(const std::vector<TensorView> &inputs) override;
+    Status runEagerInto(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override;
     Status runInDouble(const std::vector<TensorView> &inputs, const std::vector<TensorView> &outputs) override;
 
     /// How many modules are loaded (all devices): they stay loaded for the life of the process.

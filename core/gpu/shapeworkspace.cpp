@@ -244,7 +244,7 @@ Expected<ShapeWorkspace::ExactCheck> ShapeWorkspace::checkAgainstExact(double at
     if (baselineInTf32) {
         // Eager PyTorch as the policy lets it run: the reference with TF32 allowed, into the check buffers.
         const Tf32Scope tf32(true);
-        baselineRan = m_opReference->run(pristineInputs(), views(m_check));
+        baselineRan = m_opReference->runEagerInto(pristineInputs(), views(m_check));
     } else {
         unsealIntoCheck(*m_references.front());
     }
@@ -272,6 +272,21 @@ Expected<std::vector<std::vector<double>>> ShapeWorkspace::referenceSample(std::
 Expected<std::vector<std::vector<double>>> ShapeWorkspace::outputSample(std::int64_t maxSamples) const
 {
     return sampleEach(views(m_outputs), maxSamples);
+}
+
+Expected<std::vector<std::vector<double>>> ShapeWorkspace::tf32EagerSample(std::int64_t maxSamples)
+{
+    // The check buffers have the outputs' layouts, so sampleEach() picks the same elements as outputSample().
+    Status ran;
+    {
+        const Tf32Scope tf32(true);
+        ran = m_opReference->runEagerInto(pristineInputs(), views(m_check));
+    }
+    auto samples =
+        ran ? sampleEach(views(m_check), maxSamples) : Expected<std::vector<std::vector<double>>>(ran.error());
+    poisonCheck();
+    TensorOps::releaseCachedMemory();
+    return samples;
 }
 
 Status ShapeWorkspace::runReferenceEager()

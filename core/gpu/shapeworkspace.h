@@ -55,6 +55,8 @@ public:
     /// The same elements of the fp32 reference's outputs (slot 0) and of the candidate's.
     Expected<std::vector<std::vector<double>>> referenceSample(std::int64_t maxSamples);
     Expected<std::vector<std::vector<double>>> outputSample(std::int64_t maxSamples) const;
+    /// The same elements of eager's outputs with TF32 allowed (the reference run again on the pristine inputs).
+    Expected<std::vector<std::vector<double>>> tf32EagerSample(std::int64_t maxSamples);
     /// Runs the reference on the pristine inputs as eager PyTorch does (timing).
     Status runReferenceEager();
     std::vector<TensorView> pristineInputs() const;

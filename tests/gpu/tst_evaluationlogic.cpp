@@ -624,10 +624,10 @@ TEST_CASE("error profiles and the reduced-precision flag")
     CHECK(fp32Profile.p99RelError > 0);
     CHECK(fp32Profile.medianRelError <= fp32Profile.p99RelError);
 
-    PrecisionAudit honest{fp32Profile, fp32Profile, {}};
+    PrecisionAudit honest{fp32Profile, fp32Profile, {}, {}};
     CHECK_FALSE(reducedPrecisionFlag(honest, Precision::Fp32));
 
-    PrecisionAudit reduced{measureErrors({truncated}, {exact}), fp32Profile, {}};
+    PrecisionAudit reduced{measureErrors({truncated}, {exact}), fp32Profile, {}, {}};
     CHECK(reduced.candidate.p99RelError > 1e-5);
     const auto flag = reducedPrecisionFlag(reduced, Precision::Fp32);
     REQUIRE(flag);
@@ -638,7 +638,7 @@ TEST_CASE("error profiles and the reduced-precision flag")
     CHECK_FALSE(reducedPrecisionFlag(reduced, Precision::Tf32));
     CHECK_FALSE(reducedPrecisionFlag(reduced, Precision::KernelBench));
     // No exact answer, no flag.
-    PrecisionAudit unavailable{reduced.candidate, {}, "this reference cannot run in float64"};
+    PrecisionAudit unavailable{reduced.candidate, {}, {}, "this reference cannot run in float64"};
     CHECK_FALSE(reducedPrecisionFlag(unavailable, Precision::Fp32));
 
     // Non-finite elements are left out; near-zero outputs count by their absolute error.
@@ -672,7 +672,7 @@ TEST_CASE("a correctness report keeps its inputs and precision audit through JSO
     report.trials = 12;
     report.inputs = {"normal", "wide x1/16 (the reference was not finite at full scale)"};
     report.timingInputSets = 3;
-    report.precisionAudit = PrecisionAudit{{100, 1e-6, 5e-7, 1e-7}, {100, 1e-7, 6e-8, 2e-8}, {}};
+    report.precisionAudit = PrecisionAudit{{100, 1e-6, 5e-7, 1e-7}, {100, 1e-7, 6e-8, 2e-8}, {}, {}};
     const nlohmann::json j = report;
     CHECK(j.get<CorrectnessReport>() == report);
     CorrectnessReport old = nlohmann::json{{"trials", 5}}.get<CorrectnessReport>();

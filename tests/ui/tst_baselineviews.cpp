@@ -221,7 +221,7 @@ void TestBaselines::panelShowsTrialInputsAndTheErrorAgainstFloat64()
     evaluation.correctness.inputs = {"normal", "wide x1/256 (the reference was not finite at full scale)",
                                      "special-values (matches)"};
     evaluation.correctness.timingInputSets = 3;
-    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 4e-5, 3e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}};
+    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 4e-5, 3e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}, {}};
     EvaluationsPanel panel;
     panel.showDetails(detailsWith({evaluation}));
     QTreeWidgetItem *top = panel.tree()->topLevelItem(0);
@@ -234,8 +234,15 @@ void TestBaselines::panelShowsTrialInputsAndTheErrorAgainstFloat64()
         find(top, QStringLiteral("Error vs float64"))->text(1).replace(QLatin1Char('\n'), QLatin1Char(' '));
     for (const char *part : {"p99 rel 3e-05 (fp32 reference 6e-08)", "max rel 4e-05", "samples: 1000"})
         QVERIFY2(error.contains(QLatin1String(part)), qPrintable(error));
+    QVERIFY2(!error.contains(QLatin1String("TF32")), qPrintable(error)); // no eager with TF32 under fp32
 
-    evaluation.correctness.precisionAudit = PrecisionAudit{{}, {}, "this reference cannot run in float64"};
+    // Under tf32 the audit also holds eager's own error with TF32.
+    evaluation.correctness.precisionAudit->policyReference = {1000, 9e-4, 2e-4, 1e-5};
+    panel.showDetails(detailsWith({evaluation}));
+    const QString withTf32 = find(panel.tree()->topLevelItem(0), QStringLiteral("Error vs float64"))->text(1);
+    QVERIFY2(withTf32.contains(QLatin1String("eager with TF32: p99 rel 0.0002, max rel 0.0009")), qPrintable(withTf32));
+
+    evaluation.correctness.precisionAudit = PrecisionAudit{{}, {}, {}, "this reference cannot run in float64"};
     panel.showDetails(detailsWith({evaluation}));
     QVERIFY(find(panel.tree()->topLevelItem(0), QStringLiteral("Error vs float64"))
                 ->text(1)

@@ -231,11 +231,17 @@ void TestReview::evidenceShowsTrialInputsAndTheErrorAgainstFloat64()
     evaluation.gpu.name = "NVIDIA H100 80GB HBM3";
     evaluation.timing.medianMs = 0.2;
     evaluation.correctness.inputs = {"normal", "constant", "special-values (matches the reference)"};
-    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 6e-5, 5e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}};
+    evaluation.correctness.precisionAudit = PrecisionAudit{{1000, 6e-5, 5e-5, 1e-5}, {1000, 1e-7, 6e-8, 2e-8}, {}, {}};
     const QString plain = ReviewEvidence::html(std::nullopt, {evaluation});
     QVERIFY2(plain.contains(QLatin1String("normal, constant, special-values (matches the reference)")),
              qPrintable(plain));
     QVERIFY2(plain.contains(QLatin1String("Error vs float64")), qPrintable(plain));
+    QVERIFY2(!plain.contains(QLatin1String("Eager with TF32")), qPrintable(plain)); // none measured under fp32
+    evaluation.correctness.precisionAudit->policyReference = {1000, 2e-4, 4e-5, 1e-5};
+    const QString tf32 = ReviewEvidence::html(std::nullopt, {evaluation});
+    QVERIFY2(tf32.contains(QLatin1String("Eager with TF32 vs float64")), qPrintable(tf32));
+    QVERIFY2(tf32.contains(Format::number(4e-5, 3)), qPrintable(tf32));
+    evaluation.correctness.precisionAudit->policyReference = {};
     QVERIFY(!plain.contains(Format::warningColor().name() + QLatin1String("\">") + Format::number(5e-5, 3)));
     // With the flag the error is marked, as the flag's own evidence below it is.
     evaluation.flags = {Flag{"reduced-precision", R"({"candidateP99RelError": 5e-05})"}};

@@ -247,12 +247,16 @@ QTreeWidgetItem *EvaluationsPanel::addEvaluation(const Evaluation &evaluation)
         if (!audit.unavailable.empty()) {
             addRow(top, tr("Error vs float64"), tr("not measured: %1").arg(Format::text(audit.unavailable)));
         } else {
-            addRow(top, tr("Error vs float64"),
-                   wrapParts({tr("p99 rel %1 (fp32 reference %2)")
+            QStringList parts{tr("p99 rel %1 (fp32 reference %2)")
                                   .arg(sci(audit.candidate.p99RelError), sci(audit.fp32Reference.p99RelError)),
                               tr("max rel %1 (fp32 reference %2)")
-                                  .arg(sci(audit.candidate.maxRelError), sci(audit.fp32Reference.maxRelError)),
-                              tr("samples: %1").arg(audit.candidate.samples)}),
+                                  .arg(sci(audit.candidate.maxRelError), sci(audit.fp32Reference.maxRelError))};
+            // Under a policy that allows TF32, eager's own error with TF32 is what the flag measures against too.
+            if (audit.policyReference.samples > 0)
+                parts << tr("eager with TF32: p99 rel %1, max rel %2")
+                             .arg(sci(audit.policyReference.p99RelError), sci(audit.policyReference.maxRelError));
+            parts << tr("samples: %1").arg(audit.candidate.samples);
+            addRow(top, tr("Error vs float64"), wrapParts(parts),
                    tr("Relative error against the reference computed in float64, on trial 0's inputs, beside the "
                       "error of the fp32 reference itself"));
         }

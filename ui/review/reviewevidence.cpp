@@ -142,6 +142,9 @@ QString ReviewEvidence::html(const std::optional<Op> &op, const std::vector<Eval
                     .arg(Format::number(audit.candidate.p99RelError, 3),
                          Format::number(audit.fp32Reference.p99RelError, 3)),
                 hasFlag(evaluation, "reduced-precision"));
+            if (audit.policyReference.samples > 0)
+                row(tr("Eager with TF32 vs float64 (p99 relative)"),
+                    Format::number(audit.policyReference.p99RelError, 3));
         }
         if (!correctness.failure.empty())
             row(tr("Failed check"), Format::text(correctness.failure).toHtmlEscaped(), true);
