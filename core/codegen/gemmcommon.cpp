@@ -286,7 +286,15 @@ std::string batchOffsets(const OpRecipe &recipe, const GemmTensors &tensors, con
                        + " += (size_t)" + batch + " * M * K;\n";
     if (batchedB(recipe, tensors))
         text += indent + tensors.b->name + " += (size_t)" + batch + " * K * N;\n";
-    text += indent + tensors.out->name + " += (size_t)" + batch + " * M * N;\n";
+    return text + batchOutputOffsets(recipe, tensors, batch, indent);
+}
+
+std::string batchOutputOffsets(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &batch,
+                               const std::string &indent)
+{
+    if (!isBatched(recipe))
+        return {};
+    std::string text = indent + tensors.out->name + " += (size_t)" + batch + " * M * N;\n";
     for (const auto *input : tensors.epilogueInputs)
         text += indent + input->name + " += (size_t)" + batch + " * M * N;\n";
     return text;

@@ -102,6 +102,10 @@ std::string formulaComment(const OpRecipe &recipe, const GemmTensors &tensors);
  */
 std::string batchOffsets(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &batch,
                          const std::string &indent);
+/// The same for the output and the epilogue inputs only (operands read through tensor maps, which take the batch
+/// as a coordinate).
+std::string batchOutputOffsets(const OpRecipe &recipe, const GemmTensors &tensors, const std::string &batch,
+                               const std::string &indent);
 
 /**
  * For a triangular recipe: keeps(m, n), whether the output keeps element (m, n), and where @p tiled,

@@ -312,6 +312,15 @@ __device__ __forceinline__ void loadTile(unsigned dst, const CUtensorMap *map, i
                  "l"(map), "r"(k0), "r"(row0), "r"(barrier)
                  : "memory");
 }
+// The same from a batched operand's map (dims {k, rows, batch}, box {32, rows, 1}): the box of matrix `batch`.
+__device__ __forceinline__ void loadTile3(unsigned dst, const CUtensorMap *map, int k0, int row0, int batch,
+                                          unsigned barrier)
+{
+    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+                 "l"(map), "r"(k0), "r"(row0), "r"(batch), "r"(barrier)
+                 : "memory");
+}
 )";
     // Registers move from the producer, which needs few, to the warpgroups holding the sums (setmaxnreg). With
     // one consumer the 256 threads have 255 registers each already.
@@ -331,11 +340,21 @@ __device__ __forceinline__ void loadTile(unsigned dst, const CUtensorMap *map, i
 // The main kernel with loader Tma: warpgroup 0's first thread issues the copies of every slice into a ring of
 // STAGES stages; a stage's full barrier completes when its bytes have landed, its empty barrier when every
 // consumer warp has finished the products that read it.
-void writeTmaKernel(std::ostringstream &out, const WgmmaConfig &config, const GemmTensors &tensors)
+void writeTmaKernel(std::ostringstream &out, const WgmmaConfig &config, const OpRecipe &recipe,
+                    const GemmTensors &tensors)
 {
     const bool three = config.products == 3;
+    // A batched operand's map has the batch as its third dimension; a shared b keeps its 2-D map.
+    const auto load = [](const std::string &dst, const char *map, bool batchedOperand, const char *row0) {
+        return std::string(16, ' ') + (batchedOperand ? "loadTile3(" : "loadTile(") + dst + ", &" + map + ", s * BK, "
+               + row0 + (batchedOperand ? ", batch" : "") + ", full);\n";
+    };
     out << R"(
-// The maps name the operands as [rows, k] (k contiguous): a, or its padded TF32 copy; b as [n, k], or its copy.
+// The maps name the operands as [rows, k] (k contiguous): a, or its padded TF32 copy; b as [n, k], or its copy)"
+        << (config.batched ? std::string(";\n// batched, they are [batch, rows, k]")
+                                 + (config.batchedB ? "" : " (b is shared: [n, k])") + ", and blockIdx.y is the batch"
+                           : "")
+        << R"(.
 extern "C" __global__ void __launch_bounds__()"
         << config.threads() << R"(, 1)
 gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constant__ CUtensorMap mapB, )"
@@ -354,7 +373,13 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
     const int inGroup = blockIdx.x % perGroup;
     const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
     const int slices = (K + BK - 1) / BK;
-    if (threadIdx.x == 0) {
+)";
+    if (config.batched)
+        out << "    // This block's matrix: the maps take it as a coordinate, the output"
+            << (tensors.epilogueInputs.empty() ? " moves" : " and the epilogue inputs move") << " to it.\n"
+            << "    const int batch = blockIdx.y;\n"
+            << batchOutputOffsets(recipe, tensors, "batch", "    ");
+    out << R"(    if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             initBarrier(sharedAddress(&fullBarrier[s]), 1);
             initBarrier(sharedAddress(&emptyBarrier[s]), CONSUMERS * 4);
@@ -373,13 +398,12 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
                     waitBarrier(sharedAddress(&emptyBarrier[slot]), (s / STAGES - 1) & 1);
                 const unsigned stage = base + slot * STAGE_BYTES, full = sharedAddress(&fullBarrier[slot]);
                 expectBytes(full, STAGE_BYTES);
-                loadTile(stage, &mapA, s * BK, rowBase, full);
-                loadTile(stage + A_TILE_BYTES, &mapB, s * BK, colBase, full);
 )";
+    out << load("stage", "mapA", config.batched, "rowBase")
+        << load("stage + A_TILE_BYTES", "mapB", config.batchedB, "colBase");
     if (three)
-        out << R"(                loadTile(stage + A_TILE_BYTES + B_TILE_BYTES, &mapASmall, s * BK, rowBase, full);
-                loadTile(stage + 2 * A_TILE_BYTES + B_TILE_BYTES, &mapBSmall, s * BK, colBase, full);
-)";
+        out << load("stage + A_TILE_BYTES + B_TILE_BYTES", "mapASmall", config.batched, "rowBase")
+            << load("stage + 2 * A_TILE_BYTES + B_TILE_BYTES", "mapBSmall", config.batchedB, "colBase");
     out << R"(            }
         return;
     }
@@ -524,6 +548,7 @@ const std::set<std::string> &wgmmaReservedNames()
                                                               "arriveBarrier",
                                                               "expectBytes",
                                                               "loadTile",
+                                                              "loadTile3",
                                                               "fullBarrier",
                                                               "emptyBarrier",
                                                               "mapA",
@@ -542,6 +567,10 @@ void writeWgmmaSplitKernels(std::ostringstream &out, const WgmmaConfig &config)
 {
     const bool three = config.products == 3;
     const std::string smallParameter = three ? "float *__restrict__ small, " : "";
+    const auto moveCopies = [&](const std::string &matrix, const std::string &elements) {
+        return "    big += (size_t)" + matrix + " * " + elements + ";\n"
+               + (three ? "    small += (size_t)" + matrix + " * " + elements + ";\n" : std::string());
+    };
     const std::string store = three ? "        big[i] = __uint_as_float(hi);\n"
                                       "        small[i] = __uint_as_float(tf32(v - __uint_as_float(hi)));\n"
                                     : "        big[i] = __uint_as_float(hi);\n";
@@ -559,12 +588,16 @@ __device__ __forceinline__ unsigned tf32(float x)
         << (three ? " (big) and its remainder rounded to TF32 (small): v = big + small to fp32's precision" : " (big)")
         << R"(.
 // Each thread handles )"
-        << kWgmmaSplitItems << R"( neighbouring values of a padded row (colsPadded is a multiple of 32).
+        << kWgmmaSplitItems << R"( neighbouring values of a padded row (colsPadded is a multiple of 32); blockIdx.y is
+// the matrix of a batch, each padded on its own.
 extern "C" __global__ void __launch_bounds__()"
         << kWgmmaSplitBlock << R"()
 split_rows_kernel(const float *__restrict__ src, float *__restrict__ big, )"
         << smallParameter << R"(int rows, int cols, int rowsPadded, int colsPadded)
 {
+    src += (size_t)blockIdx.y * rows * cols;
+)" << moveCopies("blockIdx.y", "rowsPadded * colsPadded")
+        << R"(
     const long long first = ((long long)blockIdx.x * )"
         << kWgmmaSplitBlock << " + threadIdx.x) * " << kWgmmaSplitItems << R"(;
     if (first >= (long long)rowsPadded * colsPadded)
@@ -581,12 +614,15 @@ split_rows_kernel(const float *__restrict__ src, float *__restrict__ big, )"
 }
 
 // The same for a row-major [kRows, nCols] matrix (b as [k, n], or a transposed a as [k, m]), written transposed:
-// [outRows, outCols] = [nCols, k] padded, so that k is contiguous as wgmma's TF32 operands need. 32 x 32 tiles through shared memory keep both the reads
-// and the writes coalesced.
+// [outRows, outCols] = [nCols, k] padded, so that k is contiguous as wgmma's TF32 operands need. 32 x 32 tiles
+// through shared memory keep both the reads and the writes coalesced; blockIdx.z is the matrix of a batch.
 extern "C" __global__ void __launch_bounds__(256)
 split_transposed_kernel(const float *__restrict__ src, float *__restrict__ big, )"
         << smallParameter << R"(int kRows, int nCols, int outRows, int outCols)
 {
+    src += (size_t)blockIdx.z * kRows * nCols;
+)" << moveCopies("blockIdx.z", "outRows * outCols")
+        << R"(
     __shared__ float tile[32][33];
     const int n0 = blockIdx.x * 32, k0 = blockIdx.y * 32;
     for (int r = threadIdx.y; r < 32; r += 8) {
@@ -616,7 +652,7 @@ void writeWgmmaMainKernel(std::ostringstream &out, const WgmmaConfig &config, co
     writeEpilogueFunction(out, recipe, tensors);
     if (config.loader == WgmmaLoader::Tma) {
         writeTmaHelpers(out, config);
-        writeTmaKernel(out, config, tensors);
+        writeTmaKernel(out, config, recipe, tensors);
     } else {
         writeCpAsyncKernel(out, config, tensors);
     }

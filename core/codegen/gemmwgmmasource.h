@@ -31,6 +31,8 @@ struct WgmmaConfig
     int bm = 128, bn = 128, stages = 3, products = 3, groupM = 8;
     WgmmaLoader loader = WgmmaLoader::CpAsync;
     bool directA = false, directB = false; ///< Tma, plain TF32: the copy engine reads a / b itself, not a copy.
+    /// Tma only: a batch of products, one matrix per blockIdx.y; b has its own matrix per batch unless shared.
+    bool batched = false, batchedB = false;
 
     int warpgroups() const { return bm / 64; } ///< Warpgroups that multiply: 64 rows each.
     int threads() const { return 128 * (warpgroups() + (loader == WgmmaLoader::Tma ? 1 : 0)); }
@@ -45,7 +47,8 @@ struct WgmmaConfig
 /// Names the generated source declares (an op's tensors and epilogue must not use them).
 const std::set<std::string> &wgmmaReservedNames();
 
-/// The kernels that round a ([rows, k] or [k, rows]) and b into zero-padded k-contiguous TF32 copies.
+/// The kernels that round a ([rows, k] or [k, rows]) and b into zero-padded k-contiguous TF32 copies, one matrix
+/// of a batch per blockIdx.y (split_rows_kernel) or blockIdx.z (split_transposed_kernel).
 void writeWgmmaSplitKernels(std::ostringstream &out, const WgmmaConfig &config);
 
 /// Constants, device helpers, the wgmma wrapper, the epilogue function and gemm_wgmma_kernel.

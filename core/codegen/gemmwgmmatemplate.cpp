@@ -37,6 +37,10 @@ WgmmaConfig configOf(const Op &op, const OpRecipe &recipe, const Params &params)
     config.products = param(params, "products", config.products);
     config.groupM = param(params, "groupM", config.groupM);
     config.loader = WgmmaLoader(param(params, "loader", int(config.loader)));
+    if (config.loader == WgmmaLoader::Tma && isBatched(recipe)) {
+        config.batched = true;
+        config.batchedB = batchedB(recipe, gemmTensors(op, recipe));
+    }
     if (config.loader == WgmmaLoader::Tma && config.products == 1) {
         const auto sizes = gemmSizes(op, recipe);
         config.directA = readsInPlace(sizes, !recipe.transposeA);
@@ -58,11 +62,16 @@ TileShape defaultTile(const std::vector<GemmSizes> &sizes)
 }
 
 // A tensor map over a [rows, k] operand (k contiguous, dims innermost first) that moves boxes of one k slice
-// by boxRows rows into 128-byte-swizzled tiles.
-nlohmann::json operandMap(const std::string &tensor, const std::string &k, const std::string &rows, int boxRows)
+// by boxRows rows into 128-byte-swizzled tiles; over a batched [batch, rows, k] operand, one matrix's box at a time.
+nlohmann::json operandMap(const std::string &tensor, const std::string &k, const std::string &rows, int boxRows,
+                          const std::string &batch = {})
 {
-    return {
-        {"tensorMap", tensor}, {"dims", {k, rows}}, {"box", {text(kWgmmaSliceK), text(boxRows)}}, {"swizzle", "128B"}};
+    nlohmann::json dims{k, rows}, box{text(kWgmmaSliceK), text(boxRows)};
+    if (!batch.empty()) {
+        dims.push_back(batch);
+        box.push_back("1");
+    }
+    return {{"tensorMap", tensor}, {"dims", dims}, {"box", box}, {"swizzle", "128B"}};
 }
 
 } // namespace
@@ -108,12 +117,17 @@ std::string GemmWgmmaTemplate::check(const Op &op, const OpRecipe &recipe, const
     if (auto problem = checkParams(params, parameters(op, recipe)); !problem.empty())
         return problem;
     // The copy kernels lay a out as [rows, k] whatever its layout: a transposed a and folded leading dimensions
-    // cost nothing more. Batches and triangles are not implemented here.
+    // cost nothing more. The TMA loader's maps take a batch as their third coordinate. Triangles are not
+    // implemented here.
     GemmLayouts layouts;
     layouts.transposedA = true;
     layouts.foldedRows = true;
+    layouts.batched = true;
     if (auto problem = checkGemm(op, recipe, wgmmaReservedNames(), name(), layouts); !problem.empty())
         return problem;
+    if (isBatched(recipe) && param(params, "loader", 1) != int(WgmmaLoader::Tma))
+        return "the gemm-wgmma template takes batched products (batch " + recipe.batch
+               + ") with the TMA loader (loader 1) only";
     if (recipe.transposeA && !recipe.leading.empty())
         return "the gemm-wgmma template folds leading dimensions of an a given as [m, k] only";
     const WgmmaConfig config = configOf(op, recipe, params);
@@ -142,6 +156,7 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
     const WgmmaConfig config = configOf(op, recipe, params);
     const GemmTensors tensors = gemmTensors(op, recipe);
     const bool three = config.products == 3, tma = config.loader == WgmmaLoader::Tma;
+    const bool anyCopy = !config.directA || !config.directB;
 
     std::ostringstream out;
     out << headerComment(op, *this, params, parameters(op, recipe));
@@ -156,13 +171,17 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
         << (tma ? "by the copy engine (TMA, issued by a producer warpgroup)" : "with cp.async by every thread")
         << " in 128-byte-swizzled shared tiles that wgmma\n// reads directly; the epilogue works on the sums in "
            "registers.\n"
+        << (config.batched ? "// Batched: blockIdx.y is the matrix, the third coordinate of the batched operands' "
+                             "tensor maps"
+                                 + std::string(config.batchedB ? "" : " (b is shared)")
+                                 + (anyCopy ? ";\n// the copies are padded matrix by matrix" : "") + ".\n"
+                           : std::string())
         << (three ? "// Precision: 3xTF32, as accurate as fp32 FMA (each operand split into a TF32 part and a TF32\n"
                     "// remainder; three tensor-core products, fp32 sums rounded to nearest once per slice).\n"
                   : "// Precision: plain TF32 (operands reduced to 10-bit mantissas, sums in fp32).\n")
         << "\n#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ != 900 || !defined(__CUDA_ARCH_FEAT_SM90_ALL))\n"
         << "#error \"wgmma needs sm_90a (Hopper)\"\n"
         << "#endif\n";
-    const bool anyCopy = !config.directA || !config.directB;
     if (anyCopy)
         writeWgmmaSplitKernels(out, config);
     writeWgmmaMainKernel(out, config, recipe, tensors);
@@ -171,64 +190,77 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
     const std::string mPadded = padded(rows, config.bm), nPadded = padded(recipe.n, config.bn);
     const std::string kPadded = padded(recipe.k, kWgmmaSliceK);
     std::vector<std::pair<std::string, std::string>> scratch;
-    const auto addCopies = [&](const char *operand, const std::string &rowsPadded) {
-        scratch.push_back({std::string(operand) + "Big", "4 * " + rowsPadded + " * " + kPadded});
+    // A batched operand's copies hold one padded matrix per batch: [batch, rowsPadded, kPadded].
+    const std::string aBatch = config.batched ? recipe.batch : "", bBatch = config.batchedB ? recipe.batch : "";
+    const auto addCopies = [&](const char *operand, const std::string &rowsPadded, const std::string &batch) {
+        const std::string bytes = "4 * " + (batch.empty() ? "" : batch + " * ") + rowsPadded + " * " + kPadded;
+        scratch.push_back({std::string(operand) + "Big", bytes});
         if (three)
-            scratch.push_back({std::string(operand) + "Small", "4 * " + rowsPadded + " * " + kPadded});
+            scratch.push_back({std::string(operand) + "Small", bytes});
     };
     if (!config.directA)
-        addCopies("a", mPadded);
+        addCopies("a", mPadded, aBatch);
     if (!config.directB)
-        addCopies("b", nPadded);
+        addCopies("b", nPadded, bBatch);
     const auto parts = [&](const char *operand) {
         nlohmann::json args = nlohmann::json::array({scratchArg(std::string(operand) + "Big")});
         if (three)
             args.push_back(scratchArg(std::string(operand) + "Small"));
         return args;
     };
+    // The copy kernels pad each matrix of a batch on its own: blockIdx.y (rows) or blockIdx.z (transposed).
+    const auto withBatch = [](std::vector<std::string> grid, const std::string &batch) {
+        if (!batch.empty())
+            grid.push_back(batch);
+        return grid;
+    };
     const auto splitRows = [&](const std::string &tensor, const std::string &rows, const std::string &cols,
-                               const std::string &rowsPadded, const char *operand) {
+                               const std::string &rowsPadded, const char *operand, const std::string &batch) {
         nlohmann::json args = nlohmann::json::array({inputArg(tensor)});
         for (auto &arg : parts(operand))
             args.push_back(arg);
         for (const auto &symbol : {rows, cols, rowsPadded, kPadded})
             args.push_back(intArg(symbol));
-        return kernelStep(
-            "split_rows_kernel",
-            {"ceil_div(" + rowsPadded + " * " + kPadded + ", " + text(kWgmmaSplitBlock * kWgmmaSplitItems) + ")"},
-            {text(kWgmmaSplitBlock)}, args);
+        return kernelStep("split_rows_kernel",
+                          withBatch({"ceil_div(" + rowsPadded + " * " + kPadded + ", "
+                                     + text(kWgmmaSplitBlock * kWgmmaSplitItems) + ")"},
+                                    batch),
+                          {text(kWgmmaSplitBlock)}, args);
     };
     // A [k, cols] operand (b as PyTorch gives it, or a transposed a) is transposed into [colsPadded, k] copies.
     const auto splitTransposed = [&](const std::string &tensor, const std::string &cols, const std::string &colsPadded,
-                                     const char *operand) {
+                                     const char *operand, const std::string &batch) {
         nlohmann::json args = nlohmann::json::array({inputArg(tensor)});
         for (auto &arg : parts(operand))
             args.push_back(arg);
         for (const auto &symbol : {recipe.k, cols, colsPadded, kPadded})
             args.push_back(intArg(symbol));
         return kernelStep("split_transposed_kernel",
-                          {"ceil_div(" + colsPadded + ", 32)", "ceil_div(" + kPadded + ", 32)"}, {"32", "8"}, args);
+                          withBatch({"ceil_div(" + colsPadded + ", 32)", "ceil_div(" + kPadded + ", 32)"}, batch),
+                          {"32", "8"}, args);
     };
     nlohmann::json steps = nlohmann::json::array();
     if (!config.directA)
-        steps.push_back(recipe.transposeA ? splitTransposed(tensors.a->name, rows, mPadded, "a")
-                                          : splitRows(tensors.a->name, rows, recipe.k, mPadded, "a"));
+        steps.push_back(recipe.transposeA ? splitTransposed(tensors.a->name, rows, mPadded, "a", aBatch)
+                                          : splitRows(tensors.a->name, rows, recipe.k, mPadded, "a", aBatch));
     if (!config.directB)
-        steps.push_back(recipe.transposeB ? splitRows(tensors.b->name, recipe.n, recipe.k, nPadded, "b")
-                                          : splitTransposed(tensors.b->name, recipe.n, nPadded, "b"));
+        steps.push_back(recipe.transposeB ? splitRows(tensors.b->name, recipe.n, recipe.k, nPadded, "b", bBatch)
+                                          : splitTransposed(tensors.b->name, recipe.n, nPadded, "b", bBatch));
     nlohmann::json args = nlohmann::json::array();
     if (tma) {
-        // The maps name the copies ([rowsPadded, kPadded]) or, read in place, the operands themselves.
+        // The maps name the copies ([rowsPadded, kPadded], batched [batch, rowsPadded, kPadded]) or, read in place,
+        // the operands themselves.
         const auto map = [&](const std::string &copy, bool direct, const std::string &tensor,
-                             const std::string &rowsPadded, const std::string &rowsExact, int boxRows) {
-            return direct ? operandMap(tensor, recipe.k, rowsExact, boxRows)
-                          : operandMap(copy, kPadded, rowsPadded, boxRows);
+                             const std::string &rowsPadded, const std::string &rowsExact, int boxRows,
+                             const std::string &batch) {
+            return direct ? operandMap(tensor, recipe.k, rowsExact, boxRows, batch)
+                          : operandMap(copy, kPadded, rowsPadded, boxRows, batch);
         };
-        args.push_back(map("aBig", config.directA, tensors.a->name, mPadded, rows, config.bm));
-        args.push_back(map("bBig", config.directB, tensors.b->name, nPadded, recipe.n, config.bn));
+        args.push_back(map("aBig", config.directA, tensors.a->name, mPadded, rows, config.bm, aBatch));
+        args.push_back(map("bBig", config.directB, tensors.b->name, nPadded, recipe.n, config.bn, bBatch));
         if (three) {
-            args.push_back(operandMap("aSmall", kPadded, mPadded, config.bm));
-            args.push_back(operandMap("bSmall", kPadded, nPadded, config.bn));
+            args.push_back(operandMap("aSmall", kPadded, mPadded, config.bm, aBatch));
+            args.push_back(operandMap("bSmall", kPadded, nPadded, config.bn, bBatch));
         }
     } else {
         for (const char *part : {"aBig", "bBig"})
@@ -244,8 +276,10 @@ GeneratedKernel GemmWgmmaTemplate::generate(const Op &op, const OpRecipe &recipe
     // engine fills the last slice with zeros past it).
     for (const auto &symbol : {rows, recipe.n, anyCopy ? kPadded : recipe.k})
         args.push_back(intArg(symbol));
-    const std::vector<std::string> grid{"ceil_div(" + rows + ", " + text(config.bm) + ") * ceil_div(" + recipe.n + ", "
-                                        + text(config.bn) + ")"};
+    std::vector<std::string> grid{"ceil_div(" + rows + ", " + text(config.bm) + ") * ceil_div(" + recipe.n + ", "
+                                  + text(config.bn) + ")"};
+    if (config.batched)
+        grid.push_back(recipe.batch); // blockIdx.y: the matrix of the batch
     steps.push_back(kernelStep("gemm_wgmma_kernel", grid, {text(config.threads())}, args, text(config.sharedBytes())));
     return {out.str(), planJson(steps, scratch)};
 }

@@ -254,7 +254,7 @@ TEST_CASE("rejects invalid combinations")
     }
 }
 
-TEST_CASE("a transposed a and folded rows go through the copy kernels; batches and triangles are refused")
+TEST_CASE("a transposed a and folded rows go through the copy kernels; triangles are refused")
 {
     const Op &transposed = *findBuiltInOp("matmul_transposed_a");
     const Params params = kTemplate.defaults(transposed, recipeFor(transposed));
@@ -281,11 +281,125 @@ TEST_CASE("a transposed a and folded rows go through the copy kernels; batches a
     const auto &main = std::get<ResolvedKernelStep>(resolved->steps.back());
     CHECK(main.grid[0] == ((rows + bm - 1) / bm) * ((shapes.at(recipe.n) + bn - 1) / bn));
 
-    for (const char *name : {"bmm", "matmul_upper"}) {
+    for (const char *name : {"matmul_upper", "bmm_lower_transposed_a"}) {
         const Op &op = *findBuiltInOp(name);
-        CHECK_MESSAGE(kTemplate.check(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op))).find("gemm-wgmma")
-                          != std::string::npos,
+        CHECK_MESSAGE(kTemplate.check(op, recipeFor(op), kTemplate.defaults(op, recipeFor(op)))
+                          == "the gemm-wgmma template does not implement a triangular output (triangle "
+                                 + recipeFor(op).triangle + ")",
                       name);
+    }
+}
+
+// The batched ops without a triangle: the catalog's torch.bmm, an epilogue input per matrix, a transposed a with a
+// shared b, and both operands k-contiguous with k a multiple of 4 (plain TF32 reads them in place).
+std::vector<Op> batchedOps()
+{
+    Op inPlace = gemmLayoutTestOp("bmm_lower_transposed_b");
+    inPlace.name = "bmm_transposed_b";
+    inPlace.recipe = R"j({"family": "gemm", "batch": "B", "transposeB": true})j";
+    inPlace.shapeSets.back()["K"] = 36;
+    return {*findBuiltInOp("bmm"), gemmLayoutTestOp("bmm_residual"), gemmLayoutTestOp("bmm_transposed_a_shared_b"),
+            inPlace};
+}
+
+TEST_CASE("batches need the TMA loader")
+{
+    for (const Op &op : batchedOps()) {
+        CAPTURE(op.name);
+        const OpRecipe recipe = recipeFor(op);
+        const Params defaults = kTemplate.defaults(op, recipe);
+        CHECK(defaults.at("loader") == 1);
+        CHECK(kTemplate.check(op, recipe, defaults) == std::string());
+        CHECK(kTemplate.check(op, recipe, with(defaults, {{"loader", 0}}))
+              == "the gemm-wgmma template takes batched products (batch " + recipe.batch
+                     + ") with the TMA loader (loader 1) only");
+    }
+}
+
+TEST_CASE("a batch is the grid's y and the third dimension of the batched operands' maps")
+{
+    int readInPlace = 0;
+    for (const Op &op : batchedOps())
+        for (const char *changes : {"products=3", "products=1", "products=1,bm=128,bn=256,stages=4"}) {
+            const OpRecipe recipe = recipeFor(op);
+            const Params params = withChanges(kTemplate.defaults(op, recipe), changes);
+            REQUIRE(kTemplate.check(op, recipe, params) == std::string());
+            const GeneratedKernel kernel = kTemplate.generate(op, recipe, params);
+            const auto plan = parseLaunchPlan(kernel.launchPlan);
+            REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+            const bool sharedB = op.inputs[1].shape.size() == 2;
+            CHECK(sharedB == (op.name == "bmm_transposed_a_shared_b"));
+            const bool alignedRows = std::all_of(op.shapeSets.begin(), op.shapeSets.end(),
+                                                 [&](const ShapeSet &shapes) { return shapes.at(recipe.k) % 4 == 0; });
+            for (const ShapeSet &shapes : op.shapeSets) {
+                CAPTURE(op.name);
+                CAPTURE(std::string(changes));
+                const auto resolved = resolveLaunchPlan(*plan, op, shapes, parseKernelSignatures(kernel.source));
+                REQUIRE_MESSAGE(resolved, (resolved ? "" : resolved.error().message));
+                const long long batch = shapes.at(recipe.batch), m = shapes.at(recipe.m), n = shapes.at(recipe.n),
+                                k = shapes.at(recipe.k);
+                const int bm = params.at("bm"), bn = params.at("bn");
+                const long long mPadded = (m + bm - 1) / bm * bm, nPadded = (n + bn - 1) / bn * bn;
+                const long long kPadded = (k + 31) / 32 * 32;
+                const auto &main = std::get<ResolvedKernelStep>(resolved->steps.back());
+                CHECK(main.grid[0] == ((m + bm - 1) / bm) * ((n + bn - 1) / bn));
+                CHECK(main.grid[1] == batch);
+                std::vector<ResolvedTensorMap> maps;
+                for (const auto &arg : main.args)
+                    if (arg.kind == PlanArg::Kind::TensorMap)
+                        maps.push_back(arg.tensorMap);
+                REQUIRE(maps.size() == std::size_t(params.at("products") == 3 ? 4 : 2));
+                for (std::size_t i = 0; i < maps.size(); ++i) {
+                    const bool isA = i % 2 == 0, batched = isA || !sharedB;
+                    const long long rows = isA ? m : n, rowsPadded = isA ? mPadded : nPadded;
+                    const ResolvedTensorMap &map = maps[i];
+                    const bool inPlace = map.tensorKind == PlanArg::Kind::Input;
+                    std::vector<std::int64_t> dims{inPlace ? k : kPadded, inPlace ? rows : rowsPadded};
+                    std::vector<std::int64_t> box{32, isA ? bm : bn};
+                    if (batched) {
+                        dims.push_back(batch);
+                        box.push_back(1);
+                    }
+                    CHECK(map.dims == dims);
+                    CHECK(map.box == box);
+                    // In place only where the operand is [rows, k] with 16-byte rows in every shape set, under
+                    // plain TF32.
+                    const bool kContiguous = isA ? !recipe.transposeA : recipe.transposeB;
+                    CHECK(inPlace == (params.at("products") == 1 && kContiguous && alignedRows));
+                    readInPlace += inPlace;
+                }
+                // Every copy holds one padded matrix per batch (a shared b's one); its kernel pads each on its own.
+                for (const auto &[name, bytes] : resolved->scratchBytes) {
+                    const bool isA = name[0] == 'a';
+                    CHECK(bytes == 4 * (isA || !sharedB ? batch : 1) * (isA ? mPadded : nPadded) * kPadded);
+                }
+                for (std::size_t i = 0; i + 1 < resolved->steps.size(); ++i) {
+                    const auto &split = std::get<ResolvedKernelStep>(resolved->steps[i]);
+                    const bool transposed = split.kernel == "split_transposed_kernel";
+                    const bool splitsB = std::get<KernelStep>(plan->steps[i]).args[0].name == op.inputs[1].name;
+                    CHECK(split.grid[transposed ? 2 : 1] == (splitsB && sharedB ? 1 : batch));
+                }
+            }
+        }
+    // bmm_transposed_b's a and b under plain TF32 (two variants) in both shape sets; bmm's K of 77 needs copies.
+    CHECK(readInPlace == 2 * 2 * 2);
+}
+
+TEST_CASE("batched variants compile for sm_90a" * needsNvrtc())
+{
+    for (const Op &op : batchedOps())
+        for (const char *changes : {"products=3", "products=1", "products=1,bm=128,bn=256,stages=4",
+                                    "products=1,bm=192,bn=128,stages=3", "bm=64,bn=64,stages=5"}) {
+            const Params params = withChanges(kTemplate.defaults(op, recipeFor(op)), changes);
+            const GeneratedKernel kernel = kTemplate.generate(op, recipeFor(op), params);
+            CHECK(kernel.source.find("cp.async.bulk.tensor.3d") != std::string::npos);
+            CHECK(kernel.source.find("const int batch = blockIdx.y;") != std::string::npos);
+            const std::string problem = verifyCandidate(kTemplate, op, params, "sm_90a");
+            CHECK_MESSAGE(problem.empty(), op.name << " " << changes << ": " << problem);
+        }
+    for (const auto &params : sampleValid(kTemplate, *findBuiltInOp("bmm"), 5, 4)) {
+        const std::string problem = verifyCandidate(kTemplate, *findBuiltInOp("bmm"), params, "sm_90a");
+        CHECK_MESSAGE(problem.empty(), problem);
     }
 }
 

@@ -184,7 +184,8 @@ TEST_CASE("the catalog's gemms verify on Hopper's wgmma")
 
 // The products of other layouts (a transposed a, rows folded, batches, a shared b, triangles): the defaults and
 // sampled variants of the CUDA-core and tensor-core templates verify on them, those of gemm-tensorcore in 3xTF32
-// (plain TF32 is the tensor-core case's report above); odd shape sets included.
+// (plain TF32 is the tensor-core case's report above); odd shape sets included. On Hopper gemm-wgmma's TMA loader
+// verifies on the batch (torch.bmm) in 3xTF32 too.
 TEST_CASE("the catalog's gemm layouts verify on the gemm templates")
 {
     if (!test::skipWithoutGpu())
@@ -201,6 +202,14 @@ TEST_CASE("the catalog's gemm layouts verify on the gemm templates")
         checked += checkVariantsVerify(*tensorCores, op, seed++, 4, "3xTF32", {{"products", 3}});
     }
     CHECK(checked >= 5 * (5 + 3)); // the CUDA cores' five variants an op, at least three of the tensor cores'
+    if (test::gpuArch() != "sm_90a") {
+        std::printf("gemm-wgmma needs sm_90a: its batches skipped on %s\n", test::gpuArch().c_str());
+        return;
+    }
+    const KernelTemplate *wgmma = findKernelTemplate("gemm-wgmma");
+    REQUIRE(wgmma);
+    // The defaults and at least two sampled variants (those of plain TF32 become 3xTF32, bn 256 is left out).
+    CHECK(checkVariantsVerify(*wgmma, test::builtIn("bmm"), seed, 6, "wgmma 3xTF32", {{"products", 3}}) >= 3);
 }
 
 // Split-K in gemm-tensorcore: every catalog gemm and layout verifies with k split among blocks (odd shape sets: the

@@ -102,8 +102,8 @@ TEST_CASE("wgmma's 3xTF32 is as exact as fp32 FMA against float64, its plain TF3
 }
 
 // The TMA loader on every catalog gemm it takes, odd shapes included (rows, columns and k past the last box arrive
-// as zeros): 3xTF32 verifies under the fp32 policy, plain TF32 (operands read in place where they are k-contiguous)
-// under tf32.
+// as zeros), torch.bmm among them (the batch the maps' third coordinate, each matrix's copy padded on its own):
+// 3xTF32 verifies under the fp32 policy, plain TF32 (operands read in place where they are k-contiguous) under tf32.
 TEST_CASE("wgmma fed by the copy engine verifies on the catalog's gemms")
 {
     if (gpuArch() != "sm_90a") {
@@ -119,12 +119,13 @@ TEST_CASE("wgmma fed by the copy engine verifies on the catalog's gemms")
         {Precision::Tf32, {{"loader", 1}, {"products", 1}, {"bm", 192}, {"bn", 128}, {"stages", 3}}},
         {Precision::Tf32, {{"loader", 1}, {"products", 1}, {"bm", 64}, {"bn", 128}, {"stages", 2}}},
     };
-    int verified = 0;
+    int verified = 0, batched = 0;
     for (const auto &op : builtInOps()) {
         const auto recipe = recipeOf(op);
         if (!recipe || !wgmma->supports(op, *recipe)
             || !wgmma->check(op, *recipe, wgmma->defaults(op, *recipe)).empty())
             continue;
+        batched += isBatched(*recipe);
         for (const auto &[precision, changes] : variants) {
             Params params = wgmma->defaults(op, *recipe);
             for (const auto &[name, value] : changes)
@@ -145,5 +146,8 @@ TEST_CASE("wgmma fed by the copy engine verifies on the catalog's gemms")
             verified += evaluation.status == EvalStatus::Correct;
         }
     }
-    CHECK(verified >= 4 * 5); // four catalog gemms (matmul, nn.Linear with b [n, k], a residual, a tall one)
+    // Seven catalog gemms: matmul, nn.Linear with b [n, k], a residual, a tall one, a transposed a, folded rows
+    // and torch.bmm.
+    CHECK(verified >= 7 * 5);
+    CHECK(batched >= 1);
 }

@@ -106,7 +106,7 @@ Op linearSigmoidSum(long long m, long long n, long long k)
                       {{{"M", m}, {"N", n}, {"K", k}}, {{"M", 37}, {"N", 201}, {"K", 75}}});
 }
 
-// A batch of products followed by a ReLU (torch.bmm): gemm-wgmma takes no batches.
+// A batch of products followed by a ReLU (torch.bmm): gemm-wgmma takes it with its TMA loader (the default).
 Op bmmRelu(long long batch, long long m, long long n, long long k)
 {
     const auto a = piped("a", {"B", "M", "K"}), b = piped("b", {"B", "K", "N"});
@@ -196,11 +196,13 @@ TEST_CASE("the product gene is offered where a library stage is a matrix product
     CHECK(pipelineTemplate().defaults(small, test::recipeFor(small)).at("product") == 0);
     CHECK(pipelineTemplate().alternatives(small, test::recipeFor(small)).empty());
 
-    // gemm-wgmma refuses batches: a large batched product has no wgmma alternative.
+    // gemm-wgmma takes batches: a large batched product has the same alternatives as one matrix's.
     const Op batched = bmmRelu(8, 512, 512, 256);
     CHECK(pipelineTemplate().defaults(batched, test::recipeFor(batched)).at("product") == 2);
-    CHECK(pipelineTemplate().alternatives(batched, test::recipeFor(batched))
-          == std::vector<Params>{{{"product", 0}}, {{"product.epilogue", 0}}});
+    CHECK(
+        pipelineTemplate().alternatives(batched, test::recipeFor(batched))
+        == std::vector<Params>{
+            {{"product", 1}}, {{"product", 0}}, {{"product.epilogue", 0}}, {{"product", 1}, {"product.epilogue", 0}}});
 
     // Without a product stage there is no gene (the genomes of other pipelines stay as they were).
     const auto t0 = piped("t0", {"R", "C"});
@@ -332,6 +334,7 @@ TEST_CASE("composed products compile for their architectures" * needsNvrtc())
     CHECK(verifyCandidate(pipelineTemplate(), late, withProduct(late, 1), "sm_90a").empty());
     const Op batched = bmmRelu(8, 512, 512, 256);
     CHECK(verifyCandidate(pipelineTemplate(), batched, withProduct(batched, 2), "sm_80").empty());
+    CHECK(verifyCandidate(pipelineTemplate(), batched, withProduct(batched, 1), "sm_90a").empty());
     // wgmma exists on sm_90a only: the composed source says so where it is compiled for another GPU.
     const auto elsewhere = verifyCandidate(pipelineTemplate(), op, withProduct(op, 1), "sm_80");
     CHECK(elsewhere.find("wgmma needs sm_90a") != std::string::npos);
@@ -392,10 +395,16 @@ TEST_CASE("a transpose only the product reads is read in place; leading dimensio
 
 TEST_CASE("products the gemm templates cannot take are refused with the reason, or stay library calls")
 {
+    // A batch is no longer among them: gemm-wgmma's TMA loader takes it, its grid's y the batch.
     const Op batched = bmmRelu(8, 512, 512, 256);
-    const auto problem = pipelineTemplate().check(batched, test::recipeFor(batched), withProduct(batched, 1));
-    CHECK(problem.find("stage 1's product (gemm-wgmma)") != std::string::npos);
-    CHECK(problem.find("batch") != std::string::npos);
+    CHECK(pipelineTemplate().check(batched, test::recipeFor(batched), withProduct(batched, 1)) == std::string());
+    const auto batchedPlan = planOf(batched, withProduct(batched, 1));
+    const auto wgmmaStep = std::find_if(batchedPlan["steps"].begin(), batchedPlan["steps"].end(), [](const auto &step) {
+        return step.value("kernel", "").find("gemm_wgmma_kernel") != std::string::npos;
+    });
+    REQUIRE(wgmmaStep != batchedPlan["steps"].end());
+    CHECK((*wgmmaStep)["grid"].size() == std::size_t(2));
+    CHECK((*wgmmaStep)["grid"][1] == "B");
 
     Params plainTf32 = test::with(withProduct(batched, 2), {{"product.products", 2}});
     CHECK(pipelineTemplate().check(batched, test::recipeFor(batched), plainTf32).find("not one of the allowed values")
