@@ -116,6 +116,36 @@ void writeWgmma(std::ostringstream &out, const WgmmaConfig &config)
     out << "\n                 : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n}\n";
 }
 
+// The products of the slice at `stage` (in scope), issued as one wgmma group: this warpgroup's rows of a times b,
+// into the fresh sum `part` under 3xTF32, into acc under plain TF32. Both main kernels run it.
+void writeSliceProducts(std::ostringstream &out, bool three)
+{
+    out << R"(        const u64 aBigDesc = descriptor(stage + warpgroup * 64 * ROW_BYTES);
+        const u64 bBigDesc = descriptor(stage + A_TILE_BYTES);
+)";
+    if (three)
+        out << R"(        const u64 aSmallDesc = descriptor(stage + A_TILE_BYTES + B_TILE_BYTES + warpgroup * 64 * ROW_BYTES);
+        const u64 bSmallDesc = descriptor(stage + 2 * A_TILE_BYTES + B_TILE_BYTES);
+        // The tensor cores do not round their fp32 sums to nearest: the slice's products go into a fresh sum
+        // (the small terms first), which the CUDA cores add to acc, rounded to nearest.
+        wgmmaFence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 8; ++kk) {
+            wgmma(part, aSmallDesc + 2 * kk, bBigDesc + 2 * kk, kk > 0);
+            wgmma(part, aBigDesc + 2 * kk, bSmallDesc + 2 * kk, 1);
+            wgmma(part, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
+        }
+        wgmmaCommit();
+)";
+    else
+        out << R"(        wgmmaFence();
+#pragma unroll
+        for (int kk = 0; kk < BK / 8; ++kk)
+            wgmma(acc, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
+        wgmmaCommit();
+)";
+}
+
 // The epilogue on a consumer's sums in registers, then the stores (closes the main kernel).
 void writeRegisterEpilogue(std::ostringstream &out, const GemmTensors &tensors)
 {
@@ -218,23 +248,10 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
         // s + AHEAD - STAGES, whose stage is refilled once this slice's products are issued.
         __syncthreads();
         const unsigned stage = base + (s % STAGES) * STAGE_BYTES;
-        const u64 aBigDesc = descriptor(stage + warpgroup * 64 * ROW_BYTES);
-        const u64 bBigDesc = descriptor(stage + A_TILE_BYTES);
 )";
+    writeSliceProducts(out, three);
     if (three)
-        out << R"(        const u64 aSmallDesc = descriptor(stage + A_TILE_BYTES + B_TILE_BYTES + warpgroup * 64 * ROW_BYTES);
-        const u64 bSmallDesc = descriptor(stage + 2 * A_TILE_BYTES + B_TILE_BYTES);
-        // The tensor cores do not round their fp32 sums to nearest: the slice's products go into a fresh sum
-        // (the small terms first), which the CUDA cores add to acc, rounded to nearest.
-        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk) {
-            wgmma(part, aSmallDesc + 2 * kk, bBigDesc + 2 * kk, kk > 0);
-            wgmma(part, aBigDesc + 2 * kk, bSmallDesc + 2 * kk, 1);
-            wgmma(part, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
-        }
-        wgmmaCommit();
-        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
+        out << R"(        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
         const int next = s + AHEAD;
         if (next < slices)
             loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
@@ -247,12 +264,7 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
     }
 )";
     else
-        out << R"(        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk)
-            wgmma(acc, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
-        wgmmaCommit();
-        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
+        out << R"(        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
         const int next = s + AHEAD;
         if (next < slices)
             loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
@@ -418,22 +430,10 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
         const int slot = s % STAGES;
         waitBarrier(sharedAddress(&fullBarrier[slot]), (s / STAGES) & 1);
         const unsigned stage = base + slot * STAGE_BYTES;
-        const u64 aBigDesc = descriptor(stage + warpgroup * 64 * ROW_BYTES);
-        const u64 bBigDesc = descriptor(stage + A_TILE_BYTES);
 )";
+    writeSliceProducts(out, three);
     if (three)
-        out << R"(        const u64 aSmallDesc = descriptor(stage + A_TILE_BYTES + B_TILE_BYTES + warpgroup * 64 * ROW_BYTES);
-        const u64 bSmallDesc = descriptor(stage + 2 * A_TILE_BYTES + B_TILE_BYTES);
-        // As in the cp.async kernel: the slice's products into a fresh sum, added to acc rounded to nearest.
-        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk) {
-            wgmma(part, aSmallDesc + 2 * kk, bBigDesc + 2 * kk, kk > 0);
-            wgmma(part, aBigDesc + 2 * kk, bSmallDesc + 2 * kk, 1);
-            wgmma(part, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
-        }
-        wgmmaCommit();
-        wgmmaWait<0>();
+        out << R"(        wgmmaWait<0>();
         keepSums(part);
         if (lane == 0)
             arriveBarrier(sharedAddress(&emptyBarrier[slot]));
@@ -443,12 +443,7 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
     }
 )";
     else
-        out << R"(        wgmmaFence();
-#pragma unroll
-        for (int kk = 0; kk < BK / 8; ++kk)
-            wgmma(acc, aBigDesc + 2 * kk, bBigDesc + 2 * kk, 1);
-        wgmmaCommit();
-        // This slice's products keep running; the previous slice's are done, and its stage goes back to the
+        out << R"(        // This slice's products keep running; the previous slice's are done, and its stage goes back to the
         // producer.
         wgmmaWait<1>();
         if (s > 0 && lane == 0)
