@@ -116,6 +116,18 @@ void writeWgmma(std::ostringstream &out, const WgmmaConfig &config)
     out << "\n                 : \"l\"(a), \"l\"(b), \"r\"(accumulate));\n}\n";
 }
 
+// The block's output tile (rowBase, colBase), in both main kernels.
+constexpr const char *kTileOrder =
+    R"(    // Consecutive blocks take GROUP_M row tiles, column after column, so that blocks running at the same time
+    // share their columns of b (and rows of a) in L2.
+    const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
+    const int perGroup = GROUP_M * tilesN;
+    const int firstTileM = blockIdx.x / perGroup * GROUP_M;
+    const int groupRows = min(tilesM - firstTileM, GROUP_M);
+    const int inGroup = blockIdx.x % perGroup;
+    const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
+)";
+
 // The products of the slice at `stage` (in scope), issued as one wgmma group: this warpgroup's rows of a times b,
 // into the fresh sum `part` under 3xTF32, into acc under plain TF32. Both main kernels run it.
 void writeSliceProducts(std::ostringstream &out, bool three)
@@ -210,15 +222,7 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
     extern __shared__ unsigned char shared[];
     const unsigned base = (sharedAddress(shared) + 1023) & ~1023u;
     const int warpgroup = threadIdx.x / 128, lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
-    // Consecutive blocks take GROUP_M row tiles, column after column, so that blocks running at the same time
-    // share their columns of b (and rows of a) in L2.
-    const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int firstTileM = blockIdx.x / perGroup * GROUP_M;
-    const int groupRows = min(tilesM - firstTileM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
-)";
+)" << kTileOrder;
     if (three)
         out << "    const float *aTiles[2] = {aBig + (size_t)rowBase * Kp, aSmall + (size_t)rowBase * Kp};\n"
             << "    const float *bTiles[2] = {bBig + (size_t)colBase * Kp, bSmall + (size_t)colBase * Kp};\n";
@@ -378,13 +382,8 @@ gemm_wgmma_kernel(const __grid_constant__ CUtensorMap mapA, const __grid_constan
     __shared__ __align__(8) u64 fullBarrier[STAGES], emptyBarrier[STAGES];
     const unsigned base = (sharedAddress(shared) + 1023) & ~1023u;
     const int lane = threadIdx.x % 32, warp = threadIdx.x % 128 / 32;
-    const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int firstTileM = blockIdx.x / perGroup * GROUP_M;
-    const int groupRows = min(tilesM - firstTileM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int rowBase = (firstTileM + inGroup % groupRows) * BM, colBase = inGroup / groupRows * BN;
-    const int slices = (K + BK - 1) / BK;
+)" << kTileOrder
+        << R"(    const int slices = (K + BK - 1) / BK;
 )";
     if (config.batched)
         out << "    // This block's matrix: the maps take it as a coordinate, the output"
