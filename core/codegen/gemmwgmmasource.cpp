@@ -254,13 +254,14 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
         const unsigned stage = base + (s % STAGES) * STAGE_BYTES;
 )";
     writeSliceProducts(out, three);
-    if (three)
-        out << R"(        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
+    out << R"(        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
         const int next = s + AHEAD;
         if (next < slices)
             loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
         commitCopies();
-        wgmmaWait<0>();
+)";
+    if (three)
+        out << R"(        wgmmaWait<0>();
         keepSums(part);
 #pragma unroll
         for (int e = 0; e < SUMS; ++e)
@@ -268,12 +269,7 @@ gemm_wgmma_kernel(float *__restrict__ aBig, float *__restrict__ bBig, )"
     }
 )";
     else
-        out << R"(        // The tensor cores work on this slice while the copy of slice s + AHEAD is issued.
-        const int next = s + AHEAD;
-        if (next < slices)
-            loadStage(base + (next % STAGES) * STAGE_BYTES, aTiles[0], bTiles[0], aTiles[1], bTiles[1], Kp, next);
-        commitCopies();
-        // This slice's products may still run while the next slice is issued: their sums are only read after
+        out << R"(        // This slice's products may still run while the next slice is issued: their sums are only read after
         // the loop.
         wgmmaWait<1>();
     }

@@ -14,6 +14,28 @@ TensorSpec tensor(const std::string &name, std::vector<std::string> shape, const
     return TensorSpec{name, std::move(shape), dtype};
 }
 
+Op layerNormTestOp(const std::string &name, std::vector<ShapeSet> shapeSets)
+{
+    Op op;
+    op.name = name;
+    op.inputs = {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})};
+    op.outputs = {tensor("out", {"N", "D"})};
+    op.shapeSets = std::move(shapeSets);
+    op.recipe = R"j({"family": "norm", "reduction": "layernorm", "rows": "N", "cols": "D", "eps": 1e-5})j";
+    return op;
+}
+
+Op rmsNormTestOp(const std::string &name, std::vector<ShapeSet> shapeSets)
+{
+    Op op;
+    op.name = name;
+    op.inputs = {tensor("x", {"R", "C"}), tensor("w", {"C"})};
+    op.outputs = {tensor("y", {"R", "C"})};
+    op.shapeSets = std::move(shapeSets);
+    op.recipe = R"j({"family": "norm", "reduction": "rmsnorm", "rows": "R", "cols": "C", "eps": 1e-6})j";
+    return op;
+}
+
 OpRecipe recipeFor(const Op &op)
 {
     const auto recipe = recipeOf(op);

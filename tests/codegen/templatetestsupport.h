@@ -65,6 +65,11 @@ std::vector<Params> sampleValid(const KernelTemplate &kernelTemplate, const Op &
 int checkSampledVariantsCompile(const KernelTemplate &kernelTemplate, const std::vector<Op> &ops, unsigned seed,
                                 int perOp);
 
+/// LayerNorm with weight and bias over rows of x [N, D] (eps 1e-5), and RMSNorm with a weight over rows of
+/// x [R, C] (eps 1e-6), as the norm template suites use them with shape sets of their own.
+Op layerNormTestOp(const std::string &name, std::vector<ShapeSet> shapeSets);
+Op rmsNormTestOp(const std::string &name, std::vector<ShapeSet> shapeSets);
+
 /// The GEMM ops the gemm template suites share (square, tall-skinny, linear with bias, residual epilogue); each has
 /// a shape set whose sizes are not multiples of any tile.
 std::vector<Op> gemmTestOps();

@@ -21,25 +21,13 @@ namespace {
 // LayerNorm with weight and bias: rows of 1 MB (KernelBench's InstanceNorm rows), then odd rows of 100003.
 Op layerNorm()
 {
-    Op op;
-    op.name = "layer_norm_cluster";
-    op.inputs = {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})};
-    op.outputs = {tensor("out", {"N", "D"})};
-    op.shapeSets = {{{"N", 16}, {"D", 262144}}, {{"N", 3}, {"D", 100003}}};
-    op.recipe = R"j({"family": "norm", "reduction": "layernorm", "rows": "N", "cols": "D", "eps": 1e-5})j";
-    return op;
+    return layerNormTestOp("layer_norm_cluster", {{{"N", 16}, {"D", 262144}}, {{"N", 3}, {"D", 100003}}});
 }
 
 // RMSNorm: rows of 256 KB, then odd rows just past the one-block bound.
 Op rmsNorm()
 {
-    Op op;
-    op.name = "rms_norm_cluster";
-    op.inputs = {tensor("x", {"R", "C"}), tensor("w", {"C"})};
-    op.outputs = {tensor("y", {"R", "C"})};
-    op.shapeSets = {{{"R", 8}, {"C", 65536}}, {{"R", 5}, {"C", 16387}}};
-    op.recipe = R"j({"family": "norm", "reduction": "rmsnorm", "rows": "R", "cols": "C", "eps": 1e-6})j";
-    return op;
+    return rmsNormTestOp("rms_norm_cluster", {{{"R", 8}, {"C", 65536}}, {{"R", 5}, {"C", 16387}}});
 }
 
 // InstanceNorm without affine transform: x alone, KernelBench's 34 (112 x 64 rows of 512 x 512), then odd rows.

@@ -48,13 +48,7 @@ Op shortRows()
 
 Op layerNorm()
 {
-    Op op;
-    op.name = "layer_norm";
-    op.inputs = {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})};
-    op.outputs = {tensor("out", {"N", "D"})};
-    op.shapeSets = {{{"N", 16}, {"D", 1048576}}, {{"N", 3}, {"D", 100003}}};
-    op.recipe = R"j({"family": "norm", "reduction": "layernorm", "rows": "N", "cols": "D", "eps": 1e-5})j";
-    return op;
+    return layerNormTestOp("layer_norm", {{{"N", 16}, {"D", 1048576}}, {{"N", 3}, {"D", 100003}}});
 }
 
 const SplitNormTemplate kSplit;

@@ -17,20 +17,8 @@ namespace {
 // The second shape set of each op has rows that are not multiples of any chunk or vector width.
 std::vector<Op> longRowOps()
 {
-    Op layerNorm;
-    layerNorm.name = "layer_norm_long";
-    layerNorm.inputs = {tensor("x", {"N", "D"}), tensor("weight", {"D"}), tensor("bias", {"D"})};
-    layerNorm.outputs = {tensor("out", {"N", "D"})};
-    layerNorm.shapeSets = {{{"N", 16}, {"D", 4194304}}, {{"N", 3}, {"D", 100003}}};
-    layerNorm.recipe = R"j({"family": "norm", "reduction": "layernorm", "rows": "N", "cols": "D", "eps": 1e-5})j";
-
-    Op rmsNorm;
-    rmsNorm.name = "rms_norm_long";
-    rmsNorm.inputs = {tensor("x", {"R", "C"}), tensor("w", {"C"})};
-    rmsNorm.outputs = {tensor("y", {"R", "C"})};
-    rmsNorm.shapeSets = {{{"R", 8}, {"C", 65536}}, {{"R", 5}, {"C", 16388}}};
-    rmsNorm.recipe = R"j({"family": "norm", "reduction": "rmsnorm", "rows": "R", "cols": "C", "eps": 1e-6})j";
-    return {layerNorm, rmsNorm};
+    return {layerNormTestOp("layer_norm_long", {{{"N", 16}, {"D", 4194304}}, {{"N", 3}, {"D", 100003}}}),
+            rmsNormTestOp("rms_norm_long", {{{"R", 8}, {"C", 65536}}, {{"R", 5}, {"C", 16388}}})};
 }
 
 const SplitNormTemplate kTemplate;
@@ -114,7 +102,8 @@ TEST_CASE("LayerNorm without weight and bias (InstanceNorm) normalises alone and
     CHECK_MESSAGE(problem.empty(), problem);
     Op twoInputs = longRowOps()[0];
     twoInputs.inputs.resize(2);
-    CHECK(kTemplate.check(twoInputs, recipe, kTemplate.defaults(instance, recipe)).find("x alone") != std::string::npos);
+    CHECK(kTemplate.check(twoInputs, recipe, kTemplate.defaults(instance, recipe)).find("x alone")
+          != std::string::npos);
 }
 
 TEST_CASE("every valid combination compiles and resolves" * needsNvrtc())
